@@ -1,0 +1,90 @@
+//! `memlane completions <shell>` and the hidden `memlane generate` that writes the committed
+//! `completions/` and `man/` files.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::CommandFactory as _;
+use clap_complete::Shell;
+
+use crate::cli::{Cli, Ctx};
+
+/// Print a shell completion script
+#[derive(Debug, clap::Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    shell: Shell,
+}
+
+/// Write completions and man pages (for maintainers)
+#[derive(Debug, clap::Args)]
+pub(crate) struct GenerateArgs {
+    /// What to write
+    #[arg(value_parser = ["all", "completions", "man"], default_value = "all")]
+    what: String,
+    /// The folder that receives `completions/` and `man/`
+    #[arg(long, default_value = ".")]
+    out_dir: PathBuf,
+}
+
+const SHELLS: &[(Shell, &str)] = &[
+    (Shell::Bash, "memlane.bash"),
+    (Shell::Zsh, "_memlane"),
+    (Shell::Fish, "memlane.fish"),
+    (Shell::PowerShell, "_memlane.ps1"),
+    (Shell::Elvish, "memlane.elv"),
+];
+
+pub(crate) fn completions(ctx: &mut Ctx, args: &CompletionsArgs) -> anyhow::Result<()> {
+    let mut buf = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "memlane", &mut buf);
+    ctx.out.text(&String::from_utf8_lossy(&buf))
+}
+
+fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+pub(crate) fn run(ctx: &mut Ctx, args: &GenerateArgs) -> anyhow::Result<()> {
+    let mut written = Vec::new();
+    if args.what != "man" {
+        let dir = args.out_dir.join("completions");
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (shell, file) in SHELLS {
+            let mut buf = Vec::new();
+            clap_complete::generate(*shell, &mut Cli::command(), "memlane", &mut buf);
+            let path = dir.join(file);
+            write(&path, &buf)?;
+            written.push(path);
+        }
+    }
+    if args.what != "completions" {
+        let dir = args.out_dir.join("man");
+        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let cmd = Cli::command();
+        written.extend(man_pages(&cmd, "memlane", &dir)?);
+    }
+    if ctx.out.json {
+        return ctx.out.json(&written);
+    }
+    for p in written {
+        ctx.out.line(p.display().to_string())?;
+    }
+    Ok(())
+}
+
+/// One man page per (sub)command: `memlane.1`, `memlane-add.1`, `memlane-trash-list.1` …
+fn man_pages(cmd: &clap::Command, name: &str, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let cmd = cmd.clone().name(name.to_owned()).bin_name(name.replace('-', " "));
+    let mut buf = Vec::new();
+    clap_mangen::Man::new(cmd.clone()).render(&mut buf)?;
+    let path = dir.join(format!("{name}.1"));
+    write(&path, &buf)?;
+    out.push(path);
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+        out.extend(man_pages(sub, &format!("{name}-{}", sub.get_name()), dir)?);
+    }
+    Ok(out)
+}

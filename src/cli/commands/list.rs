@@ -1,0 +1,132 @@
+//! `memlane list`.
+
+use memlane::Error;
+use memlane::model::time::{format_timestamp, parse_duration_secs, parse_timestamp};
+use memlane::vault::{ListFilter, ListSort};
+
+use crate::cli::Ctx;
+use crate::cli::commands::memory::memory_json;
+use crate::cli::output::table;
+
+/// How to sort.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum SortKey {
+    /// Newest first
+    Created,
+    /// Most recently updated first
+    Updated,
+    /// By name
+    Name,
+}
+
+/// List memories, newest first
+///
+/// Shows active memories unless `--status` says otherwise. Filters combine: types and tags match
+/// any of the given values.
+#[derive(Debug, clap::Args)]
+pub(crate) struct ListArgs {
+    /// Only this type (repeatable)
+    #[arg(short = 't', long = "type", value_name = "TYPE", value_delimiter = ',')]
+    types: Vec<String>,
+    /// Only memories with this tag (repeatable: any of them)
+    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',')]
+    tags: Vec<String>,
+    /// Only this status
+    #[arg(long, value_parser = ["active", "archived", "all"], default_value = "active")]
+    status: String,
+    /// Only memories created at or after this time (ISO-8601 date or timestamp)
+    #[arg(long, value_name = "TIME")]
+    after: Option<String>,
+    /// Only memories created before this time
+    #[arg(long, value_name = "TIME")]
+    before: Option<String>,
+    /// Only memories created within this long before now (`7d`, `12h`, `2w`); overrides --after/--before
+    #[arg(long, value_name = "AGE")]
+    since: Option<String>,
+    /// Sort order
+    #[arg(long, value_enum, default_value_t = SortKey::Created)]
+    sort: SortKey,
+    /// Reverse the order
+    #[arg(long)]
+    reverse: bool,
+    /// Show at most this many
+    #[arg(short = 'n', long)]
+    limit: Option<usize>,
+}
+
+fn time_arg(flag: &str, s: &str) -> Result<jiff::Timestamp, Error> {
+    parse_timestamp(s).ok_or_else(|| {
+        Error::Invalid(format!("{flag} `{s}` is not a date or time\n  hint: use e.g. 2026-01-10 or 2026-01-10T10:00:00Z"))
+    })
+}
+
+pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    for t in &args.types {
+        vault.check_type(t)?;
+    }
+    let (mut after, mut before) = (None, None);
+    if let Some(s) = &args.since {
+        let secs = parse_duration_secs(s).ok_or_else(|| {
+            Error::Invalid(format!("--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"))
+        })?;
+        after = Some(vault.clock.now() - jiff::SignedDuration::from_secs(secs));
+    } else {
+        after = args.after.as_deref().map(|s| time_arg("--after", s)).transpose()?.or(after);
+        before = args.before.as_deref().map(|s| time_arg("--before", s)).transpose()?.or(before);
+        if let (Some(a), Some(b)) = (after, before) {
+            if a >= b {
+                return Err(Error::Invalid(format!(
+                    "--after {} is not before --before {}; the range is empty\n  hint: swap them",
+                    format_timestamp(a),
+                    format_timestamp(b)
+                ))
+                .into());
+            }
+        }
+    }
+    let filter = ListFilter {
+        types: args.types.clone(),
+        tags: args.tags.clone(),
+        statuses: vec![args.status.clone()],
+        after,
+        before,
+        sort: match args.sort {
+            SortKey::Created => ListSort::Created,
+            SortKey::Updated => ListSort::Updated,
+            SortKey::Name => ListSort::Name,
+        },
+        reverse: args.reverse,
+        limit: args.limit,
+    };
+    let (memories, problems) = vault.list(&filter)?;
+    for p in &problems {
+        ctx.out.warn(p);
+    }
+    for m in &memories {
+        for w in &m.warnings {
+            ctx.out.warn(format!("{}: {w}", m.name));
+        }
+    }
+    if ctx.out.json {
+        let items: Vec<_> = memories.iter().map(|m| memory_json(&vault, m, false)).collect();
+        return ctx.out.json(&items);
+    }
+    if memories.is_empty() {
+        ctx.out.note("no memories match");
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = memories
+        .iter()
+        .map(|m| {
+            vec![
+                m.name.to_string(),
+                m.memory_type.clone(),
+                m.status.clone(),
+                format_timestamp(m.created_at),
+                m.meta.tags.join(","),
+            ]
+        })
+        .collect();
+    ctx.out.text(&table(&["NAME", "TYPE", "STATUS", "CREATED", "TAGS"], &rows))
+}

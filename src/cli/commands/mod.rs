@@ -1,0 +1,8 @@
+//! One module per command family; each holds its `*Args` and `run` functions.
+
+pub(crate) mod config;
+pub(crate) mod generate;
+pub(crate) mod init;
+pub(crate) mod list;
+pub(crate) mod memory;
+pub(crate) mod trash;

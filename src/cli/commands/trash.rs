@@ -1,0 +1,126 @@
+//! `memlane trash …`, `memlane history`, `memlane restore`.
+
+use memlane::Error;
+use memlane::model::MemoryName;
+use memlane::model::time::parse_duration_secs;
+
+use crate::cli::Ctx;
+use crate::cli::commands::memory::print_outcome;
+use crate::cli::output::{human_size, table};
+
+/// List, restore or empty the trash
+#[derive(Debug, clap::Args)]
+pub(crate) struct TrashArgs {
+    #[command(subcommand)]
+    command: TrashCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum TrashCommand {
+    /// List deleted memories, newest first
+    List,
+    /// Bring a deleted memory back
+    Restore {
+        /// A trash entry (from `memlane trash list`), or a memory's old name or id (newest entry)
+        entry: String,
+        /// Restore under this name instead of the old one
+        #[arg(long = "as", value_name = "NEW")]
+        as_name: Option<String>,
+    },
+    /// Delete trash entries for good (the only permanent delete in memlane)
+    Empty {
+        /// Only entries deleted longer ago than this (`30d`, `12h`, `2w`)
+        #[arg(long, value_name = "AGE")]
+        older_than: Option<String>,
+    },
+}
+
+/// List the stored versions of a memory
+///
+/// Every overwrite (update, append, edit, restore …) keeps the previous file here first.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HistoryArgs {
+    /// The memory: its name, `name.md`, `memory:name`, or its id
+    name: String,
+}
+
+/// Bring back an earlier version of a memory
+///
+/// The current content goes to history first, so a restore can be undone the same way.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RestoreArgs {
+    /// The memory: its name, `name.md`, `memory:name`, or its id
+    name: String,
+    /// The version number from `memlane history`
+    #[arg(long, value_name = "N")]
+    version: usize,
+}
+
+pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    match &args.command {
+        TrashCommand::List => {
+            let entries = vault.trash_list()?;
+            if ctx.out.json {
+                return ctx.out.json(&entries);
+            }
+            if entries.is_empty() {
+                ctx.out.note("the trash is empty");
+                return Ok(());
+            }
+            let rows: Vec<Vec<String>> = entries
+                .iter()
+                .map(|e| vec![e.entry.clone(), e.name.clone(), e.deleted_at.clone(), human_size(e.size)])
+                .collect();
+            ctx.out.text(&table(&["ENTRY", "NAME", "DELETED", "SIZE"], &rows))
+        }
+        TrashCommand::Restore { entry, as_name } => {
+            let e = vault.trash_find(entry)?;
+            let as_name = as_name.as_deref().map(MemoryName::parse).transpose().map_err(Error::from)?;
+            print_outcome(ctx, &vault.trash_restore(&e, as_name.as_ref())?)
+        }
+        TrashCommand::Empty { older_than } => {
+            let secs = older_than
+                .as_deref()
+                .map(|s| {
+                    parse_duration_secs(s).ok_or_else(|| {
+                        Error::Invalid(format!("--older-than `{s}` is not a duration\n  hint: use e.g. 30d, 12h, 2w"))
+                    })
+                })
+                .transpose()?;
+            let removed = vault.trash_empty(secs)?;
+            if ctx.out.json {
+                return ctx.out.json(&serde_json::json!({ "removed": removed }));
+            }
+            ctx.out.line(format!(
+                "removed {} trash entr{}",
+                removed.len(),
+                if removed.len() == 1 { "y" } else { "ies" }
+            ))
+        }
+    }
+}
+
+pub(crate) fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    let m = vault.resolve(&args.name)?;
+    let versions = vault.history(&m)?;
+    if ctx.out.json {
+        return ctx.out.json(&serde_json::json!({ "name": m.name, "id": m.id, "versions": versions }));
+    }
+    if versions.is_empty() {
+        ctx.out.note(format!("{} has no earlier versions", m.name));
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = versions
+        .iter()
+        .map(|v| vec![v.version.to_string(), v.replaced_at.clone(), v.action.clone(), human_size(v.size)])
+        .collect();
+    ctx.out.text(&table(&["VERSION", "REPLACED", "BY", "SIZE"], &rows))
+}
+
+pub(crate) fn restore(ctx: &mut Ctx, args: &RestoreArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    let m = vault.resolve(&args.name)?;
+    print_outcome(ctx, &vault.restore_version(&m, args.version)?)
+}

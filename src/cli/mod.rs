@@ -1,0 +1,274 @@
+//! The command line: argument definitions, global flags, dispatch and exit codes.
+//!
+//! Only this tree uses clap and anyhow. Library errors reach here typed; `main` prints them as
+//! `memlane: error: …` on stderr and maps them to exit codes (0 ok, 1 failure, 2 usage/bad input).
+
+mod commands;
+mod output;
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand, ValueEnum};
+use memlane::config::{ConfigInputs, LoadedConfig, StorageStrategy};
+use memlane::vault::{Clock, Location, Vault};
+
+use output::Out;
+
+/// Long-term, project-local memory for AI agents and the people beside them
+///
+/// Memories are Markdown files with YAML frontmatter in `.memories/`, committed with your
+/// project. Run `memlane init` to create a vault, then `memlane add`.
+#[derive(Debug, Parser)]
+#[command(name = "memlane", version, propagate_version = true, max_term_width = 100)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Flags every command takes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct GlobalArgs {
+    /// The vault: a `.memories` folder, or a folder containing one
+    #[arg(long, global = true, env = "MEMLANE_VAULT", value_name = "PATH")]
+    vault: Option<PathBuf>,
+    /// Print results as JSON (the editor-plugin API; shapes in the README)
+    #[arg(long, global = true)]
+    json: bool,
+    /// Print no warnings or progress
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    /// Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// When to use colour
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    color: ColorChoice,
+    /// Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages
+    #[arg(long, global = true, env = "MEMLANE_NOW", value_name = "TIME")]
+    now: Option<String>,
+    /// Set a config value for this run, e.g. `-c default_type=fact` (repeatable)
+    #[arg(short = 'c', long = "config", global = true, value_name = "KEY=VALUE")]
+    config_overrides: Vec<String>,
+}
+
+/// When to use colour.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// Colour on a terminal, unless NO_COLOR is set
+    Auto,
+    /// Always
+    Always,
+    /// Never
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    Init(commands::init::InitArgs),
+    Add(commands::memory::AddArgs),
+    #[command(visible_alias = "read")]
+    Show(commands::memory::ShowArgs),
+    Edit(commands::memory::EditArgs),
+    Update(commands::memory::UpdateArgs),
+    Append(commands::memory::AppendArgs),
+    #[command(visible_alias = "delete")]
+    Rm(commands::memory::RmArgs),
+    Mv(commands::memory::MvArgs),
+    List(commands::list::ListArgs),
+    Trash(commands::trash::TrashArgs),
+    History(commands::trash::HistoryArgs),
+    Restore(commands::trash::RestoreArgs),
+    Config(commands::config::ConfigArgs),
+    Completions(commands::generate::CompletionsArgs),
+    #[command(hide = true)]
+    Generate(commands::generate::GenerateArgs),
+}
+
+/// What every command gets: parsed global flags and the output channel.
+pub(crate) struct Ctx {
+    global: GlobalArgs,
+    pub out: Out,
+    env: Vec<(String, String)>,
+}
+
+impl Ctx {
+    fn clock(&self) -> anyhow::Result<Clock> {
+        match &self.global.now {
+            None => Ok(Clock::system()),
+            Some(s) => memlane::model::time::parse_timestamp(s).map(Clock::pinned).ok_or_else(|| {
+                anyhow::Error::new(memlane::Error::Invalid(format!(
+                    "--now / MEMLANE_NOW `{s}` is not an ISO-8601 time\n  hint: use e.g. 2026-01-10T10:00:00Z or 2026-01-10"
+                )))
+            }),
+        }
+    }
+
+    fn config_flags(&self) -> anyhow::Result<Vec<(String, toml::Value, String)>> {
+        self.global
+            .config_overrides
+            .iter()
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').ok_or_else(|| {
+                    memlane::Error::Invalid(format!("`-c {kv}` is not KEY=VALUE\n  hint: e.g. `-c default_type=fact`"))
+                })?;
+                let value = toml::from_str::<toml::Table>(&format!("v = {v}"))
+                    .ok()
+                    .and_then(|mut t| t.remove("v"))
+                    .unwrap_or_else(|| toml::Value::String(v.to_owned()));
+                Ok((k.trim().to_owned(), value, format!("-c {}", k.trim())))
+            })
+            .collect()
+    }
+
+    /// Loads the layered config; `vault_file` adds the vault's own layer.
+    pub fn load_config(&self, vault_file: Option<&std::path::Path>) -> anyhow::Result<LoadedConfig> {
+        let explicit = std::env::var_os("MEMLANE_CONFIG").map(PathBuf::from);
+        let user_file = explicit.clone().or_else(memlane::config::default_user_config_path);
+        let flags = self.config_flags()?;
+        let inputs = ConfigInputs {
+            user_file: user_file.as_deref(),
+            user_file_required: explicit.is_some(),
+            vault_file,
+            env: &self.env,
+            flags: &flags,
+        };
+        Ok(LoadedConfig::load(&inputs).map_err(memlane::Error::from)?)
+    }
+
+    /// Where the vault is, per `--vault`, `MEMLANE_VAULT`, and `storage_strategy`.
+    pub fn location(&self) -> anyhow::Result<Location> {
+        if let Some(v) = &self.global.vault {
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            return Ok(Location::Explicit(cwd.join(v)));
+        }
+        let cfg = self.load_config(None)?;
+        Ok(match cfg.config.storage_strategy {
+            StorageStrategy::User => Location::User,
+            StorageStrategy::Project => {
+                Location::Discover(std::env::current_dir().context("cannot read the current directory")?)
+            }
+        })
+    }
+
+    /// Finds and opens the vault with its full config.
+    pub fn open_vault(&self) -> anyhow::Result<Vault> {
+        let root = memlane::vault::locate(&self.location()?)?;
+        let cfg = self.load_config(Some(&root.join("config.toml")))?;
+        Ok(Vault::open(&root, cfg.config, self.clock()?)?)
+    }
+
+    /// Reads stdin when it is not a terminal.
+    pub fn read_stdin(&self) -> anyhow::Result<Option<String>> {
+        let stdin = std::io::stdin();
+        if stdin.is_terminal() {
+            return Ok(None);
+        }
+        let mut s = String::new();
+        std::io::Read::read_to_string(&mut stdin.lock(), &mut s).context("cannot read standard input")?;
+        Ok(Some(s))
+    }
+}
+
+fn init_logging(g: &GlobalArgs) {
+    let default = match (g.quiet, g.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MEMLANE_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let ansi = match g.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal(),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(ansi)
+        .without_time()
+        .try_init();
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+}
+
+fn exit_code(err: &anyhow::Error) -> u8 {
+    for e in err.chain() {
+        if let Some(m) = e.downcast_ref::<memlane::Error>() {
+            return if m.is_usage() { 2 } else { 1 };
+        }
+        if e.downcast_ref::<memlane::config::ConfigError>().is_some() {
+            return 2;
+        }
+    }
+    1
+}
+
+/// Runs the CLI and returns the process exit code.
+pub(crate) fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    init_logging(&cli.global);
+    let env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| k.to_ascii_uppercase().starts_with("MEMLANE_"))
+        .collect();
+    let out = Out { json: cli.global.json, quiet: cli.global.quiet };
+    let mut ctx = Ctx { global: cli.global, out, env };
+    match run(&mut ctx, cli.command) {
+        Ok(code) => code,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr().lock(), "memlane: error: {err:#}");
+            ExitCode::from(exit_code(&err))
+        }
+    }
+}
+
+fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
+    use commands::*;
+    match command {
+        Command::Init(a) => init::run(ctx, &a),
+        Command::Add(a) => memory::add(ctx, &a),
+        Command::Show(a) => memory::show(ctx, &a),
+        Command::Edit(a) => memory::edit(ctx, &a),
+        Command::Update(a) => memory::update(ctx, &a),
+        Command::Append(a) => memory::append(ctx, &a),
+        Command::Rm(a) => memory::rm(ctx, &a),
+        Command::Mv(a) => memory::mv(ctx, &a),
+        Command::List(a) => list::run(ctx, &a),
+        Command::Trash(a) => trash::trash(ctx, &a),
+        Command::History(a) => trash::history(ctx, &a),
+        Command::Restore(a) => trash::restore(ctx, &a),
+        Command::Config(a) => config::run(ctx, &a),
+        Command::Completions(a) => generate::completions(ctx, &a),
+        Command::Generate(a) => generate::run(ctx, &a),
+    }?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn verify_app() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,88 @@
+//! Where results go: stdout, as readable text or as `--json`.
+//!
+//! Diagnostics never come through here; they go to stderr via `warn`. A closed pipe
+//! (`memlane list | head`) surfaces as a `BrokenPipe` error that `main` turns into a quiet exit.
+
+use std::io::Write as _;
+
+use serde::Serialize;
+
+/// The output channel for results.
+pub(crate) struct Out {
+    pub json: bool,
+    pub quiet: bool,
+}
+
+impl Out {
+    /// Prints text to stdout as is.
+    pub fn text(&self, s: &str) -> anyhow::Result<()> {
+        let mut out = std::io::stdout().lock();
+        out.write_all(s.as_bytes())?;
+        out.flush()?;
+        Ok(())
+    }
+
+    /// Prints one line to stdout.
+    pub fn line(&self, s: impl AsRef<str>) -> anyhow::Result<()> {
+        let mut out = std::io::stdout().lock();
+        out.write_all(s.as_ref().as_bytes())?;
+        out.write_all(b"\n")?;
+        Ok(())
+    }
+
+    /// Prints a value as pretty JSON.
+    pub fn json<T: Serialize + ?Sized>(&self, v: &T) -> anyhow::Result<()> {
+        let mut s = serde_json::to_string_pretty(v)?;
+        s.push('\n');
+        self.text(&s)
+    }
+
+    /// A note for a person on stderr (suppressed by `--quiet` and `--json`).
+    pub fn note(&self, s: impl AsRef<str>) {
+        if !self.quiet && !self.json {
+            let _ = writeln!(std::io::stderr().lock(), "{}", s.as_ref());
+        }
+    }
+
+    /// A warning on stderr (suppressed by `--quiet`).
+    pub fn warn(&self, s: impl AsRef<str>) {
+        if !self.quiet {
+            let _ = writeln!(std::io::stderr().lock(), "memlane: warning: {}", s.as_ref());
+        }
+    }
+}
+
+/// Lays out rows as aligned columns separated by two spaces (the last column is not padded).
+pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let cols = header.len();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate().take(cols) {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut push_row = |cells: Vec<&str>| {
+        let mut line = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                line.push_str(c);
+            } else {
+                line.push_str(c);
+                line.push_str(&" ".repeat(widths[i] - c.chars().count() + 2));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    };
+    push_row(header.to_vec());
+    for r in rows {
+        push_row(r.iter().map(String::as_str).collect());
+    }
+    out
+}
+
+/// A byte count for people: `812 B`, `4.2 KiB`.
+pub(crate) fn human_size(n: u64) -> String {
+    if n < 1024 { format!("{n} B") } else { format!("{:.1} KiB", n as f64 / 1024.0) }
+}

@@ -1,0 +1,136 @@
+//! Error types shared by the library.
+//!
+//! Every IO error carries its path ([`PathError`]); every user-facing error says what was wrong
+//! and what to do. The CLI maps [`Error::is_usage`] to exit code 2 and everything else to 1.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::{FrontmatterError, NameError};
+
+/// An IO error with the path it happened on.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {action} {}", .path.display())]
+pub struct PathError {
+    /// What memlane was doing (`read`, `write`, `create`, `rename` …).
+    pub action: &'static str,
+    /// The path that could not be read or written.
+    pub path: PathBuf,
+    /// The underlying IO error.
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Adds the path to an IO result.
+pub trait IoResultExt<T> {
+    /// Wraps the error in a [`PathError`] for `path`.
+    fn at(self, action: &'static str, path: &Path) -> Result<T, PathError>;
+}
+
+impl<T> IoResultExt<T> for std::io::Result<T> {
+    fn at(self, action: &'static str, path: &Path) -> Result<T, PathError> {
+        self.map_err(|source| PathError { action, path: path.to_owned(), source })
+    }
+}
+
+/// Every error the memlane library returns.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An IO error on a path.
+    #[error(transparent)]
+    Io(#[from] PathError),
+    /// A configuration problem.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    /// No vault was found.
+    #[error(
+        "no memlane vault found in {} or any parent folder\n  hint: run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT",
+        .0.display()
+    )]
+    NoVault(PathBuf),
+    /// A vault path given explicitly does not exist.
+    #[error("the vault {} does not exist\n  hint: run `memlane init` with the same --vault / MEMLANE_VAULT to create it", .0.display())]
+    VaultMissing(PathBuf),
+    /// A bad memory name.
+    #[error("invalid memory name: {0}")]
+    Name(NameError),
+    /// The memory does not exist.
+    #[error("no memory named `{name}`{}", hint_list("did you mean", .suggestions))]
+    NotFound {
+        /// What the user asked for.
+        name: String,
+        /// Close names that do exist.
+        suggestions: Vec<String>,
+    },
+    /// The target name is taken.
+    #[error("a memory named `{0}` already exists\n  hint: choose another name, or use `memlane update {0}` to change it")]
+    Exists(String),
+    /// An unknown memory type.
+    #[error("unknown memory type `{ty}`\n  hint: known types are {}; add one under [types.{ty}] in .memories/config.toml", .known.join(", "))]
+    UnknownType {
+        /// The type asked for.
+        ty: String,
+        /// The configured types.
+        known: Vec<String>,
+    },
+    /// Frontmatter given in a write does not parse.
+    #[error("invalid frontmatter in {what}: {problem}\n  hint: fix the YAML between the `---` lines; nothing was written")]
+    Frontmatter {
+        /// Which input (a name or a path).
+        what: String,
+        /// The parse problem.
+        problem: FrontmatterError,
+    },
+    /// Input the user gave is not acceptable (bad time range, empty content …).
+    #[error("{0}")]
+    Invalid(String),
+    /// A write would leave the vault (through a symlink).
+    #[error("refusing to write {}: it resolves outside the vault (through a symbolic link)", .0.display())]
+    OutsideVault(PathBuf),
+    /// A version number that is not in the history.
+    #[error("`{name}` has no version {version}{}", if *.available == 0 { " (it has no history yet)".to_owned() } else { format!(" (versions 1 to {})\n  hint: `memlane history {}` lists them", .available, .name) })]
+    NoSuchVersion {
+        /// The memory.
+        name: String,
+        /// The version asked for.
+        version: usize,
+        /// How many versions exist.
+        available: usize,
+    },
+    /// No trash entry matched.
+    #[error("nothing in the trash matches `{0}`\n  hint: `memlane trash list` shows the entries")]
+    NotInTrash(String),
+    /// The editor failed.
+    #[error("the editor `{editor}` {problem}")]
+    Editor {
+        /// The editor command.
+        editor: String,
+        /// What went wrong.
+        problem: String,
+    },
+}
+
+impl From<NameError> for Error {
+    fn from(e: NameError) -> Error {
+        Error::Name(e)
+    }
+}
+
+fn hint_list(lead: &str, items: &[String]) -> String {
+    if items.is_empty() {
+        "\n  hint: `memlane list` shows every memory".to_owned()
+    } else {
+        let quoted: Vec<String> = items.iter().map(|s| format!("`{s}`")).collect();
+        format!("\n  hint: {lead} {}?", quoted.join(", "))
+    }
+}
+
+impl Error {
+    /// Whether this is the user's input or a missing thing (exit code 2) rather than a failure
+    /// of the machine (exit code 1).
+    pub fn is_usage(&self) -> bool {
+        !matches!(self, Error::Io(_) | Error::Editor { .. })
+    }
+}
+
+/// The crate's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,245 @@
+//! Text embedders: the [`Embedder`] seam and the built-in, download-free [`BuiltinEmbedder`].
+//!
+//! The vector index stores one embedding per chunk and records the embedder's [`Embedder::id`]
+//! and [`Embedder::dim`]; a different id or dimension means the index must be rebuilt.
+
+use std::collections::HashMap;
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// Turns texts into fixed-size vectors whose cosine similarity reflects relatedness.
+pub trait Embedder: Send + Sync {
+    /// Stable identifier of the model and its version (recorded in the vector index).
+    fn id(&self) -> &str;
+    /// Length of every returned vector.
+    fn dim(&self) -> usize;
+    /// Embeds each text; returns one vector of length [`dim`](Self::dim) per text, in order.
+    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>>;
+}
+
+/// Cosine similarity of two vectors, in [-1, 1]; 0 when either is all zeros.
+///
+/// Vectors of different lengths are compared over their common prefix.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (x, y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        return 0.0;
+    }
+    (dot / (na.sqrt() * nb.sqrt())).clamp(-1.0, 1.0)
+}
+
+/// The built-in embedder: hashed bag of words and character n-grams.
+///
+/// Deterministic (same text, same vector, on every platform and version of this id), no model
+/// file, a few microseconds per short text. For each word (a run of letters and digits,
+/// lowercased; English function words skipped):
+///
+/// - the word itself, weight [`BuiltinEmbedder::WORD_WEIGHT`];
+/// - its character 3-, 4- and 5-grams with boundary markers (`<auth`, `ion>`), together weighing
+///   [`BuiltinEmbedder::NGRAM_WEIGHT`] per word, so long words do not drown short ones.
+///   Shared n-grams make `auth` close to `authentication`, `indexing` close to `indexed`, and a
+///   typo (`authentcation`) close to the correct spelling.
+///
+/// Each feature's weight is multiplied by a sublinear term frequency `1 + ln(tf)` and added with a
+/// hash-chosen sign (feature hashing with xxh3 and fixed seeds) into one of [`Self::DIM`] slots;
+/// the result is L2-normalised. A text without any word (empty, punctuation, only function
+/// words) embeds to the zero vector, which [`cosine`] scores 0 against everything.
+#[derive(Debug, Clone, Default)]
+pub struct BuiltinEmbedder;
+
+impl BuiltinEmbedder {
+    /// The embedder id recorded in vector indices.
+    pub const ID: &'static str = "builtin-ngram-v1";
+    /// The vector length.
+    pub const DIM: usize = 384;
+    /// Weight of a whole-word feature.
+    pub const WORD_WEIGHT: f32 = 1.0;
+    /// Total weight of one word's character n-grams.
+    pub const NGRAM_WEIGHT: f32 = 1.0;
+    /// Smallest and largest character n-gram.
+    const NGRAM_RANGE: std::ops::RangeInclusive<usize> = 3..=5;
+    const WORD_SEED: u64 = 0x6d65_6d6c_616e_6501;
+    const NGRAM_SEED: u64 = 0x6d65_6d6c_616e_6502;
+
+    /// Creates the embedder (it has no state).
+    pub fn new() -> Self {
+        Self
+    }
+
+    /// Embeds one text.
+    pub fn embed(&self, text: &str) -> Vec<f32> {
+        // Accumulate (weight per occurrence, occurrences) per feature hash.
+        let mut features: HashMap<u64, (f32, u32)> = HashMap::new();
+        let mut add = |hash: u64, weight: f32| {
+            let entry = features.entry(hash).or_insert((weight, 0));
+            entry.0 = entry.0.max(weight);
+            entry.1 += 1;
+        };
+        let mut chars: Vec<char> = Vec::with_capacity(32);
+        for word in words(text) {
+            if is_stopword(&word) {
+                continue;
+            }
+            add(xxh3_64_with_seed(word.as_bytes(), Self::WORD_SEED), Self::WORD_WEIGHT);
+            chars.clear();
+            chars.push('<');
+            chars.extend(word.chars());
+            chars.push('>');
+            let n_grams: usize =
+                Self::NGRAM_RANGE.map(|n| (chars.len() + 1).saturating_sub(n)).sum();
+            if n_grams == 0 {
+                continue;
+            }
+            let weight = Self::NGRAM_WEIGHT / (n_grams as f32).sqrt();
+            let mut buf = String::with_capacity(24);
+            for n in Self::NGRAM_RANGE {
+                for gram in chars.windows(n) {
+                    buf.clear();
+                    buf.extend(gram);
+                    add(xxh3_64_with_seed(buf.as_bytes(), Self::NGRAM_SEED), weight);
+                }
+            }
+        }
+        let mut v = vec![0.0f32; Self::DIM];
+        for (hash, (weight, tf)) in features {
+            let slot = (hash % Self::DIM as u64) as usize;
+            let sign = if hash >> 63 == 0 { 1.0 } else { -1.0 };
+            v[slot] += sign * weight * (1.0 + (tf as f32).ln());
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+        v
+    }
+}
+
+impl Embedder for BuiltinEmbedder {
+    fn id(&self) -> &str {
+        Self::ID
+    }
+
+    fn dim(&self) -> usize {
+        Self::DIM
+    }
+
+    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        texts.iter().map(|t| self.embed(t)).collect()
+    }
+}
+
+/// Lowercased runs of letters and digits.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
+}
+
+/// English function words, which carry no topic and would dominate every vector (sorted).
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "been", "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does",
+    "doing", "during", "each", "few", "for", "from", "further", "had", "has", "have", "having",
+    "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "itself", "just", "may", "me", "might", "more", "most", "must", "my", "no", "nor", "not", "of",
+    "on", "once", "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she",
+    "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then",
+    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
+    "will", "with", "would", "you", "your", "yours",
+];
+
+fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sim(a: &str, b: &str) -> f32 {
+        let e = BuiltinEmbedder::new();
+        cosine(&e.embed(a), &e.embed(b))
+    }
+
+    #[test]
+    fn stopword_list_is_sorted() {
+        assert!(STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
+        assert!(!is_stopword("cache"));
+    }
+
+    #[test]
+    fn shape_and_normalisation() {
+        let e = BuiltinEmbedder::new();
+        assert_eq!(e.id(), "builtin-ngram-v1");
+        let v = e.embed_batch(&["hello world", ""]);
+        assert_eq!(v.len(), 2);
+        assert!(v.iter().all(|x| x.len() == e.dim()));
+        let norm: f32 = v[0].iter().map(|x| x * x).sum::<f32>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-5);
+        assert!(v[1].iter().all(|&x| x == 0.0), "empty text → zero vector");
+        assert_eq!(cosine(&v[0], &v[1]), 0.0);
+        assert!(e.embed("the of and").iter().all(|&x| x == 0.0));
+    }
+
+    #[test]
+    fn deterministic() {
+        let e = BuiltinEmbedder::new();
+        let text = "Deterministic embeddings for src/auth.py and café ☕";
+        assert_eq!(e.embed(text), e.embed(text));
+        assert_eq!(e.embed(text), BuiltinEmbedder::new().embed_batch(&[text])[0]);
+    }
+
+    #[test]
+    fn subwords_relate_authentication_and_auth() {
+        let related = sim("authentication", "auth");
+        for unrelated in ["banana", "weather", "kitchen", "mountain"] {
+            assert!(
+                related > sim("authentication", unrelated),
+                "auth {related} vs {unrelated} {}",
+                sim("authentication", unrelated)
+            );
+        }
+    }
+
+    #[test]
+    fn tolerates_typos() {
+        let typo = sim("authentication", "authentcation");
+        assert!(typo > sim("authentication", "banana"), "{typo}");
+        assert!(typo > sim("authentication", "documentation"));
+        assert!(
+            sim("database migration", "databse migraton") > sim("database migration", "lunch menu")
+        );
+    }
+
+    #[test]
+    fn morphology() {
+        let m = sim("indexing", "indexed");
+        assert!(m > sim("indexing", "cooking"), "{m}");
+        assert!(m > sim("indexing", "painted"));
+        assert!(
+            sim("the deployment failed", "deploying fails")
+                > sim("the deployment failed", "coffee tastes good")
+        );
+    }
+
+    #[test]
+    fn identical_texts_are_most_similar() {
+        let a = "rotate the signing keys every quarter";
+        assert!((sim(a, a) - 1.0).abs() < 1e-5);
+        assert!(sim(a, a) > sim(a, "rotate the keys"));
+        assert!(sim(a, "rotate the keys") > sim(a, "quarterly budget review"));
+    }
+
+    #[test]
+    fn cosine_edge_cases() {
+        assert_eq!(cosine(&[], &[]), 0.0);
+        assert_eq!(cosine(&[1.0, 0.0], &[0.0, 0.0]), 0.0);
+        assert!((cosine(&[1.0, 2.0], &[2.0, 4.0]) - 1.0).abs() < 1e-6);
+        assert!((cosine(&[1.0, 0.0], &[-1.0, 0.0]) + 1.0).abs() < 1e-6);
+    }
+}

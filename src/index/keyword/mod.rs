@@ -1,0 +1,487 @@
+//! The keyword index: BM25 over chunks, backed by tantivy.
+//!
+//! One tantivy document per chunk. Text fields (`title`, `headers`, `body`, `tags`) go through the
+//! code-aware analyzer of [`analyzer`]; raw fields (`chunk_id`, `memory_id`, `type`, `status`,
+//! `tag`) and the `created` timestamp serve deletes and filters.
+//!
+//! Queries never go through tantivy's query parser: [`KeywordIndex::search`] analyses the user's
+//! text with the same analyzer as the documents and builds a boolean query of term queries
+//! (`SHOULD`) over the weighted fields ([`FIELD_BOOSTS`]), so no input can cause a parse error.
+//! A quoted span (`"error handling"`) adds a phrase boost; no other syntax is interpreted (`-`,
+//! `+`, `:`, `*`, brackets and `AND`/`OR`/`NOT` are plain text).
+//!
+//! Filters ([`KeywordFilter`]) are `MUST`/`MUST_NOT`-style clauses of the same boolean query, so
+//! they apply inside retrieval, before the top-k cut (SPEC §8 stage 1).
+//!
+//! tantivy is used in this module only.
+
+pub mod analyzer;
+
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+
+use tantivy::collector::TopDocs;
+use tantivy::directory::MmapDirectory;
+use tantivy::query::{
+    BooleanQuery, BoostQuery, ConstScoreQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
+};
+use tantivy::schema::{
+    Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
+    Value,
+};
+use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
+
+/// Field boosts, highest first: a match in the title outweighs one in a heading, a tag, or the
+/// body (the ragdocs ordering).
+pub const FIELD_BOOSTS: FieldBoosts =
+    FieldBoosts { title: 3.0, headers: 2.0, tags: 1.5, body: 1.0 };
+
+/// Extra weight of a quoted phrase found verbatim (in the title or the body).
+pub const PHRASE_BOOST: f32 = 2.0;
+
+/// At most this many distinct query terms are used; the rest of a very long query is ignored.
+pub const MAX_QUERY_TERMS: usize = 256;
+
+/// Per-field boosts of the keyword query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldBoosts {
+    /// The memory's title (its first heading).
+    pub title: f32,
+    /// The chunk's heading path.
+    pub headers: f32,
+    /// The memory's tags.
+    pub tags: f32,
+    /// The chunk's text.
+    pub body: f32,
+}
+
+/// Errors of the keyword index.
+#[derive(Debug, thiserror::Error)]
+pub enum KeywordError {
+    /// The index directory could not be created.
+    #[error("cannot create keyword index directory {}", .path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// The IO error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The index on disk could not be opened or created.
+    #[error("cannot open keyword index at {}", .path.display())]
+    Open {
+        /// The index directory.
+        path: PathBuf,
+        /// The tantivy error.
+        #[source]
+        source: TantivyError,
+    },
+    /// The index on disk was built with another schema (an older memlane); rebuild it.
+    #[error("keyword index at {} has an incompatible schema (rebuild it)", .path.display())]
+    SchemaMismatch {
+        /// The index directory.
+        path: PathBuf,
+    },
+    /// Another process holds the index writer lock.
+    #[error("keyword index is locked by another writer")]
+    Locked(#[source] TantivyError),
+    /// Any other tantivy failure, with what was being done.
+    #[error("keyword index: cannot {action}")]
+    Tantivy {
+        /// What failed, e.g. "commit".
+        action: &'static str,
+        /// The tantivy error.
+        #[source]
+        source: TantivyError,
+    },
+}
+
+fn tantivy_err(action: &'static str) -> impl FnOnce(TantivyError) -> KeywordError {
+    move |source| KeywordError::Tantivy { action, source }
+}
+
+/// One chunk to index.
+#[derive(Debug, Clone, Copy)]
+pub struct KeywordDoc<'a> {
+    /// Unique id of the chunk (e.g. `<memory_id>#<ordinal>`).
+    pub chunk_id: &'a str,
+    /// Id of the memory the chunk belongs to (all its chunks share it).
+    pub memory_id: &'a str,
+    /// The memory's title.
+    pub title: &'a str,
+    /// The chunk's heading path (`Goals > Risks`).
+    pub headers: &'a str,
+    /// The chunk's text.
+    pub body: &'a str,
+    /// The memory's tags (searchable as text and filterable exactly, case-insensitively).
+    pub tags: &'a [String],
+    /// The memory's type (filterable, case-insensitively).
+    pub memory_type: &'a str,
+    /// The memory's status (filterable, case-insensitively).
+    pub status: &'a str,
+    /// Creation time, Unix seconds (filterable by range).
+    pub created_unix: i64,
+}
+
+/// Hard filters applied inside retrieval. Empty lists and `None` bounds do not filter.
+///
+/// Values are compared case-insensitively. Within a list the values are alternatives (OR);
+/// the lists combine with AND.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeywordFilter {
+    /// Allowed memory types.
+    pub types: Vec<String>,
+    /// Required tags: a chunk matches when its memory has any of them.
+    pub tags: Vec<String>,
+    /// Allowed statuses.
+    pub statuses: Vec<String>,
+    /// Inclusive lower bound on `created_unix`.
+    pub created_after: Option<i64>,
+    /// Exclusive upper bound on `created_unix`.
+    pub created_before: Option<i64>,
+}
+
+impl KeywordFilter {
+    /// True when the filter lets every chunk through.
+    pub fn is_empty(&self) -> bool {
+        self == &Self::default()
+    }
+}
+
+/// One scored chunk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeywordHit {
+    /// The chunk's id.
+    pub chunk_id: String,
+    /// The memory the chunk belongs to.
+    pub memory_id: String,
+    /// BM25 score (weighted sum over fields); only comparable within one query.
+    pub score: f32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Fields {
+    chunk_id: Field,
+    memory_id: Field,
+    title: Field,
+    headers: Field,
+    body: Field,
+    tags: Field,
+    tag: Field,
+    memory_type: Field,
+    status: Field,
+    created: Field,
+}
+
+fn build_schema() -> (Schema, Fields) {
+    let mut builder = Schema::builder();
+    let text = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(analyzer::INDEX_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let fields = Fields {
+        chunk_id: builder.add_text_field("chunk_id", STRING | STORED),
+        memory_id: builder.add_text_field("memory_id", STRING | STORED),
+        title: builder.add_text_field("title", text.clone()),
+        headers: builder.add_text_field("headers", text.clone()),
+        body: builder.add_text_field("body", text.clone()),
+        tags: builder.add_text_field("tags", text),
+        tag: builder.add_text_field("tag", STRING),
+        memory_type: builder.add_text_field("type", STRING | STORED),
+        status: builder.add_text_field("status", STRING | STORED),
+        created: builder.add_i64_field("created", INDEXED | STORED),
+    };
+    (builder.build(), fields)
+}
+
+/// The keyword index (one tantivy index under `.memories/indices/keyword/`, or in RAM).
+pub struct KeywordIndex {
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+}
+
+impl std::fmt::Debug for KeywordIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeywordIndex").finish_non_exhaustive()
+    }
+}
+
+impl KeywordIndex {
+    /// Creates an empty index in memory (tests, benchmarks).
+    pub fn create_in_ram() -> Result<Self, KeywordError> {
+        let (schema, fields) = build_schema();
+        Self::from_index(Index::create_in_ram(schema), fields)
+    }
+
+    /// Opens the index in `dir`, creating the directory and an empty index when absent.
+    ///
+    /// An index built with another schema is reported as [`KeywordError::SchemaMismatch`]; the
+    /// caller deletes the directory and rebuilds from the files.
+    pub fn open_or_create(dir: &Path) -> Result<Self, KeywordError> {
+        let (schema, fields) = build_schema();
+        std::fs::create_dir_all(dir)
+            .map_err(|source| KeywordError::CreateDir { path: dir.to_path_buf(), source })?;
+        let open_err = |source| KeywordError::Open { path: dir.to_path_buf(), source };
+        let directory = MmapDirectory::open(dir).map_err(|e| open_err(e.into()))?;
+        let index = if Index::exists(&directory).map_err(|e| open_err(e.into()))? {
+            let index = Index::open(directory).map_err(open_err)?;
+            if index.schema() != schema {
+                return Err(KeywordError::SchemaMismatch { path: dir.to_path_buf() });
+            }
+            index
+        } else {
+            Index::create(directory, schema, Default::default()).map_err(open_err)?
+        };
+        Self::from_index(index, fields)
+    }
+
+    fn from_index(index: Index, fields: Fields) -> Result<Self, KeywordError> {
+        analyzer::register(&index);
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::OnCommitWithDelay)
+            .try_into()
+            .map_err(tantivy_err("open a reader"))?;
+        Ok(Self { index, reader, fields })
+    }
+
+    /// Opens the single writer. Fails with [`KeywordError::Locked`] while another writer (in
+    /// this or another process) is open.
+    pub fn writer(&self) -> Result<KeywordWriter, KeywordError> {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+        let writer = self.index.writer_with_num_threads(threads, threads * 32_000_000).map_err(
+            |e| match e {
+                TantivyError::LockFailure(..) => KeywordError::Locked(e),
+                e => KeywordError::Tantivy { action: "open a writer", source: e },
+            },
+        )?;
+        Ok(KeywordWriter { writer, reader: self.reader.clone(), fields: self.fields })
+    }
+
+    /// Number of chunks in the last committed state seen by this reader.
+    pub fn num_chunks(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// Makes the latest commit (from any process) visible now instead of after the reload delay.
+    pub fn reload(&self) -> Result<(), KeywordError> {
+        self.reader.reload().map_err(tantivy_err("reload the reader"))
+    }
+
+    /// Returns the best `limit` chunks for `query` among the chunks `filter` allows, best first.
+    ///
+    /// The query is analysed like the documents; a query without any indexable term (empty,
+    /// punctuation, stopwords only) returns no hits. Never fails on query syntax.
+    pub fn search(
+        &self,
+        query: &str,
+        filter: &KeywordFilter,
+        limit: usize,
+    ) -> Result<Vec<KeywordHit>, KeywordError> {
+        if limit == 0 {
+            return Ok(Vec::new());
+        }
+        let Some(text_query) = self.text_query(query) else {
+            return Ok(Vec::new());
+        };
+        let Some(filter_clauses) = self.filter_clauses(filter) else {
+            return Ok(Vec::new());
+        };
+        let query: Box<dyn Query> = if filter_clauses.is_empty() {
+            text_query
+        } else {
+            let mut clauses = vec![(Occur::Must, text_query)];
+            clauses.extend(filter_clauses);
+            Box::new(BooleanQuery::new(clauses))
+        };
+        let searcher = self.reader.searcher();
+        let top = searcher
+            .search(&query, &TopDocs::with_limit(limit).order_by_score())
+            .map_err(tantivy_err("search"))?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (score, address) in top {
+            let doc: TantivyDocument =
+                searcher.doc(address).map_err(tantivy_err("read a stored chunk"))?;
+            let get = |field| {
+                doc.get_first(field).and_then(|v| v.as_str()).unwrap_or_default().to_string()
+            };
+            hits.push(KeywordHit {
+                chunk_id: get(self.fields.chunk_id),
+                memory_id: get(self.fields.memory_id),
+                score,
+            });
+        }
+        Ok(hits)
+    }
+
+    /// Builds the scoring query: every distinct analysed term as a `SHOULD` term query on each
+    /// weighted field (boost = field boost × occurrences in the query), plus phrase boosts for
+    /// quoted spans. `None` when the query has no term.
+    fn text_query(&self, query: &str) -> Option<Box<dyn Query>> {
+        let f = &self.fields;
+        let weighted = [
+            (f.title, FIELD_BOOSTS.title),
+            (f.headers, FIELD_BOOSTS.headers),
+            (f.tags, FIELD_BOOSTS.tags),
+            (f.body, FIELD_BOOSTS.body),
+        ];
+        let mut counts: Vec<(String, usize)> = Vec::new();
+        for (_, term) in analyzer::analyze(&mut analyzer::index_analyzer(), query) {
+            if let Some(entry) = counts.iter_mut().find(|(t, _)| *t == term) {
+                entry.1 += 1;
+            } else if counts.len() < MAX_QUERY_TERMS {
+                counts.push((term, 1));
+            }
+        }
+        if counts.is_empty() {
+            return None;
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (term, count) in &counts {
+            for &(field, boost) in &weighted {
+                let tq = TermQuery::new(
+                    Term::from_field_text(field, term),
+                    IndexRecordOption::WithFreqs,
+                );
+                clauses.push((
+                    Occur::Should,
+                    Box::new(BoostQuery::new(Box::new(tq), boost * *count as f32)),
+                ));
+            }
+        }
+        for phrase in quoted_spans(query) {
+            let terms = analyzer::analyze(&mut analyzer::phrase_analyzer(), phrase);
+            if terms.len() < 2 || terms.len() > MAX_QUERY_TERMS {
+                continue;
+            }
+            let first = terms[0].0;
+            for field in [f.title, f.body] {
+                let with_offsets = terms
+                    .iter()
+                    .map(|(pos, t)| (pos - first, Term::from_field_text(field, t)))
+                    .collect();
+                let pq = PhraseQuery::new_with_offset(with_offsets);
+                clauses
+                    .push((Occur::Should, Box::new(BoostQuery::new(Box::new(pq), PHRASE_BOOST))));
+            }
+        }
+        Some(Box::new(BooleanQuery::new(clauses)))
+    }
+
+    /// The filter clauses (`MUST`, scoring nothing). `None` when the filter admits nothing
+    /// (an empty time window).
+    fn filter_clauses(&self, filter: &KeywordFilter) -> Option<Vec<(Occur, Box<dyn Query>)>> {
+        let f = &self.fields;
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        let mut any_of = |field: Field, values: &[String]| {
+            if values.is_empty() {
+                return;
+            }
+            let alternatives: Vec<(Occur, Box<dyn Query>)> = values
+                .iter()
+                .map(|v| {
+                    let tq = TermQuery::new(
+                        Term::from_field_text(field, &v.to_lowercase()),
+                        IndexRecordOption::Basic,
+                    );
+                    (Occur::Should, Box::new(tq) as Box<dyn Query>)
+                })
+                .collect();
+            clauses.push((
+                Occur::Must,
+                Box::new(ConstScoreQuery::new(Box::new(BooleanQuery::new(alternatives)), 0.0)),
+            ));
+        };
+        any_of(f.memory_type, &filter.types);
+        any_of(f.tag, &filter.tags);
+        any_of(f.status, &filter.statuses);
+        if filter.created_after.is_some() || filter.created_before.is_some() {
+            if let (Some(after), Some(before)) = (filter.created_after, filter.created_before)
+                && after >= before
+            {
+                return None;
+            }
+            let lower = filter
+                .created_after
+                .map_or(Bound::Unbounded, |t| Bound::Included(Term::from_field_i64(f.created, t)));
+            let upper = filter
+                .created_before
+                .map_or(Bound::Unbounded, |t| Bound::Excluded(Term::from_field_i64(f.created, t)));
+            let range: Box<dyn Query> = Box::new(RangeQuery::new(lower, upper));
+            clauses.push((Occur::Must, Box::new(ConstScoreQuery::new(range, 0.0))));
+        }
+        Some(clauses)
+    }
+}
+
+/// Spans of `query` between pairs of double quotes; an unbalanced last quote is ignored.
+fn quoted_spans(query: &str) -> Vec<&str> {
+    let mut spans = Vec::new();
+    let mut rest = query;
+    while let Some(open) = rest.find('"') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('"') else { break };
+        spans.push(&after[..close]);
+        rest = &after[close + 1..];
+    }
+    spans
+}
+
+/// The index writer: add and delete chunks, then [`commit`](Self::commit). Uncommitted changes
+/// are discarded when it is dropped.
+pub struct KeywordWriter {
+    writer: IndexWriter<TantivyDocument>,
+    reader: IndexReader,
+    fields: Fields,
+}
+
+impl std::fmt::Debug for KeywordWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeywordWriter").finish_non_exhaustive()
+    }
+}
+
+impl KeywordWriter {
+    /// Adds one chunk.
+    pub fn add(&mut self, doc: &KeywordDoc<'_>) -> Result<(), KeywordError> {
+        let f = &self.fields;
+        let mut d = TantivyDocument::default();
+        d.add_text(f.chunk_id, doc.chunk_id);
+        d.add_text(f.memory_id, doc.memory_id);
+        d.add_text(f.title, doc.title);
+        d.add_text(f.headers, doc.headers);
+        d.add_text(f.body, doc.body);
+        for tag in doc.tags {
+            d.add_text(f.tags, tag);
+            d.add_text(f.tag, tag.to_lowercase());
+        }
+        d.add_text(f.memory_type, doc.memory_type.to_lowercase());
+        d.add_text(f.status, doc.status.to_lowercase());
+        d.add_i64(f.created, doc.created_unix);
+        self.writer.add_document(d).map_err(tantivy_err("add a chunk"))?;
+        Ok(())
+    }
+
+    /// Deletes every chunk of `memory_id` (effective at the next commit; a chunk added by this
+    /// writer before the call is deleted too).
+    pub fn delete_memory(&mut self, memory_id: &str) {
+        self.writer.delete_term(Term::from_field_text(self.fields.memory_id, memory_id));
+    }
+
+    /// Deletes every chunk (a full rebuild follows).
+    pub fn delete_all(&mut self) -> Result<(), KeywordError> {
+        self.writer.delete_all_documents().map_err(tantivy_err("delete all chunks"))?;
+        Ok(())
+    }
+
+    /// Commits the pending changes atomically and makes them visible to this process's reader.
+    pub fn commit(&mut self) -> Result<(), KeywordError> {
+        self.writer.commit().map_err(tantivy_err("commit"))?;
+        self.reader.reload().map_err(tantivy_err("reload the reader"))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,291 @@
+use super::*;
+
+struct Doc {
+    id: String,
+    memory: String,
+    title: String,
+    body: String,
+    tags: Vec<String>,
+    memory_type: String,
+    status: String,
+    created: i64,
+}
+
+fn doc(id: &str, title: &str, body: &str) -> Doc {
+    Doc {
+        id: id.to_string(),
+        memory: id.to_string(),
+        title: title.to_string(),
+        body: body.to_string(),
+        tags: Vec::new(),
+        memory_type: "note".to_string(),
+        status: "active".to_string(),
+        created: 1_700_000_000,
+    }
+}
+
+fn add_all(index: &KeywordIndex, docs: &[Doc]) {
+    let mut writer = index.writer().unwrap();
+    for d in docs {
+        writer
+            .add(&KeywordDoc {
+                chunk_id: &d.id,
+                memory_id: &d.memory,
+                title: &d.title,
+                headers: "",
+                body: &d.body,
+                tags: &d.tags,
+                memory_type: &d.memory_type,
+                status: &d.status,
+                created_unix: d.created,
+            })
+            .unwrap();
+    }
+    writer.commit().unwrap();
+}
+
+fn ids(index: &KeywordIndex, query: &str) -> Vec<String> {
+    ids_filtered(index, query, &KeywordFilter::default(), 10)
+}
+
+fn ids_filtered(
+    index: &KeywordIndex,
+    query: &str,
+    filter: &KeywordFilter,
+    n: usize,
+) -> Vec<String> {
+    index.search(query, filter, n).unwrap().into_iter().map(|h| h.chunk_id).collect()
+}
+
+fn code_index() -> KeywordIndex {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    add_all(
+        &index,
+        &[
+            doc("path", "Login", "The handler lives in src/auth.py and is tested."),
+            doc("snake", "Naming", "We name things in snake_case everywhere."),
+            doc("camel", "Java", "The field is called camelCase here."),
+            doc("version", "Release", "Upgrade the parser to v1.2 before Friday."),
+            doc("npm", "CI setup", "Run npm ci in the pipeline, never npm install."),
+            doc("stem", "Search", "Every document is indexed on save."),
+            doc("other", "Unrelated", "Lunch is at noon on the terrace."),
+        ],
+    );
+    index
+}
+
+#[test]
+fn code_identifiers_match_whole_and_in_parts() {
+    let index = code_index();
+    for (query, want) in [
+        ("auth.py", "path"),
+        ("auth", "path"),
+        ("src/auth.py", "path"),
+        ("snake", "snake"),
+        ("snake_case", "snake"),
+        ("camel", "camel"),
+        ("camelcase", "camel"),
+        ("camelCase", "camel"),
+        ("v1.2", "version"),
+        ("npm ci", "npm"),
+        ("indexing", "stem"),
+    ] {
+        let got = ids(&index, query);
+        assert_eq!(got.first().map(String::as_str), Some(want), "query {query:?} → {got:?}");
+    }
+}
+
+#[test]
+fn title_match_outranks_body_match() {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    add_all(
+        &index,
+        &[
+            doc("body", "Meeting notes", "We discussed the deployment of the cache."),
+            doc("title", "Deployment", "We discussed the plan for the cache."),
+        ],
+    );
+    assert_eq!(ids(&index, "deployment"), ["title", "body"]);
+}
+
+#[test]
+fn hostile_queries_never_fail() {
+    let index = code_index();
+    let long = "word ".repeat(2_000);
+    let long_token = "x".repeat(10_000);
+    for q in [
+        "\"",
+        "\"unbalanced",
+        "-",
+        "+foo",
+        "a:b",
+        "[",
+        "(",
+        "*",
+        "AND OR NOT",
+        "\\",
+        "",
+        "   ",
+        "🦀🔥",
+        "title:auth",
+        "\"npm ci\"",
+        "\"\"",
+        "a\"b\"c\"",
+        long.as_str(),
+        long_token.as_str(),
+    ] {
+        assert!(index.search(q, &KeywordFilter::default(), 5).is_ok(), "{q:?}");
+    }
+    assert!(ids(&index, "").is_empty());
+    assert_eq!(ids(&index, "title:auth").first().map(String::as_str), Some("path"));
+}
+
+#[test]
+fn quoted_phrase_boosts_exact_order() {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    let filler: Vec<Doc> = (0..10)
+        .map(|i| doc(&format!("filler{i}"), "Filler", "unrelated words about lunch"))
+        .collect();
+    add_all(&index, &filler);
+    add_all(
+        &index,
+        &[
+            doc(
+                "scattered",
+                "A",
+                "handling of the error was poor; errors need handling by the team",
+            ),
+            doc("exact", "B", "error handling is done in one place"),
+            doc("reversed", "C", "handling error states and more handling error code"),
+        ],
+    );
+    assert_eq!(ids(&index, "\"error handling\"").first().map(String::as_str), Some("exact"));
+}
+
+#[test]
+fn filters_apply_inside_retrieval() {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    let mut docs = Vec::new();
+    for i in 0..100 {
+        let mut d = doc(
+            &format!("bad{i}"),
+            "Database migration",
+            "database migration database migration schema",
+        );
+        d.memory_type = "note".into();
+        d.tags = vec!["infra".into()];
+        d.status = "archived".into();
+        d.created = 1_000 + i;
+        docs.push(d);
+    }
+    let mut good = doc("good", "Misc", "one database mention");
+    good.memory_type = "Decision".into();
+    good.tags = vec!["db".into(), "Backend".into()];
+    good.status = "active".into();
+    good.created = 5_000;
+    docs.push(good);
+    add_all(&index, &docs);
+
+    let top = |filter: KeywordFilter| ids_filtered(&index, "database migration", &filter, 1);
+    assert_ne!(top(KeywordFilter::default()), ["good"]);
+    assert_eq!(
+        top(KeywordFilter { types: vec!["decision".into()], ..Default::default() }),
+        ["good"]
+    );
+    assert_eq!(
+        top(KeywordFilter { tags: vec!["nope".into(), "backend".into()], ..Default::default() }),
+        ["good"]
+    );
+    assert_eq!(
+        top(KeywordFilter { statuses: vec!["active".into()], ..Default::default() }),
+        ["good"]
+    );
+    assert_eq!(top(KeywordFilter { created_after: Some(2_000), ..Default::default() }), ["good"]);
+    assert_eq!(
+        top(KeywordFilter {
+            created_before: Some(1_050),
+            created_after: Some(1_049),
+            ..Default::default()
+        }),
+        ["bad49"]
+    );
+    assert!(
+        top(KeywordFilter {
+            created_after: Some(10),
+            created_before: Some(10),
+            ..Default::default()
+        })
+        .is_empty()
+    );
+    assert!(
+        top(KeywordFilter {
+            types: vec!["decision".into()],
+            statuses: vec!["archived".into()],
+            ..Default::default()
+        })
+        .is_empty()
+    );
+    // Filters do not change scores: the allowed doc's score is the same with and without them.
+    let unfiltered = index.search("database", &KeywordFilter::default(), 200).unwrap();
+    let filtered = index
+        .search(
+            "database",
+            &KeywordFilter { types: vec!["decision".into()], ..Default::default() },
+            1,
+        )
+        .unwrap();
+    let base = unfiltered.iter().find(|h| h.chunk_id == "good").unwrap();
+    assert!((base.score - filtered[0].score).abs() < 1e-5);
+}
+
+#[test]
+fn tags_are_searchable_text() {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    let mut tagged = doc("tagged", "Notes", "nothing special");
+    tagged.tags = vec!["kubernetes".into()];
+    add_all(&index, &[tagged, doc("plain", "Other", "nothing special")]);
+    assert_eq!(ids(&index, "kubernetes"), ["tagged"]);
+}
+
+#[test]
+fn delete_memory_removes_all_its_chunks() {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    let mut docs = Vec::new();
+    for (chunk, memory) in [("m1#0", "m1"), ("m1#1", "m1"), ("m2#0", "m2")] {
+        let mut d = doc(chunk, "Shared title", "shared words");
+        d.memory = memory.into();
+        docs.push(d);
+    }
+    add_all(&index, &docs);
+    assert_eq!(index.num_chunks(), 3);
+    let mut writer = index.writer().unwrap();
+    writer.delete_memory("m1");
+    writer.commit().unwrap();
+    assert_eq!(ids(&index, "shared"), ["m2#0"]);
+    assert_eq!(index.num_chunks(), 1);
+    let hit = &index.search("shared", &KeywordFilter::default(), 1).unwrap()[0];
+    assert_eq!(hit.memory_id, "m2");
+}
+
+#[test]
+fn second_writer_is_locked_out() {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    let _writer = index.writer().unwrap();
+    assert!(matches!(index.writer(), Err(KeywordError::Locked(_))));
+}
+
+#[test]
+fn reopen_from_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("keyword");
+    {
+        let index = KeywordIndex::open_or_create(&path).unwrap();
+        add_all(&index, &[doc("disk", "Persisted", "see src/auth.py")]);
+    }
+    let index = KeywordIndex::open_or_create(&path).unwrap();
+    assert_eq!(index.num_chunks(), 1);
+    // The custom analyzer is registered again on open: parts still match.
+    assert_eq!(ids(&index, "auth.py"), ["disk"]);
+    add_all(&index, &[doc("more", "Second", "another auth note")]);
+    assert_eq!(index.num_chunks(), 2);
+}

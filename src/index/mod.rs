@@ -1,0 +1,5 @@
+//! Derived indices (placeholder; being written).
+
+pub mod chunk;
+pub mod embed;
+pub mod keyword;

@@ -1,0 +1,14 @@
+//! memlane: a project-local long-term memory for AI agents and the people beside them.
+//!
+//! (architecture overview: see README; filled in as modules land)
+#![warn(missing_docs)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod config;
+pub mod error;
+pub mod index;
+pub mod privacy;
+
+pub use error::{Error, Result};
+pub mod model;
+pub mod vault;

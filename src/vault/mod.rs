@@ -1,0 +1,202 @@
+//! The vault: `.memories/` on disk, the source of truth.
+//!
+//! Owns discovery (walk up like git, `--vault`, `MEMLANE_VAULT`, the per-user vault), `init`, and
+//! every read and write of memory files. It never touches the derived indices.
+
+mod scan;
+mod write;
+
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+
+use crate::config::Config;
+use crate::error::{Error, IoResultExt};
+
+pub use scan::{ListFilter, ListSort, Memory};
+pub use write::{
+    AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus,
+};
+
+/// The name of the vault folder inside a project.
+pub const VAULT_DIR: &str = ".memories";
+
+/// The `.gitignore` written by `init`: derived and per-user data stays out of git.
+pub const GITIGNORE: &str = "# memlane: derived indices and per-user usage state are rebuilt locally\nindices/\nstate/\n";
+
+/// The clock memlane reads "now" from: the system clock, or a pinned instant (`--now`,
+/// `MEMLANE_NOW`) so results and files are reproducible.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Clock {
+    pinned: Option<Timestamp>,
+}
+
+impl Clock {
+    /// The system clock.
+    pub fn system() -> Clock {
+        Clock { pinned: None }
+    }
+
+    /// A clock stuck at `now`.
+    pub fn pinned(now: Timestamp) -> Clock {
+        Clock { pinned: Some(now) }
+    }
+
+    /// The current instant.
+    pub fn now(&self) -> Timestamp {
+        self.pinned.unwrap_or_else(Timestamp::now)
+    }
+}
+
+/// Where to look for a vault.
+#[derive(Debug, Clone)]
+pub enum Location {
+    /// An explicit path (`--vault`, `MEMLANE_VAULT`): the `.memories` folder itself, or a folder
+    /// that contains one.
+    Explicit(PathBuf),
+    /// Walk up from this directory to the first `.memories/`.
+    Discover(PathBuf),
+    /// The per-user vault (`storage_strategy = "user"`).
+    User,
+}
+
+/// The per-user vault folder in the platform data dir.
+pub fn user_vault_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "memlane").map(|d| d.data_dir().join("vault"))
+}
+
+/// Finds the vault root for `loc` without opening it.
+pub fn locate(loc: &Location) -> crate::Result<PathBuf> {
+    match loc {
+        Location::Explicit(p) => {
+            let nested = p.join(VAULT_DIR);
+            if nested.is_dir() {
+                Ok(nested)
+            } else if p.is_dir() {
+                Ok(p.clone())
+            } else {
+                Err(Error::VaultMissing(p.clone()))
+            }
+        }
+        Location::Discover(start) => {
+            let mut dir = Some(start.as_path());
+            while let Some(d) = dir {
+                let candidate = d.join(VAULT_DIR);
+                if candidate.is_dir() {
+                    return Ok(candidate);
+                }
+                dir = d.parent();
+            }
+            Err(Error::NoVault(start.clone()))
+        }
+        Location::User => {
+            let dir = user_vault_dir().ok_or_else(|| {
+                Error::Invalid("cannot find a home directory for the per-user vault\n  hint: set MEMLANE_VAULT".into())
+            })?;
+            if dir.is_dir() { Ok(dir) } else { Err(Error::VaultMissing(dir)) }
+        }
+    }
+}
+
+/// Where `init` creates the vault for `loc`.
+pub fn init_target(loc: &Location) -> crate::Result<PathBuf> {
+    match loc {
+        Location::Explicit(p) => {
+            let nested = p.join(VAULT_DIR);
+            Ok(if nested.is_dir() { nested } else { p.clone() })
+        }
+        Location::Discover(start) => Ok(start.join(VAULT_DIR)),
+        Location::User => user_vault_dir().ok_or_else(|| {
+            Error::Invalid("cannot find a home directory for the per-user vault\n  hint: set MEMLANE_VAULT".into())
+        }),
+    }
+}
+
+/// What `init` did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct InitReport {
+    /// The vault root.
+    pub vault: PathBuf,
+    /// Whether the vault already existed (init is idempotent and never overwrites).
+    pub existed: bool,
+    /// Paths created, relative to the vault root.
+    pub created: Vec<String>,
+}
+
+/// Creates a vault at `root` (idempotent: existing files are left alone).
+pub fn init(root: &Path, config_toml: &str) -> crate::Result<InitReport> {
+    let existed = root.is_dir();
+    let mut created = Vec::new();
+    for dir in ["", ".trash", ".history"] {
+        let p = root.join(dir);
+        if !p.is_dir() {
+            std::fs::create_dir_all(&p).at("create", &p)?;
+            if !dir.is_empty() {
+                created.push(format!("{dir}/"));
+            }
+        }
+    }
+    for (file, text) in [(".gitignore", GITIGNORE), ("config.toml", config_toml)] {
+        let p = root.join(file);
+        if !p.exists() {
+            write::atomic_write(&p, text.as_bytes())?;
+            created.push(file.to_owned());
+        }
+    }
+    let vault = root.canonicalize().unwrap_or_else(|_| root.to_owned());
+    Ok(InitReport { vault, existed, created })
+}
+
+/// An open vault.
+#[derive(Debug, Clone)]
+pub struct Vault {
+    root: PathBuf,
+    canonical_root: PathBuf,
+    /// The effective configuration.
+    pub config: Config,
+    /// The clock used for timestamps.
+    pub clock: Clock,
+}
+
+impl Vault {
+    /// Opens the vault at `root` (a `.memories` folder).
+    pub fn open(root: &Path, config: Config, clock: Clock) -> crate::Result<Vault> {
+        if !root.is_dir() {
+            return Err(Error::VaultMissing(root.to_owned()));
+        }
+        let canonical_root = root.canonicalize().at("open", root)?;
+        Ok(Vault { root: root.to_owned(), canonical_root, config, clock })
+    }
+
+    /// The vault root (the `.memories` folder).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The `.trash/` folder.
+    pub fn trash_dir(&self) -> PathBuf {
+        self.root.join(".trash")
+    }
+
+    /// The `.history/` folder.
+    pub fn history_dir(&self) -> PathBuf {
+        self.root.join(".history")
+    }
+
+    /// The vault's own config file.
+    pub fn config_file(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+
+    /// Checks a memory type against the configured ones.
+    pub fn check_type(&self, ty: &str) -> crate::Result<()> {
+        if self.config.type_profile(ty).is_some() {
+            Ok(())
+        } else {
+            Err(Error::UnknownType {
+                ty: ty.to_owned(),
+                known: self.config.type_names().into_iter().map(str::to_owned).collect(),
+            })
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Reading memories: load one file, scan the vault, resolve what a user typed, list with filters.
+//!
+//! Reading is lenient: a hand-written file with broken YAML, an unknown type or a bad date is
+//! still a memory (with defaults) and carries warnings; it never stops the rest of the vault.
+
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+
+use super::Vault;
+use crate::error::{Error, IoResultExt};
+use crate::model::name::{RESERVED_DIRS, suggest};
+use crate::model::{Document, MemoryId, MemoryName, Meta};
+
+/// One memory as read from disk.
+#[derive(Debug, Clone)]
+pub struct Memory {
+    /// The memory's name.
+    pub name: MemoryName,
+    /// Its file.
+    pub path: PathBuf,
+    /// Its id (from the file, or derived from the name when the file has none).
+    pub id: MemoryId,
+    /// Whether the id is written in the file.
+    pub id_persisted: bool,
+    /// The frontmatter as read.
+    pub meta: Meta,
+    /// The effective type (the written one if known, else the default type).
+    pub memory_type: String,
+    /// The effective status.
+    pub status: String,
+    /// `created_at`, or the file's modification time.
+    pub created_at: Timestamp,
+    /// `updated_at`, or `created_at`.
+    pub updated_at: Timestamp,
+    /// The parsed file.
+    pub doc: Document,
+    /// The file's bytes as read.
+    pub raw: String,
+    /// Problems found while reading (broken YAML, bad values).
+    pub warnings: Vec<String>,
+}
+
+impl Memory {
+    /// The Markdown content (body without frontmatter).
+    pub fn content(&self) -> &str {
+        self.doc.content()
+    }
+
+    /// The content with `<private>` blocks and secrets redacted, for anything shown to an agent or
+    /// indexed (hand-written files are never rewritten, but their secrets never leave either).
+    pub fn redacted_content(&self, scrub: bool) -> String {
+        crate::privacy::sanitize(self.content(), scrub).text
+    }
+
+    /// The file size in bytes.
+    pub fn size(&self) -> usize {
+        self.raw.len()
+    }
+}
+
+fn mtime(path: &Path) -> Option<Timestamp> {
+    let t = std::fs::metadata(path).ok()?.modified().ok()?;
+    Timestamp::try_from(t).ok()
+}
+
+impl Vault {
+    /// The file of a memory name.
+    pub fn path_of(&self, name: &MemoryName) -> PathBuf {
+        self.root().join(name.rel_path())
+    }
+
+    /// Loads one memory from its file.
+    pub fn load(&self, name: &MemoryName) -> crate::Result<Memory> {
+        let path = self.path_of(name);
+        let bytes = std::fs::read(&path).at("read", &path)?;
+        let raw = String::from_utf8(bytes).map_err(|_| {
+            Error::Invalid(format!(
+                "{} is not UTF-8 text\n  hint: memories are Markdown files; convert it or move it out of the vault",
+                path.display()
+            ))
+        })?;
+        Ok(self.memory_from_text(name.clone(), path, raw))
+    }
+
+    pub(crate) fn memory_from_text(&self, name: MemoryName, path: PathBuf, raw: String) -> Memory {
+        let doc = Document::parse(&raw);
+        let mut warnings = Vec::new();
+        let map = match doc.mapping() {
+            Ok(m) => m,
+            Err(e) => {
+                warnings.push(format!("{e}; read with defaults"));
+                Default::default()
+            }
+        };
+        let (meta, w) = Meta::from_mapping(&map);
+        warnings.extend(w);
+        let (id, id_persisted) = match meta.id.as_deref().and_then(MemoryId::parse) {
+            Some(id) => (id, true),
+            None => (MemoryId::derived(&name), false),
+        };
+        let memory_type = match &meta.memory_type {
+            Some(t) if self.config.type_profile(t).is_some() => t.clone(),
+            Some(t) => {
+                warnings.push(format!(
+                    "unknown `type: {t}`; read as `{}` (add [types.{t}] to config.toml to keep it)",
+                    self.config.default_type
+                ));
+                self.config.default_type.clone()
+            }
+            None => self.config.default_type.clone(),
+        };
+        let status = meta.status.clone().unwrap_or_else(|| "active".to_owned());
+        let created_at = meta.created_at.or_else(|| mtime(&path)).unwrap_or_else(|| self.clock.now());
+        let updated_at = meta.updated_at.unwrap_or(created_at);
+        Memory {
+            name,
+            path,
+            id,
+            id_persisted,
+            meta,
+            memory_type,
+            status,
+            created_at,
+            updated_at,
+            doc,
+            raw,
+            warnings,
+        }
+    }
+
+    /// Every memory name in the vault, sorted (files only; reserved folders and dot files skipped).
+    pub fn names(&self) -> crate::Result<Vec<MemoryName>> {
+        let mut names = Vec::new();
+        let walker = walkdir::WalkDir::new(self.root()).min_depth(1).follow_links(false).into_iter();
+        let root = self.root().to_owned();
+        for entry in walker.filter_entry(move |e| {
+            let name = e.file_name().to_string_lossy();
+            let top = e.depth() == 1;
+            !(name.starts_with('.') || (top && RESERVED_DIRS.contains(&name.as_ref())))
+        }) {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let path = e.path().map(Path::to_owned).unwrap_or_else(|| root.clone());
+                    let source = e.into_io_error().unwrap_or_else(|| std::io::Error::other("filesystem loop"));
+                    return Err(crate::error::PathError { action: "read", path, source }.into());
+                }
+            };
+            let ft = entry.file_type();
+            let is_file = ft.is_file() || (ft.is_symlink() && entry.path().is_file());
+            if !is_file || entry.path().extension().is_none_or(|e| e != "md") {
+                continue;
+            }
+            let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if let Ok(name) = MemoryName::parse(&rel) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Loads every memory. Files that cannot be read at all are returned as warnings.
+    pub fn scan(&self) -> crate::Result<(Vec<Memory>, Vec<String>)> {
+        let mut out = Vec::new();
+        let mut problems = Vec::new();
+        for name in self.names()? {
+            match self.load(&name) {
+                Ok(m) => out.push(m),
+                Err(e) => problems.push(format!("{name}: {e}")),
+            }
+        }
+        Ok((out, problems))
+    }
+
+    /// Resolves what a user typed (`name`, `name.md`, `memory:name`, or an id) to a memory.
+    pub fn resolve(&self, input: &str) -> crate::Result<Memory> {
+        let as_name = MemoryName::parse(input);
+        if let Ok(name) = &as_name {
+            if self.path_of(name).is_file() {
+                return self.load(name);
+            }
+        }
+        let names = self.names()?;
+        if let Some(id) = MemoryId::parse(input) {
+            for name in &names {
+                if let Ok(m) = self.load(name) {
+                    if m.id == id {
+                        return Ok(m);
+                    }
+                }
+            }
+        }
+        if let Err(e) = as_name {
+            if MemoryId::parse(input).is_none() {
+                return Err(e.into());
+            }
+        }
+        Err(Error::NotFound {
+            name: input.to_owned(),
+            suggestions: suggest(input, names.iter().map(MemoryName::as_str)),
+        })
+    }
+
+    /// Lists memories matching `filter`, sorted.
+    pub fn list(&self, filter: &ListFilter) -> crate::Result<(Vec<Memory>, Vec<String>)> {
+        let (mut all, problems) = self.scan()?;
+        all.retain(|m| filter.matches(m));
+        match filter.sort {
+            ListSort::Created => all.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name))),
+            ListSort::Updated => all.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.name.cmp(&b.name))),
+            ListSort::Name => all.sort_by(|a, b| a.name.cmp(&b.name)),
+        }
+        if filter.reverse {
+            all.reverse();
+        }
+        if let Some(limit) = filter.limit {
+            all.truncate(limit);
+        }
+        Ok((all, problems))
+    }
+}
+
+/// How `list` orders memories.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ListSort {
+    /// Newest `created_at` first.
+    #[default]
+    Created,
+    /// Most recently updated first.
+    Updated,
+    /// By name.
+    Name,
+}
+
+/// Filters for `list`.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    /// Keep these types (any of them); empty keeps all.
+    pub types: Vec<String>,
+    /// Keep memories with any of these tags; empty keeps all.
+    pub tags: Vec<String>,
+    /// Keep these statuses; empty keeps `active` only.
+    pub statuses: Vec<String>,
+    /// Created at or after.
+    pub after: Option<Timestamp>,
+    /// Created before.
+    pub before: Option<Timestamp>,
+    /// Sort order.
+    pub sort: ListSort,
+    /// Reverse the order.
+    pub reverse: bool,
+    /// At most this many.
+    pub limit: Option<usize>,
+}
+
+impl ListFilter {
+    /// Whether a memory passes the filter.
+    pub fn matches(&self, m: &Memory) -> bool {
+        let status_ok = if self.statuses.is_empty() {
+            m.status == "active"
+        } else {
+            self.statuses.iter().any(|s| s == "all" || *s == m.status)
+        };
+        status_ok
+            && (self.types.is_empty() || self.types.contains(&m.memory_type))
+            && (self.tags.is_empty() || m.meta.tags.iter().any(|t| self.tags.contains(t)))
+            && self.after.is_none_or(|a| m.created_at >= a)
+            && self.before.is_none_or(|b| m.created_at < b)
+    }
+}

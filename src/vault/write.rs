@@ -1,0 +1,716 @@
+//! Writing memories without ever losing a byte.
+//!
+//! Every write is atomic (temp file in the same folder, fsync, rename). Every overwrite first
+//! copies the old bytes to `.history/<id>/`; every delete moves the file to `.trash/`. Nothing is
+//! written when a request fails validation, and no write follows a symbolic link out of the vault.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use jiff::Timestamp;
+use serde_yaml_ng::Value;
+
+use super::{Memory, Vault};
+use crate::error::{Error, IoResultExt, PathError};
+use crate::model::frontmatter::{STATUSES, list_value, read_tags, str_value, ts_value};
+use crate::model::time::{format_compact, parse_compact};
+use crate::model::{Document, MemoryId, MemoryName, Meta};
+use crate::privacy::{SecretFinding, sanitize};
+
+/// What a write did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteStatus {
+    /// A new memory was written.
+    Created,
+    /// An existing memory was changed.
+    Updated,
+    /// Nothing changed (the new file would be identical).
+    Unchanged,
+    /// Nothing was stored: the content was empty after redaction.
+    Skipped,
+    /// The memory went to the trash.
+    Deleted,
+    /// The memory was renamed.
+    Moved,
+    /// A version or a trash entry was brought back.
+    Restored,
+}
+
+/// The result of a write, as shown to the user (`--json` prints it as is).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct WriteOutcome {
+    /// What happened.
+    pub status: WriteStatus,
+    /// The memory's name (after the write).
+    pub name: String,
+    /// The memory's id.
+    pub id: String,
+    /// The memory's file (absent when skipped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// Whether redaction removed anything from this write.
+    pub had_private_content: bool,
+    /// How many `<private>` blocks were redacted.
+    pub private_blocks: usize,
+    /// Secrets the scrubber replaced, by kind.
+    pub secrets: Vec<SecretFinding>,
+    /// The history version holding the previous content, when one was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_version: Option<usize>,
+    /// The trash entry, for deletes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trash_entry: Option<String>,
+    /// The previous name, for moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Why nothing was stored, for skips.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl WriteOutcome {
+    fn new(status: WriteStatus, name: &MemoryName, id: &MemoryId) -> WriteOutcome {
+        WriteOutcome {
+            status,
+            name: name.to_string(),
+            id: id.to_string(),
+            path: None,
+            had_private_content: false,
+            private_blocks: 0,
+            secrets: Vec::new(),
+            history_version: None,
+            trash_entry: None,
+            from: None,
+            reason: None,
+        }
+    }
+}
+
+/// A new memory.
+#[derive(Debug, Clone, Default)]
+pub struct AddRequest {
+    /// Its content (Markdown).
+    pub content: String,
+    /// Its type; the configured default when absent.
+    pub memory_type: Option<String>,
+    /// Its tags.
+    pub tags: Vec<String>,
+}
+
+/// A change to an existing memory.
+#[derive(Debug, Clone, Default)]
+pub struct UpdateRequest {
+    /// New content: the body, or with `raw` the whole file.
+    pub content: Option<String>,
+    /// Whether `content` is the whole file (frontmatter included).
+    pub raw: bool,
+    /// New type.
+    pub memory_type: Option<String>,
+    /// Replace the tags.
+    pub tags: Option<Vec<String>>,
+    /// Add these tags.
+    pub add_tags: Vec<String>,
+    /// Remove these tags.
+    pub remove_tags: Vec<String>,
+    /// New status.
+    pub status: Option<String>,
+    /// The history label for the old version (`update`, `edit`, `append` …).
+    pub action: &'static str,
+}
+
+/// One stored version of a memory.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct HistoryEntry {
+    /// 1 is the oldest.
+    pub version: usize,
+    /// When it was replaced.
+    pub replaced_at: String,
+    /// What replaced it (`update`, `append`, `edit`, `restore` …).
+    pub action: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its file.
+    pub path: PathBuf,
+}
+
+/// One file in the trash.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TrashEntry {
+    /// The handle to restore it by (`auth/jwt-plan_20260110T100000.000Z`).
+    pub entry: String,
+    /// The name it had.
+    pub name: String,
+    /// When it was deleted.
+    pub deleted_at: String,
+    /// Its id, when readable.
+    pub id: Option<String>,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its file.
+    pub path: PathBuf,
+}
+
+fn normalize_tags(tags: &[String]) -> crate::Result<Vec<String>> {
+    let joined = Value::Sequence(tags.iter().map(|t| Value::String(t.clone())).collect());
+    let out = read_tags(&joined).unwrap_or_default();
+    for t in &out {
+        if t.chars().any(char::is_control) {
+            return Err(Error::Invalid(format!("tag {t:?} contains a control character")));
+        }
+    }
+    Ok(out)
+}
+
+/// Writes `bytes` to `path` atomically: a hidden temp file in the same folder, fsync, rename.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+    let tmp = write_temp(path, bytes)?;
+    std::fs::rename(&tmp, path).at("write", path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })?;
+    sync_dir(path);
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically, failing with `AlreadyExists` when `path` exists.
+fn atomic_create(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+    let tmp = write_temp(path, bytes)?;
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    linked.at("create", path)?;
+    sync_dir(path);
+    Ok(())
+}
+
+fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, PathError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).at("create", dir)?;
+    let mut rnd = [0u8; 6];
+    let _ = getrandom::fill(&mut rnd);
+    let suffix: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
+    let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{file}.{}.{suffix}.tmp", std::process::id()));
+    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).at("create", &tmp)?;
+    let res = f.write_all(bytes).and_then(|()| f.sync_all());
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(PathError { action: "write", path: tmp, source: e });
+    }
+    Ok(tmp)
+}
+
+fn sync_dir(path: &Path) {
+    if let Some(dir) = path.parent() {
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+    }
+}
+
+/// Moves `from` to `to` without ever replacing an existing `to`.
+fn move_no_clobber(from: &Path, to: &Path) -> Result<(), PathError> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir).at("create", dir)?;
+    }
+    match std::fs::hard_link(from, to) {
+        Ok(()) => std::fs::remove_file(from).at("remove", from),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(PathError { action: "create", path: to.to_owned(), source: e }),
+        Err(_) => {
+            // File systems without hard links: check, then rename.
+            if to.exists() {
+                return Err(PathError {
+                    action: "create",
+                    path: to.to_owned(),
+                    source: std::io::ErrorKind::AlreadyExists.into(),
+                });
+            }
+            std::fs::rename(from, to).at("rename", from)
+        }
+    }
+}
+
+impl Vault {
+    /// The real file a write to `path` lands in, refusing anything that resolves outside the vault.
+    fn write_target(&self, path: &Path) -> crate::Result<PathBuf> {
+        let meta = std::fs::symlink_metadata(path);
+        if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
+            let real = path.canonicalize().map_err(|_| Error::OutsideVault(path.to_owned()))?;
+            if !real.starts_with(&self.canonical_root) {
+                return Err(Error::OutsideVault(path.to_owned()));
+            }
+            return Ok(real);
+        }
+        // Check the deepest existing folder above the file.
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if d.exists() {
+                let real = d.canonicalize().at("resolve", d)?;
+                if !real.starts_with(&self.canonical_root) {
+                    return Err(Error::OutsideVault(path.to_owned()));
+                }
+                break;
+            }
+            dir = d.parent();
+        }
+        Ok(path.to_owned())
+    }
+
+    fn history_dir_of(&self, id: &MemoryId) -> PathBuf {
+        self.history_dir().join(id.as_str())
+    }
+
+    /// Copies a memory's current bytes into its history; returns the new version number.
+    fn record_history(&self, m: &Memory, action: &str) -> crate::Result<usize> {
+        let dir = self.history_dir_of(&m.id);
+        // `<version>_<when>_<action>.md`: the zero-padded version number orders the files even
+        // when the clock is pinned or two writes share a millisecond.
+        let stamp = format_compact(self.clock.now());
+        let mut version = self.history_files(&m.id)?.len() + 1;
+        loop {
+            let file = format!("{version:06}_{stamp}_{action}.md");
+            match atomic_create(&dir.join(file), m.raw.as_bytes()) {
+                Ok(()) => return Ok(version),
+                Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => version += 1,
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    fn history_files(&self, id: &MemoryId) -> crate::Result<Vec<PathBuf>> {
+        let dir = self.history_dir_of(id);
+        if !dir.is_dir() {
+            return Ok(Vec::new());
+        }
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .at("read", &dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "md"))
+            .collect();
+        files.sort();
+        Ok(files)
+    }
+
+    /// The stored versions of a memory, oldest first.
+    pub fn history(&self, m: &Memory) -> crate::Result<Vec<HistoryEntry>> {
+        let files = self.history_files(&m.id)?;
+        Ok(files
+            .into_iter()
+            .enumerate()
+            .map(|(i, path)| {
+                let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+                let mut parts = stem.splitn(3, '_').skip(1);
+                let stamp = parts.next().unwrap_or_default();
+                let action = parts.next().unwrap_or("update");
+                let replaced_at = parse_compact(stamp)
+                    .map(crate::model::time::format_timestamp)
+                    .unwrap_or_else(|| stamp.to_owned());
+                let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                HistoryEntry { version: i + 1, replaced_at, action: action.to_owned(), size, path }
+            })
+            .collect())
+    }
+
+    /// Creates a memory. Refuses an existing name; stores nothing when the content is empty
+    /// after redaction.
+    pub fn add(&self, name: &MemoryName, req: &AddRequest) -> crate::Result<WriteOutcome> {
+        let ty = req.memory_type.clone().unwrap_or_else(|| self.config.default_type.clone());
+        self.check_type(&ty)?;
+        let tags = normalize_tags(&req.tags)?;
+        let path = self.path_of(name);
+        if path.exists() || std::fs::symlink_metadata(&path).is_ok() {
+            return Err(Error::Exists(name.to_string()));
+        }
+        let target = self.write_target(&path)?;
+        let clean = sanitize(&req.content, self.config.privacy.scrub_secrets);
+        let id = MemoryId::random();
+        let mut out = WriteOutcome::new(WriteStatus::Created, name, &id);
+        out.had_private_content = clean.had_private_content;
+        out.private_blocks = clean.private_blocks;
+        out.secrets = clean.secrets.clone();
+        if clean.is_empty() {
+            out.status = WriteStatus::Skipped;
+            out.reason = Some(if clean.had_private_content {
+                "the content is empty after redaction".into()
+            } else {
+                "the content is empty".into()
+            });
+            return Ok(out);
+        }
+        let now = self.clock.now();
+        let mut doc = Document::new(&clean.text);
+        doc.set("id", &str_value(id.as_str()));
+        doc.set("type", &str_value(&ty));
+        doc.set("status", &str_value("active"));
+        doc.set("tags", &list_value(&tags));
+        doc.set("created_at", &ts_value(now));
+        doc.set("updated_at", &ts_value(now));
+        if clean.had_private_content {
+            doc.set("had_private_content", &Value::Bool(true));
+        }
+        let text = doc.render();
+        self.check_written(name, &text)?;
+        match atomic_create(&target, text.as_bytes()) {
+            Ok(()) => {}
+            Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(Error::Exists(name.to_string()));
+            }
+            Err(e) => return Err(e.into()),
+        }
+        out.path = Some(path);
+        Ok(out)
+    }
+
+    /// Strict check of a file memlane is about to write: it must read back without warnings.
+    fn check_written(&self, name: &MemoryName, text: &str) -> crate::Result<Meta> {
+        let doc = Document::parse(text);
+        let map = doc.mapping().map_err(|problem| Error::Frontmatter { what: name.to_string(), problem })?;
+        let (meta, warnings) = Meta::from_mapping(&map);
+        if let Some(w) = warnings.first() {
+            return Err(Error::Invalid(format!("{name}: {w}\n  hint: nothing was written")));
+        }
+        if let Some(st) = map.get("status").and_then(Value::as_str) {
+            if !STATUSES.contains(&st) {
+                return Err(Error::Invalid(format!("{name}: unknown status `{st}` (allowed: active, archived)")));
+            }
+        }
+        if let Some(t) = &meta.memory_type {
+            self.check_type(t)?;
+        }
+        Ok(meta)
+    }
+
+    /// Writes `doc` over memory `m` (history first), unless nothing changed.
+    fn rewrite(&self, m: &Memory, doc: &Document, action: &str) -> crate::Result<(WriteStatus, Option<usize>)> {
+        let text = doc.render();
+        if text == m.raw {
+            return Ok((WriteStatus::Unchanged, None));
+        }
+        self.check_written(&m.name, &text)?;
+        let target = self.write_target(&m.path)?;
+        // Refuse to clobber a change someone else made since we read the file.
+        let current = std::fs::read(&target).at("read", &target)?;
+        if current != m.raw.as_bytes() {
+            return Err(Error::Invalid(format!(
+                "{} changed on disk while memlane was updating it; nothing was written\n  hint: run the command again",
+                m.name
+            )));
+        }
+        let version = self.record_history(m, action)?;
+        atomic_write(&target, text.as_bytes())?;
+        Ok((WriteStatus::Updated, Some(version)))
+    }
+
+    /// Changes a memory's content and/or metadata. The body is replaced and the frontmatter kept
+    /// unless `raw` is set; the previous version goes to history first.
+    pub fn update(&self, m: &Memory, req: &UpdateRequest) -> crate::Result<WriteOutcome> {
+        let mut out = WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id);
+        let mut doc = m.doc.clone();
+        let scrub = self.config.privacy.scrub_secrets;
+        if let Some(content) = &req.content {
+            if req.raw {
+                let mut new_doc = Document::parse(content);
+                let map = new_doc
+                    .mapping()
+                    .map_err(|problem| Error::Frontmatter { what: m.name.to_string(), problem })?;
+                if let Some(id) = map.get("id").and_then(Value::as_str) {
+                    if id != m.id.as_str() {
+                        return Err(Error::Invalid(format!(
+                            "the new file changes `id` from {} to {id}; ids are stable\n  hint: keep `id: {}` or remove the line",
+                            m.id, m.id
+                        )));
+                    }
+                }
+                let clean = sanitize(new_doc.content(), scrub);
+                if clean.text != new_doc.content() {
+                    new_doc.set_content(&clean.text);
+                }
+                let yaml_clean = sanitize(&new_doc.yaml(), scrub);
+                if yaml_clean.had_private_content {
+                    let map: serde_yaml_ng::Mapping = serde_yaml_ng::from_str(&yaml_clean.text)
+                        .map_err(|e| Error::Invalid(format!("the frontmatter held a secret and is not valid YAML once redacted: {e}")))?;
+                    new_doc.replace_mapping(&map);
+                }
+                out.private_blocks = clean.private_blocks + yaml_clean.private_blocks;
+                out.had_private_content = clean.had_private_content || yaml_clean.had_private_content;
+                out.secrets = merge_findings(clean.secrets.clone(), yaml_clean.secrets);
+                if clean.is_empty() {
+                    return Ok(skipped(out, clean.had_private_content));
+                }
+                doc = new_doc;
+            } else {
+                let clean = sanitize(content, scrub);
+                out.private_blocks = clean.private_blocks;
+                out.had_private_content = clean.had_private_content;
+                out.secrets = clean.secrets.clone();
+                if clean.is_empty() {
+                    return Ok(skipped(out, clean.had_private_content));
+                }
+                doc.set_content(&clean.text);
+            }
+        }
+        if let Some(t) = &req.memory_type {
+            self.check_type(t)?;
+            doc.set("type", &str_value(t));
+        }
+        if let Some(s) = &req.status {
+            if !STATUSES.contains(&s.as_str()) {
+                return Err(Error::Invalid(format!("unknown status `{s}`\n  hint: allowed: active, archived")));
+            }
+            doc.set("status", &str_value(s));
+        }
+        if req.tags.is_some() || !req.add_tags.is_empty() || !req.remove_tags.is_empty() {
+            let mut tags = match &req.tags {
+                Some(t) => normalize_tags(t)?,
+                None => m.meta.tags.clone(),
+            };
+            for t in normalize_tags(&req.add_tags)? {
+                if !tags.contains(&t) {
+                    tags.push(t);
+                }
+            }
+            tags.retain(|t| !req.remove_tags.contains(t));
+            doc.set("tags", &list_value(&tags));
+        }
+        self.finish_rewrite(m, doc, out, req.action)
+    }
+
+    fn finish_rewrite(&self, m: &Memory, mut doc: Document, mut out: WriteOutcome, action: &str) -> crate::Result<WriteOutcome> {
+        if doc.render() == m.raw {
+            out.status = WriteStatus::Unchanged;
+            return Ok(out);
+        }
+        if out.had_private_content {
+            doc.set("had_private_content", &Value::Bool(true));
+        }
+        doc.set("id", &str_value(m.id.as_str()));
+        doc.set("updated_at", &ts_value(self.clock.now()));
+        let (status, version) = self.rewrite(m, &doc, action)?;
+        out.status = status;
+        out.history_version = version;
+        out.path = Some(m.path.clone());
+        Ok(out)
+    }
+
+    /// Appends text to a memory's body, separated by a blank line.
+    pub fn append(&self, m: &Memory, text: &str) -> crate::Result<WriteOutcome> {
+        let mut out = WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id);
+        let clean = sanitize(text, self.config.privacy.scrub_secrets);
+        out.private_blocks = clean.private_blocks;
+        out.had_private_content = clean.had_private_content;
+        out.secrets = clean.secrets.clone();
+        if clean.is_empty() {
+            return Ok(skipped(out, clean.had_private_content));
+        }
+        let old = m.content().trim_end_matches(['\n', '\r']);
+        let new = if old.trim().is_empty() {
+            clean.text.clone()
+        } else {
+            format!("{old}\n\n{}", clean.text.trim_start_matches(['\n', '\r']))
+        };
+        let mut doc = m.doc.clone();
+        doc.set_content(&new);
+        self.finish_rewrite(m, doc, out, "append")
+    }
+
+    /// Moves a memory to the trash.
+    pub fn delete(&self, m: &Memory) -> crate::Result<WriteOutcome> {
+        let source = self.write_target(&m.path)?;
+        let stamp = format_compact(self.clock.now());
+        let mut n = 0;
+        let entry = loop {
+            let entry = if n == 0 { format!("{}_{stamp}", m.name) } else { format!("{}_{stamp}-{n}", m.name) };
+            let dest = self.trash_dir().join(format!("{entry}.md"));
+            match move_no_clobber(&source, &dest) {
+                Ok(()) => break entry,
+                Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        self.prune_empty_dirs(&m.path);
+        let mut out = WriteOutcome::new(WriteStatus::Deleted, &m.name, &m.id);
+        out.path = Some(self.trash_dir().join(format!("{entry}.md")));
+        out.trash_entry = Some(entry);
+        Ok(out)
+    }
+
+    /// Removes now-empty folders above a memory file that left (never the vault root).
+    fn prune_empty_dirs(&self, file: &Path) {
+        let mut dir = file.parent();
+        while let Some(d) = dir {
+            if d == self.root() || !d.starts_with(self.root()) {
+                break;
+            }
+            if std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
+
+    /// Renames a memory, keeping its id (a derived id is written into the file first so it
+    /// survives the rename).
+    pub fn rename(&self, m: &Memory, to: &MemoryName) -> crate::Result<WriteOutcome> {
+        let dest = self.path_of(to);
+        if dest.exists() || std::fs::symlink_metadata(&dest).is_ok() {
+            return Err(Error::Exists(to.to_string()));
+        }
+        let dest_target = self.write_target(&dest)?;
+        let source = self.write_target(&m.path)?;
+        if m.id_persisted {
+            move_no_clobber(&source, &dest_target).map_err(|e| exists_or(e, to))?;
+        } else {
+            let mut doc = m.doc.clone();
+            doc.set("id", &str_value(m.id.as_str()));
+            let text = doc.render();
+            self.record_history(m, "mv")?;
+            atomic_create(&dest_target, text.as_bytes()).map_err(|e| exists_or(e, to))?;
+            std::fs::remove_file(&source).at("remove", &source)?;
+        }
+        self.prune_empty_dirs(&m.path);
+        let mut out = WriteOutcome::new(WriteStatus::Moved, to, &m.id);
+        out.path = Some(dest);
+        out.from = Some(m.name.to_string());
+        Ok(out)
+    }
+
+    /// Brings back version `version` (1 = oldest) of a memory; the current content goes to
+    /// history first, so a restore can itself be undone.
+    pub fn restore_version(&self, m: &Memory, version: usize) -> crate::Result<WriteOutcome> {
+        let versions = self.history(m)?;
+        let Some(v) = version.checked_sub(1).and_then(|i| versions.get(i)) else {
+            return Err(Error::NoSuchVersion { name: m.name.to_string(), version, available: versions.len() });
+        };
+        let bytes = std::fs::read(&v.path).at("read", &v.path)?;
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let mut out = WriteOutcome::new(WriteStatus::Restored, &m.name, &m.id);
+        if text == m.raw {
+            out.status = WriteStatus::Unchanged;
+            return Ok(out);
+        }
+        let target = self.write_target(&m.path)?;
+        let recorded = self.record_history(m, "restore")?;
+        atomic_write(&target, text.as_bytes())?;
+        out.history_version = Some(recorded);
+        out.path = Some(m.path.clone());
+        Ok(out)
+    }
+
+    /// Everything in the trash, newest first.
+    pub fn trash_list(&self) -> crate::Result<Vec<TrashEntry>> {
+        let dir = self.trash_dir();
+        if !dir.is_dir() {
+            return Ok(Vec::new());
+        }
+        let mut out = Vec::new();
+        for e in walkdir::WalkDir::new(&dir).min_depth(1).into_iter().filter_map(Result::ok) {
+            if !e.file_type().is_file() || e.path().extension().is_none_or(|x| x != "md") {
+                continue;
+            }
+            let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
+            let entry = rel.strip_suffix(".md").unwrap_or(&rel).to_owned();
+            let (name, stamp) = entry.rsplit_once('_').unwrap_or((&entry, ""));
+            let stamp_main = stamp.split('-').next().unwrap_or(stamp);
+            let deleted_at = parse_compact(stamp_main)
+                .map(crate::model::time::format_timestamp)
+                .unwrap_or_default();
+            let raw = std::fs::read_to_string(e.path()).unwrap_or_default();
+            let map = Document::parse(&raw).mapping().unwrap_or_default();
+            let id = map.get("id").and_then(Value::as_str).map(str::to_owned);
+            let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+            out.push(TrashEntry { entry: entry.clone(), name: name.to_owned(), deleted_at, id, size, path: e.path().to_owned() });
+        }
+        out.sort_by(|a, b| b.deleted_at.cmp(&a.deleted_at).then(a.entry.cmp(&b.entry)));
+        Ok(out)
+    }
+
+    /// Finds a trash entry by its handle, or the newest entry of a memory name or id.
+    pub fn trash_find(&self, wanted: &str) -> crate::Result<TrashEntry> {
+        let wanted_name = wanted.strip_prefix("memory:").unwrap_or(wanted);
+        let wanted_name = wanted_name.strip_suffix(".md").unwrap_or(wanted_name);
+        let entries = self.trash_list()?;
+        entries
+            .iter()
+            .find(|e| e.entry == wanted_name)
+            .or_else(|| entries.iter().find(|e| e.name == wanted_name))
+            .or_else(|| entries.iter().find(|e| e.id.as_deref() == Some(wanted)))
+            .cloned()
+            .ok_or_else(|| Error::NotInTrash(wanted.to_owned()))
+    }
+
+    /// Brings a trash entry back as `as_name` (default: its old name); never overwrites a live memory.
+    pub fn trash_restore(&self, entry: &TrashEntry, as_name: Option<&MemoryName>) -> crate::Result<WriteOutcome> {
+        let name = match as_name {
+            Some(n) => n.clone(),
+            None => MemoryName::parse(&entry.name)?,
+        };
+        let dest = self.path_of(&name);
+        if dest.exists() {
+            return Err(Error::Invalid(format!(
+                "a memory named `{name}` already exists; nothing was restored\n  hint: restore under another name with `--as NEW`"
+            )));
+        }
+        let target = self.write_target(&dest)?;
+        move_no_clobber(&entry.path, &target).map_err(|e| exists_or(e, &name))?;
+        self.prune_empty_dirs_in(&entry.path, &self.trash_dir());
+        let id = entry.id.as_deref().and_then(MemoryId::parse).unwrap_or_else(|| MemoryId::derived(&name));
+        let mut out = WriteOutcome::new(WriteStatus::Restored, &name, &id);
+        out.path = Some(dest);
+        out.trash_entry = Some(entry.entry.clone());
+        Ok(out)
+    }
+
+    fn prune_empty_dirs_in(&self, file: &Path, stop: &Path) {
+        let mut dir = file.parent();
+        while let Some(d) = dir {
+            if d == stop || !d.starts_with(stop) || std::fs::remove_dir(d).is_err() {
+                break;
+            }
+            dir = d.parent();
+        }
+    }
+
+    /// Deletes trash entries for good: all, or those deleted more than `older_than_secs` ago.
+    pub fn trash_empty(&self, older_than_secs: Option<i64>) -> crate::Result<Vec<TrashEntry>> {
+        let now: Timestamp = self.clock.now();
+        let mut removed = Vec::new();
+        for e in self.trash_list()? {
+            let old_enough = match older_than_secs {
+                None => true,
+                Some(secs) => crate::model::time::parse_timestamp(&e.deleted_at)
+                    .is_some_and(|t| now.as_second() - t.as_second() >= secs),
+            };
+            if old_enough {
+                std::fs::remove_file(&e.path).at("remove", &e.path)?;
+                self.prune_empty_dirs_in(&e.path, &self.trash_dir());
+                removed.push(e);
+            }
+        }
+        Ok(removed)
+    }
+}
+
+fn exists_or(e: PathError, name: &MemoryName) -> Error {
+    if e.source.kind() == std::io::ErrorKind::AlreadyExists {
+        Error::Exists(name.to_string())
+    } else {
+        e.into()
+    }
+}
+
+fn skipped(mut out: WriteOutcome, private: bool) -> WriteOutcome {
+    out.status = WriteStatus::Skipped;
+    out.reason = Some(if private { "the content is empty after redaction".into() } else { "the content is empty".into() });
+    out
+}
+
+fn merge_findings(a: Vec<SecretFinding>, b: Vec<SecretFinding>) -> Vec<SecretFinding> {
+    let mut all = a;
+    for f in b {
+        match all.iter_mut().find(|x| x.kind == f.kind) {
+            Some(x) => x.count += f.count,
+            None => all.push(f),
+        }
+    }
+    all.sort_by(|x, y| x.kind.cmp(y.kind));
+    all
+}
