@@ -22,7 +22,7 @@ use output::Out;
 /// Memories are Markdown files with YAML frontmatter in `.memories/`, committed with your
 /// project. Run `memlane init` to create a vault, then `memlane add`.
 #[derive(Debug, Parser)]
-#[command(name = "memlane", version, propagate_version = true, max_term_width = 100)]
+#[command(name = "memlane", version, max_term_width = 100)]
 pub(crate) struct Cli {
     #[command(flatten)]
     global: GlobalArgs,

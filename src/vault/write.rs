@@ -617,10 +617,12 @@ impl Vault {
             let map = Document::parse(&raw).mapping().unwrap_or_default();
             let id = map.get("id").and_then(Value::as_str).map(str::to_owned);
             let size = e.metadata().map(|m| m.len()).unwrap_or(0);
-            out.push(TrashEntry { entry: entry.clone(), name: name.to_owned(), deleted_at, id, size, path: e.path().to_owned() });
+            let seq: u64 = stamp.split_once('-').and_then(|(_, n)| n.parse().ok()).unwrap_or(0);
+            out.push((seq, TrashEntry { entry: entry.clone(), name: name.to_owned(), deleted_at, id, size, path: e.path().to_owned() }));
         }
-        out.sort_by(|a, b| b.deleted_at.cmp(&a.deleted_at).then(a.entry.cmp(&b.entry)));
-        Ok(out)
+        // Newest first; entries deleted in the same millisecond by their collision counter.
+        out.sort_by(|(sa, a), (sb, b)| b.deleted_at.cmp(&a.deleted_at).then(sb.cmp(sa)).then(a.entry.cmp(&b.entry)));
+        Ok(out.into_iter().map(|(_, e)| e).collect())
     }
 
     /// Finds a trash entry by its handle, or the newest entry of a memory name or id.

@@ -1,0 +1,497 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'memlane'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'memlane' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create a memory vault (`.memories/`) in the current directory')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Create a memory')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a memory')
+            [CompletionResult]::new('read', 'read', [CompletionResultType]::ParameterValue, 'Print a memory')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Open a memory in `$VISUAL` / `$EDITOR`')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Replace a memory''s content or change its metadata')
+            [CompletionResult]::new('append', 'append', [CompletionResultType]::ParameterValue, 'Add text to the end of a memory, after a blank line')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Move memories to the trash (`memlane trash restore` brings them back)')
+            [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Move memories to the trash (`memlane trash restore` brings them back)')
+            [CompletionResult]::new('mv', 'mv', [CompletionResultType]::ParameterValue, 'Rename a memory (its id stays the same)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories, newest first')
+            [CompletionResult]::new('trash', 'trash', [CompletionResultType]::ParameterValue, 'List, restore or empty the trash')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the stored versions of a memory')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring back an earlier version of a memory')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print the effective configuration and where each value came from')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write completions and man pages (for maintainers)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memlane;init' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;add' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read the content from this file (`-` for standard input)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Read the content from this file (`-` for standard input)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'The memory type (default: `default_type` from the config, `journal` built in)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'The memory type (default: `default_type` from the config, `journal` built in)')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'A tag (repeatable; `a,b` adds both)')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;show' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the file exactly as it is on disk')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;read' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the file exactly as it is on disk')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;edit' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;update' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read the new content from this file (`-` for standard input)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Read the new content from this file (`-` for standard input)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Change the type')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Change the type')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Replace the tags with these (repeatable; `a,b` sets both)')
+            [CompletionResult]::new('--add-tag', '--add-tag', [CompletionResultType]::ParameterName, 'Add a tag (repeatable)')
+            [CompletionResult]::new('--remove-tag', '--remove-tag', [CompletionResultType]::ParameterName, 'Remove a tag (repeatable)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Change the status')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'The content is the whole file, frontmatter included')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;append' {
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read the text from this file (`-` for standard input)')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Read the text from this file (`-` for standard input)')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;rm' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;delete' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;mv' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;list' {
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Only this type (repeatable)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this type (repeatable)')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Only memories with this tag (repeatable: any of them)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Only memories created at or after this time (ISO-8601 date or timestamp)')
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Only memories created before this time')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only memories created within this long before now (`7d`, `12h`, `2w`); overrides --after/--before')
+            [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'Sort order')
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Show at most this many')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most this many')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--reverse', '--reverse', [CompletionResultType]::ParameterName, 'Reverse the order')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;trash' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List deleted memories, newest first')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring a deleted memory back')
+            [CompletionResult]::new('empty', 'empty', [CompletionResultType]::ParameterValue, 'Delete trash entries for good (the only permanent delete in memlane)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memlane;trash;list' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;trash;restore' {
+            [CompletionResult]::new('--as', '--as', [CompletionResultType]::ParameterName, 'Restore under this name instead of the old one')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;trash;empty' {
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Only entries deleted longer ago than this (`30d`, `12h`, `2w`)')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;trash;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List deleted memories, newest first')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring a deleted memory back')
+            [CompletionResult]::new('empty', 'empty', [CompletionResultType]::ParameterValue, 'Delete trash entries for good (the only permanent delete in memlane)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memlane;trash;help;list' {
+            break
+        }
+        'memlane;trash;help;restore' {
+            break
+        }
+        'memlane;trash;help;empty' {
+            break
+        }
+        'memlane;trash;help;help' {
+            break
+        }
+        'memlane;history' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;restore' {
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'The version number from `memlane history`')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;config' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;completions' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;generate' {
+            [CompletionResult]::new('--out-dir', '--out-dir', [CompletionResultType]::ParameterName, 'The folder that receives `completions/` and `man/`')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;help' {
+            [CompletionResult]::new('init', 'init', [CompletionResultType]::ParameterValue, 'Create a memory vault (`.memories/`) in the current directory')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Create a memory')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a memory')
+            [CompletionResult]::new('edit', 'edit', [CompletionResultType]::ParameterValue, 'Open a memory in `$VISUAL` / `$EDITOR`')
+            [CompletionResult]::new('update', 'update', [CompletionResultType]::ParameterValue, 'Replace a memory''s content or change its metadata')
+            [CompletionResult]::new('append', 'append', [CompletionResultType]::ParameterValue, 'Add text to the end of a memory, after a blank line')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Move memories to the trash (`memlane trash restore` brings them back)')
+            [CompletionResult]::new('mv', 'mv', [CompletionResultType]::ParameterValue, 'Rename a memory (its id stays the same)')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories, newest first')
+            [CompletionResult]::new('trash', 'trash', [CompletionResultType]::ParameterValue, 'List, restore or empty the trash')
+            [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the stored versions of a memory')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring back an earlier version of a memory')
+            [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print the effective configuration and where each value came from')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
+            [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write completions and man pages (for maintainers)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memlane;help;init' {
+            break
+        }
+        'memlane;help;add' {
+            break
+        }
+        'memlane;help;show' {
+            break
+        }
+        'memlane;help;edit' {
+            break
+        }
+        'memlane;help;update' {
+            break
+        }
+        'memlane;help;append' {
+            break
+        }
+        'memlane;help;rm' {
+            break
+        }
+        'memlane;help;mv' {
+            break
+        }
+        'memlane;help;list' {
+            break
+        }
+        'memlane;help;trash' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List deleted memories, newest first')
+            [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring a deleted memory back')
+            [CompletionResult]::new('empty', 'empty', [CompletionResultType]::ParameterValue, 'Delete trash entries for good (the only permanent delete in memlane)')
+            break
+        }
+        'memlane;help;trash;list' {
+            break
+        }
+        'memlane;help;trash;restore' {
+            break
+        }
+        'memlane;help;trash;empty' {
+            break
+        }
+        'memlane;help;history' {
+            break
+        }
+        'memlane;help;restore' {
+            break
+        }
+        'memlane;help;config' {
+            break
+        }
+        'memlane;help;completions' {
+            break
+        }
+        'memlane;help;generate' {
+            break
+        }
+        'memlane;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

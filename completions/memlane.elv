@@ -1,0 +1,446 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[memlane] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'memlane'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'memlane'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand init 'Create a memory vault (`.memories/`) in the current directory'
+            cand add 'Create a memory'
+            cand show 'Print a memory'
+            cand read 'Print a memory'
+            cand edit 'Open a memory in `$VISUAL` / `$EDITOR`'
+            cand update 'Replace a memory''s content or change its metadata'
+            cand append 'Add text to the end of a memory, after a blank line'
+            cand rm 'Move memories to the trash (`memlane trash restore` brings them back)'
+            cand delete 'Move memories to the trash (`memlane trash restore` brings them back)'
+            cand mv 'Rename a memory (its id stays the same)'
+            cand list 'List memories, newest first'
+            cand trash 'List, restore or empty the trash'
+            cand history 'List the stored versions of a memory'
+            cand restore 'Bring back an earlier version of a memory'
+            cand config 'Print the effective configuration and where each value came from'
+            cand completions 'Print a shell completion script'
+            cand generate 'Write completions and man pages (for maintainers)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memlane;init'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;add'= {
+            cand -f 'Read the content from this file (`-` for standard input)'
+            cand --file 'Read the content from this file (`-` for standard input)'
+            cand -t 'The memory type (default: `default_type` from the config, `journal` built in)'
+            cand --type 'The memory type (default: `default_type` from the config, `journal` built in)'
+            cand --tag 'A tag (repeatable; `a,b` adds both)'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;show'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --raw 'Print the file exactly as it is on disk'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;read'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --raw 'Print the file exactly as it is on disk'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;edit'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;update'= {
+            cand -f 'Read the new content from this file (`-` for standard input)'
+            cand --file 'Read the new content from this file (`-` for standard input)'
+            cand -t 'Change the type'
+            cand --type 'Change the type'
+            cand --tag 'Replace the tags with these (repeatable; `a,b` sets both)'
+            cand --add-tag 'Add a tag (repeatable)'
+            cand --remove-tag 'Remove a tag (repeatable)'
+            cand --status 'Change the status'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --raw 'The content is the whole file, frontmatter included'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;append'= {
+            cand -f 'Read the text from this file (`-` for standard input)'
+            cand --file 'Read the text from this file (`-` for standard input)'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;rm'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;delete'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;mv'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;list'= {
+            cand -t 'Only this type (repeatable)'
+            cand --type 'Only this type (repeatable)'
+            cand --tag 'Only memories with this tag (repeatable: any of them)'
+            cand --status 'Only this status'
+            cand --after 'Only memories created at or after this time (ISO-8601 date or timestamp)'
+            cand --before 'Only memories created before this time'
+            cand --since 'Only memories created within this long before now (`7d`, `12h`, `2w`); overrides --after/--before'
+            cand --sort 'Sort order'
+            cand -n 'Show at most this many'
+            cand --limit 'Show at most this many'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --reverse 'Reverse the order'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;trash'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand list 'List deleted memories, newest first'
+            cand restore 'Bring a deleted memory back'
+            cand empty 'Delete trash entries for good (the only permanent delete in memlane)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memlane;trash;list'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;trash;restore'= {
+            cand --as 'Restore under this name instead of the old one'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;trash;empty'= {
+            cand --older-than 'Only entries deleted longer ago than this (`30d`, `12h`, `2w`)'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;trash;help'= {
+            cand list 'List deleted memories, newest first'
+            cand restore 'Bring a deleted memory back'
+            cand empty 'Delete trash entries for good (the only permanent delete in memlane)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memlane;trash;help;list'= {
+        }
+        &'memlane;trash;help;restore'= {
+        }
+        &'memlane;trash;help;empty'= {
+        }
+        &'memlane;trash;help;help'= {
+        }
+        &'memlane;history'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;restore'= {
+            cand --version 'The version number from `memlane history`'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;config'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;completions'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;generate'= {
+            cand --out-dir 'The folder that receives `completions/` and `man/`'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;help'= {
+            cand init 'Create a memory vault (`.memories/`) in the current directory'
+            cand add 'Create a memory'
+            cand show 'Print a memory'
+            cand edit 'Open a memory in `$VISUAL` / `$EDITOR`'
+            cand update 'Replace a memory''s content or change its metadata'
+            cand append 'Add text to the end of a memory, after a blank line'
+            cand rm 'Move memories to the trash (`memlane trash restore` brings them back)'
+            cand mv 'Rename a memory (its id stays the same)'
+            cand list 'List memories, newest first'
+            cand trash 'List, restore or empty the trash'
+            cand history 'List the stored versions of a memory'
+            cand restore 'Bring back an earlier version of a memory'
+            cand config 'Print the effective configuration and where each value came from'
+            cand completions 'Print a shell completion script'
+            cand generate 'Write completions and man pages (for maintainers)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memlane;help;init'= {
+        }
+        &'memlane;help;add'= {
+        }
+        &'memlane;help;show'= {
+        }
+        &'memlane;help;edit'= {
+        }
+        &'memlane;help;update'= {
+        }
+        &'memlane;help;append'= {
+        }
+        &'memlane;help;rm'= {
+        }
+        &'memlane;help;mv'= {
+        }
+        &'memlane;help;list'= {
+        }
+        &'memlane;help;trash'= {
+            cand list 'List deleted memories, newest first'
+            cand restore 'Bring a deleted memory back'
+            cand empty 'Delete trash entries for good (the only permanent delete in memlane)'
+        }
+        &'memlane;help;trash;list'= {
+        }
+        &'memlane;help;trash;restore'= {
+        }
+        &'memlane;help;trash;empty'= {
+        }
+        &'memlane;help;history'= {
+        }
+        &'memlane;help;restore'= {
+        }
+        &'memlane;help;config'= {
+        }
+        &'memlane;help;completions'= {
+        }
+        &'memlane;help;generate'= {
+        }
+        &'memlane;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,313 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_memlane_global_optspecs
+    string join \n vault= json q/quiet v/verbose color= now= c/config= h/help V/version
+end
+
+function __fish_memlane_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_memlane_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_memlane_using_subcommand
+    set -l cmd (__fish_memlane_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c memlane -n "__fish_memlane_needs_command" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_needs_command" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_needs_command" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_needs_command" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_needs_command" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_needs_command" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_needs_command" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_needs_command" -s V -l version -d 'Print version'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "init" -d 'Create a memory vault (`.memories/`) in the current directory'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "add" -d 'Create a memory'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "show" -d 'Print a memory'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "read" -d 'Print a memory'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "edit" -d 'Open a memory in `$VISUAL` / `$EDITOR`'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "update" -d 'Replace a memory\'s content or change its metadata'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "append" -d 'Add text to the end of a memory, after a blank line'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "rm" -d 'Move memories to the trash (`memlane trash restore` brings them back)'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "delete" -d 'Move memories to the trash (`memlane trash restore` brings them back)'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "mv" -d 'Rename a memory (its id stays the same)'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "list" -d 'List memories, newest first'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "trash" -d 'List, restore or empty the trash'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "history" -d 'List the stored versions of a memory'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "restore" -d 'Bring back an earlier version of a memory'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "completions" -d 'Print a shell completion script'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand init" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand init" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand init" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand init" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand init" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand init" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand init" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand add" -s f -l file -d 'Read the content from this file (`-` for standard input)' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand add" -s t -l type -d 'The memory type (default: `default_type` from the config, `journal` built in)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand add" -l tag -d 'A tag (repeatable; `a,b` adds both)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand add" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand add" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand add" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand add" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand add" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand add" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand add" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand show" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand show" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand show" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand show" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand show" -l raw -d 'Print the file exactly as it is on disk'
+complete -c memlane -n "__fish_memlane_using_subcommand show" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand show" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand show" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand read" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand read" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand read" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand read" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand read" -l raw -d 'Print the file exactly as it is on disk'
+complete -c memlane -n "__fish_memlane_using_subcommand read" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand read" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand read" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand update" -s f -l file -d 'Read the new content from this file (`-` for standard input)' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand update" -s t -l type -d 'Change the type' -r
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l tag -d 'Replace the tags with these (repeatable; `a,b` sets both)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l add-tag -d 'Add a tag (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l remove-tag -d 'Remove a tag (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l status -d 'Change the status' -r -f -a "active\t''
+archived\t''"
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand update" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l raw -d 'The content is the whole file, frontmatter included'
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand update" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand update" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand append" -s f -l file -d 'Read the text from this file (`-` for standard input)' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand append" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand append" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand append" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand append" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand append" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand append" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand append" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand append" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand list" -s t -l type -d 'Only this type (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l tag -d 'Only memories with this tag (repeatable: any of them)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l status -d 'Only this status' -r -f -a "active\t''
+archived\t''
+all\t''"
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l after -d 'Only memories created at or after this time (ISO-8601 date or timestamp)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l before -d 'Only memories created before this time' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l since -d 'Only memories created within this long before now (`7d`, `12h`, `2w`); overrides --after/--before' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l sort -d 'Sort order' -r -f -a "created\t'Newest first'
+updated\t'Most recently updated first'
+name\t'By name'"
+complete -c memlane -n "__fish_memlane_using_subcommand list" -s n -l limit -d 'Show at most this many' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l reverse -d 'Reverse the order'
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand list" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand list" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -f -a "list" -d 'List deleted memories, newest first'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -f -a "restore" -d 'Bring a deleted memory back'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -f -a "empty" -d 'Delete trash entries for good (the only permanent delete in memlane)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -l as -d 'Restore under this name instead of the old one' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -l older-than -d 'Only entries deleted longer ago than this (`30d`, `12h`, `2w`)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from help" -f -a "list" -d 'List deleted memories, newest first'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from help" -f -a "restore" -d 'Bring a deleted memory back'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from help" -f -a "empty" -d 'Delete trash entries for good (the only permanent delete in memlane)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand history" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand history" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand history" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand history" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand history" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand history" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand history" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -l version -d 'The version number from `memlane history`' -r
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand config" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand config" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand config" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand config" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand config" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand config" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand config" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -l out-dir -d 'The folder that receives `completions/` and `man/`' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "init" -d 'Create a memory vault (`.memories/`) in the current directory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "add" -d 'Create a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "show" -d 'Print a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "edit" -d 'Open a memory in `$VISUAL` / `$EDITOR`'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "update" -d 'Replace a memory\'s content or change its metadata'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "append" -d 'Add text to the end of a memory, after a blank line'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "rm" -d 'Move memories to the trash (`memlane trash restore` brings them back)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "mv" -d 'Rename a memory (its id stays the same)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "list" -d 'List memories, newest first'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "trash" -d 'List, restore or empty the trash'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "history" -d 'List the stored versions of a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "restore" -d 'Bring back an earlier version of a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "completions" -d 'Print a shell completion script'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "list" -d 'List deleted memories, newest first'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "restore" -d 'Bring a deleted memory back'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "empty" -d 'Delete trash entries for good (the only permanent delete in memlane)'

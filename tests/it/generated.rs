@@ -1,0 +1,44 @@
+//! The committed completions and man pages match what the CLI generates.
+
+use std::path::Path;
+
+use crate::common::TestEnv;
+
+fn read_dir_sorted(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            let e = e.unwrap();
+            (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn completions_and_man_pages_are_fresh() {
+    let env = TestEnv::empty();
+    let out_dir = env.root.join("gen");
+    env.run(["generate", "all", "--out-dir", out_dir.to_str().unwrap()]).success();
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for sub in ["completions", "man"] {
+        let fresh = read_dir_sorted(&out_dir.join(sub));
+        let committed = read_dir_sorted(&repo.join(sub));
+        let names = |v: &[(String, Vec<u8>)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&committed), names(&fresh), "{sub}/ is stale: run `cargo run -- generate all --out-dir .` and commit");
+        for ((name, a), (_, b)) in committed.iter().zip(&fresh) {
+            assert!(a == b, "{sub}/{name} is stale: run `cargo run -- generate all --out-dir .` and commit");
+        }
+    }
+    assert!(out_dir.join("man/memlane-trash-restore.1").is_file());
+}
+
+#[test]
+fn completions_print_for_every_shell() {
+    let env = TestEnv::empty();
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = env.run(["completions", shell]).success();
+        assert!(out.stdout.contains("memlane"), "{shell}");
+    }
+}
