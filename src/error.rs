@@ -62,7 +62,9 @@ pub enum Error {
         suggestions: Vec<String>,
     },
     /// The target name is taken.
-    #[error("a memory named `{0}` already exists\n  hint: choose another name, or use `memlane update {0}` to change it")]
+    #[error(
+        "a memory named `{0}` already exists\n  hint: choose another name, or use `memlane update {0}` to change it"
+    )]
     Exists(String),
     /// An unknown memory type.
     #[error("unknown memory type `{ty}`\n  hint: known types are {}; add one under [types.{ty}] in .memories/config.toml", .known.join(", "))]
@@ -73,7 +75,9 @@ pub enum Error {
         known: Vec<String>,
     },
     /// Frontmatter given in a write does not parse.
-    #[error("invalid frontmatter in {what}: {problem}\n  hint: fix the YAML between the `---` lines; nothing was written")]
+    #[error(
+        "invalid frontmatter in {what}: {problem}\n  hint: fix the YAML between the `---` lines; nothing was written"
+    )]
     Frontmatter {
         /// Which input (a name or a path).
         what: String,

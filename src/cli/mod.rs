@@ -114,7 +114,9 @@ impl Ctx {
             .iter()
             .map(|kv| {
                 let (k, v) = kv.split_once('=').ok_or_else(|| {
-                    memlane::Error::Invalid(format!("`-c {kv}` is not KEY=VALUE\n  hint: e.g. `-c default_type=fact`"))
+                    memlane::Error::Invalid(format!(
+                        "`-c {kv}` is not KEY=VALUE\n  hint: e.g. `-c default_type=fact`"
+                    ))
                 })?;
                 let value = toml::from_str::<toml::Table>(&format!("v = {v}"))
                     .ok()
@@ -126,7 +128,10 @@ impl Ctx {
     }
 
     /// Loads the layered config; `vault_file` adds the vault's own layer.
-    pub fn load_config(&self, vault_file: Option<&std::path::Path>) -> anyhow::Result<LoadedConfig> {
+    pub fn load_config(
+        &self,
+        vault_file: Option<&std::path::Path>,
+    ) -> anyhow::Result<LoadedConfig> {
         let explicit = std::env::var_os("MEMLANE_CONFIG").map(PathBuf::from);
         let user_file = explicit.clone().or_else(memlane::config::default_user_config_path);
         let flags = self.config_flags()?;
@@ -149,9 +154,9 @@ impl Ctx {
         let cfg = self.load_config(None)?;
         Ok(match cfg.config.storage_strategy {
             StorageStrategy::User => Location::User,
-            StorageStrategy::Project => {
-                Location::Discover(std::env::current_dir().context("cannot read the current directory")?)
-            }
+            StorageStrategy::Project => Location::Discover(
+                std::env::current_dir().context("cannot read the current directory")?,
+            ),
         })
     }
 
@@ -169,7 +174,8 @@ impl Ctx {
             return Ok(None);
         }
         let mut s = String::new();
-        std::io::Read::read_to_string(&mut stdin.lock(), &mut s).context("cannot read standard input")?;
+        std::io::Read::read_to_string(&mut stdin.lock(), &mut s)
+            .context("cannot read standard input")?;
         Ok(Some(s))
     }
 }
@@ -187,7 +193,9 @@ fn init_logging(g: &GlobalArgs) {
     let ansi = match g.color {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
-        ColorChoice::Auto => std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal(),
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
+        }
     };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
@@ -198,7 +206,10 @@ fn init_logging(g: &GlobalArgs) {
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe))
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn exit_code(err: &anyhow::Error) -> u8 {

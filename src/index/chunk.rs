@@ -263,14 +263,14 @@ fn find_break(window: &str, half: usize) -> usize {
         .match_indices(['.', '!', '?'])
         .filter(|(i, m)| tail[i + m.len()..].chars().next().is_some_and(char::is_whitespace))
         .map(|(i, m)| i + m.len())
-        .last();
+        .next_back();
     if let Some(i) = sentence {
         return half + i;
     }
-    if let Some((i, _)) = tail.char_indices().rev().find(|(_, c)| c.is_whitespace()) {
-        if half + i > 0 {
-            return half + i;
-        }
+    if let Some((i, _)) = tail.char_indices().rev().find(|(_, c)| c.is_whitespace())
+        && half + i > 0
+    {
+        return half + i;
     }
     window.len()
 }

@@ -245,7 +245,10 @@ impl Document {
 
     /// The frontmatter YAML text (without delimiters).
     pub fn yaml(&self) -> String {
-        self.fm.as_ref().map(|fm| fm.segments.iter().map(|s| s.text.as_str()).collect()).unwrap_or_default()
+        self.fm
+            .as_ref()
+            .map(|fm| fm.segments.iter().map(|s| s.text.as_str()).collect())
+            .unwrap_or_default()
     }
 
     /// The frontmatter as a mapping (empty when the file has none).
@@ -254,7 +257,9 @@ impl Document {
             return Err(FrontmatterError::Unclosed);
         }
         let yaml = self.yaml();
-        if yaml.trim().is_empty() || yaml.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+        if yaml.trim().is_empty()
+            || yaml.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
             return Ok(Mapping::new());
         }
         match serde_yaml_ng::from_str::<Value>(&yaml) {
@@ -269,7 +274,10 @@ impl Document {
     /// frontmatter.
     pub fn content(&self) -> &str {
         if self.fm.is_some() {
-            self.body.strip_prefix("\r\n").or_else(|| self.body.strip_prefix('\n')).unwrap_or(&self.body)
+            self.body
+                .strip_prefix("\r\n")
+                .or_else(|| self.body.strip_prefix('\n'))
+                .unwrap_or(&self.body)
         } else {
             &self.body
         }
@@ -317,10 +325,10 @@ impl Document {
             seg.text = text;
             return;
         }
-        if let Some(last) = fm.segments.last_mut() {
-            if !last.text.ends_with('\n') {
-                last.text.push_str(nl);
-            }
+        if let Some(last) = fm.segments.last_mut()
+            && !last.text.ends_with('\n')
+        {
+            last.text.push_str(nl);
         }
         let rank = |k: &str| KEY_ORDER.iter().position(|o| *o == k);
         let pos = match rank(key) {
@@ -332,7 +340,11 @@ impl Document {
                     .rposition(|s| s.key.as_deref().and_then(rank).is_some_and(|sr| sr < r));
                 match after {
                     Some(i) => i + 1,
-                    None => fm.segments.iter().position(|s| s.key.is_some()).unwrap_or(fm.segments.len()),
+                    None => fm
+                        .segments
+                        .iter()
+                        .position(|s| s.key.is_some())
+                        .unwrap_or(fm.segments.len()),
                 }
             }
             None => fm.segments.len(),
@@ -378,7 +390,9 @@ pub fn render_entry(key: &str, value: &Value) -> String {
             format!("{k}: [{}]\n", inner.join(", "))
         }
         Value::Sequence(items)
-            if items.iter().all(|i| matches!(i, Value::Mapping(m) if m.values().all(is_flow_scalar))) =>
+            if items
+                .iter()
+                .all(|i| matches!(i, Value::Mapping(m) if m.values().all(is_flow_scalar))) =>
         {
             let mut out = format!("{k}:\n");
             for item in items {
@@ -420,9 +434,8 @@ fn yaml_inline(v: &Value) -> String {
     }
 }
 
-const AMBIGUOUS: &[&str] = &[
-    "y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "nan", "inf",
-];
+const AMBIGUOUS: &[&str] =
+    &["y", "n", "yes", "no", "on", "off", "true", "false", "null", "~", "nan", "inf"];
 
 /// A string as a YAML scalar: plain when that is unambiguous for YAML 1.1 and 1.2 readers
 /// (`no`, `on`, `0123`, `1e3` are quoted), double-quoted with escapes otherwise.
@@ -488,7 +501,8 @@ fn is_plain_safe(s: &str) -> bool {
     if s.contains("  ") {
         return false;
     }
-    s.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '+' | '-' | ' ' | '(' | ')'))
+    s.chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '/' | '+' | '-' | ' ' | '(' | ')'))
         && reads_back(s)
 }
 
@@ -566,24 +580,27 @@ impl Meta {
             s
         };
         meta.id = text("id", &mut warnings);
-        if let Some(id) = &meta.id {
-            if super::name::MemoryId::parse(id).is_none() {
-                warnings.push(format!("`id: {id}` is not an 11-character base62 id; kept as written"));
-            }
+        if let Some(id) = &meta.id
+            && super::name::MemoryId::parse(id).is_none()
+        {
+            warnings.push(format!("`id: {id}` is not an 11-character base62 id; kept as written"));
         }
         meta.memory_type = text("type", &mut warnings);
         meta.status = text("status", &mut warnings);
-        if let Some(st) = &meta.status {
-            if !STATUSES.contains(&st.as_str()) {
-                warnings.push(format!("unknown `status: {st}` (expected active or archived); read as active"));
-                meta.status = None;
-            }
+        if let Some(st) = &meta.status
+            && !STATUSES.contains(&st.as_str())
+        {
+            warnings.push(format!(
+                "unknown `status: {st}` (expected active or archived); read as active"
+            ));
+            meta.status = None;
         }
         meta.superseded_by = text("superseded_by", &mut warnings);
         if let Some(v) = get("tags") {
             match read_tags(v) {
                 Some(t) => meta.tags = t,
-                None => warnings.push("`tags` should be a list or a comma-separated string; ignored".into()),
+                None => warnings
+                    .push("`tags` should be a list or a comma-separated string; ignored".into()),
             }
         }
         for (key, slot) in [
@@ -601,7 +618,9 @@ impl Meta {
                 }
             }
         }
-        for (key, slot) in [("pinned", &mut meta.pinned), ("had_private_content", &mut meta.had_private_content)] {
+        for (key, slot) in
+            [("pinned", &mut meta.pinned), ("had_private_content", &mut meta.had_private_content)]
+        {
             match get(key) {
                 None => {}
                 Some(Value::Bool(b)) => *slot = *b,
@@ -661,7 +680,11 @@ mod tests {
         assert!(out.contains("type: architecture\n"));
         assert!(out.contains("tags: [auth, jwt]\n"));
         // updated_at goes right after created_at, the canonical order.
-        assert!(out.contains("created_at: 2026-01-10T10:00:00Z\nupdated_at: 2026-01-12T08:30:00Z\n---\n"));
+        assert!(
+            out.contains(
+                "created_at: 2026-01-10T10:00:00Z\nupdated_at: 2026-01-12T08:30:00Z\n---\n"
+            )
+        );
         assert!(out.ends_with("\nBody with --- inside\n---\nand more\n"));
         let map = Document::parse(&out).mapping().unwrap();
         assert_eq!(map.get("type").unwrap().as_str(), Some("architecture"));
@@ -711,7 +734,9 @@ mod tests {
 
     #[test]
     fn lenient_meta_reads_hand_written_values() {
-        let doc = Document::parse("---\ntags: auth, refactor ,auth\ncreated_at: 2026-01-10\npinned: maybe\nstatus: weird\n---\nx\n");
+        let doc = Document::parse(
+            "---\ntags: auth, refactor ,auth\ncreated_at: 2026-01-10\npinned: maybe\nstatus: weird\n---\nx\n",
+        );
         let (meta, warnings) = Meta::from_mapping(&doc.mapping().unwrap());
         assert_eq!(meta.tags, ["auth", "refactor"]);
         assert_eq!(format_timestamp(meta.created_at.unwrap()), "2026-01-10T00:00:00Z");

@@ -95,7 +95,7 @@ fn validate(original: &str, s: &str) -> Result<(), NameError> {
     for c in s.chars() {
         let what = match c {
             '\0' => Some("a NUL byte".to_owned()),
-            c if c.is_control() => Some(format!("the control character {:?}", c)),
+            c if c.is_control() => Some(format!("the control character {c:?}")),
             '\\' => Some("`\\` (use `/` between folders)".to_owned()),
             '<' | '>' | ':' | '"' | '|' | '?' | '*' => Some(format!("`{c}`")),
             _ => None,
@@ -295,7 +295,10 @@ mod tests {
         }
         let n = MemoryName::parse("auth/jwt").unwrap();
         assert_eq!(MemoryId::derived(&n), MemoryId::derived(&n));
-        assert_ne!(MemoryId::derived(&n), MemoryId::derived(&MemoryName::parse("auth/jw").unwrap()));
+        assert_ne!(
+            MemoryId::derived(&n),
+            MemoryId::derived(&MemoryName::parse("auth/jw").unwrap())
+        );
         assert_eq!(MemoryId::parse("short"), None);
         assert_eq!(MemoryId::parse("has-dash-12"), None);
     }

@@ -14,15 +14,14 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use scan::{ListFilter, ListSort, Memory};
-pub use write::{
-    AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus,
-};
+pub use write::{AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus};
 
 /// The name of the vault folder inside a project.
 pub const VAULT_DIR: &str = ".memories";
 
 /// The `.gitignore` written by `init`: derived and per-user data stays out of git.
-pub const GITIGNORE: &str = "# memlane: derived indices and per-user usage state are rebuilt locally\nindices/\nstate/\n";
+pub const GITIGNORE: &str =
+    "# memlane: derived indices and per-user usage state are rebuilt locally\nindices/\nstate/\n";
 
 /// The clock memlane reads "now" from: the system clock, or a pinned instant (`--now`,
 /// `MEMLANE_NOW`) so results and files are reproducible.
@@ -107,7 +106,10 @@ pub fn init_target(loc: &Location) -> crate::Result<PathBuf> {
         }
         Location::Discover(start) => Ok(start.join(VAULT_DIR)),
         Location::User => user_vault_dir().ok_or_else(|| {
-            Error::Invalid("cannot find a home directory for the per-user vault\n  hint: set MEMLANE_VAULT".into())
+            Error::Invalid(
+                "cannot find a home directory for the per-user vault\n  hint: set MEMLANE_VAULT"
+                    .into(),
+            )
         }),
     }
 }

@@ -111,7 +111,8 @@ impl Vault {
             None => self.config.default_type.clone(),
         };
         let status = meta.status.clone().unwrap_or_else(|| "active".to_owned());
-        let created_at = meta.created_at.or_else(|| mtime(&path)).unwrap_or_else(|| self.clock.now());
+        let created_at =
+            meta.created_at.or_else(|| mtime(&path)).unwrap_or_else(|| self.clock.now());
         let updated_at = meta.updated_at.unwrap_or(created_at);
         Memory {
             name,
@@ -132,7 +133,8 @@ impl Vault {
     /// Every memory name in the vault, sorted (files only; reserved folders and dot files skipped).
     pub fn names(&self) -> crate::Result<Vec<MemoryName>> {
         let mut names = Vec::new();
-        let walker = walkdir::WalkDir::new(self.root()).min_depth(1).follow_links(false).into_iter();
+        let walker =
+            walkdir::WalkDir::new(self.root()).min_depth(1).follow_links(false).into_iter();
         let root = self.root().to_owned();
         for entry in walker.filter_entry(move |e| {
             let name = e.file_name().to_string_lossy();
@@ -143,7 +145,9 @@ impl Vault {
                 Ok(e) => e,
                 Err(e) => {
                     let path = e.path().map(Path::to_owned).unwrap_or_else(|| root.clone());
-                    let source = e.into_io_error().unwrap_or_else(|| std::io::Error::other("filesystem loop"));
+                    let source = e
+                        .into_io_error()
+                        .unwrap_or_else(|| std::io::Error::other("filesystem loop"));
                     return Err(crate::error::PathError { action: "read", path, source }.into());
                 }
             };
@@ -178,25 +182,25 @@ impl Vault {
     /// Resolves what a user typed (`name`, `name.md`, `memory:name`, or an id) to a memory.
     pub fn resolve(&self, input: &str) -> crate::Result<Memory> {
         let as_name = MemoryName::parse(input);
-        if let Ok(name) = &as_name {
-            if self.path_of(name).is_file() {
-                return self.load(name);
-            }
+        if let Ok(name) = &as_name
+            && self.path_of(name).is_file()
+        {
+            return self.load(name);
         }
         let names = self.names()?;
         if let Some(id) = MemoryId::parse(input) {
             for name in &names {
-                if let Ok(m) = self.load(name) {
-                    if m.id == id {
-                        return Ok(m);
-                    }
+                if let Ok(m) = self.load(name)
+                    && m.id == id
+                {
+                    return Ok(m);
                 }
             }
         }
-        if let Err(e) = as_name {
-            if MemoryId::parse(input).is_none() {
-                return Err(e.into());
-            }
+        if let Err(e) = as_name
+            && MemoryId::parse(input).is_none()
+        {
+            return Err(e.into());
         }
         Err(Error::NotFound {
             name: input.to_owned(),
@@ -209,8 +213,12 @@ impl Vault {
         let (mut all, problems) = self.scan()?;
         all.retain(|m| filter.matches(m));
         match filter.sort {
-            ListSort::Created => all.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name))),
-            ListSort::Updated => all.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.name.cmp(&b.name))),
+            ListSort::Created => {
+                all.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(a.name.cmp(&b.name)));
+            }
+            ListSort::Updated => {
+                all.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.name.cmp(&b.name)));
+            }
             ListSort::Name => all.sort_by(|a, b| a.name.cmp(&b.name)),
         }
         if filter.reverse {

@@ -190,7 +190,8 @@ fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, PathError> {
     let suffix: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
     let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{file}.{}.{suffix}.tmp", std::process::id()));
-    let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).at("create", &tmp)?;
+    let mut f =
+        std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).at("create", &tmp)?;
     let res = f.write_all(bytes).and_then(|()| f.sync_all());
     if let Err(e) = res {
         let _ = std::fs::remove_file(&tmp);
@@ -200,10 +201,10 @@ fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, PathError> {
 }
 
 fn sync_dir(path: &Path) {
-    if let Some(dir) = path.parent() {
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
+    if let Some(dir) = path.parent()
+        && let Ok(d) = std::fs::File::open(dir)
+    {
+        let _ = d.sync_all();
     }
 }
 
@@ -214,7 +215,9 @@ fn move_no_clobber(from: &Path, to: &Path) -> Result<(), PathError> {
     }
     match std::fs::hard_link(from, to) {
         Ok(()) => std::fs::remove_file(from).at("remove", from),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(PathError { action: "create", path: to.to_owned(), source: e }),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(PathError { action: "create", path: to.to_owned(), source: e })
+        }
         Err(_) => {
             // File systems without hard links: check, then rename.
             if to.exists() {
@@ -363,15 +366,19 @@ impl Vault {
     /// Strict check of a file memlane is about to write: it must read back without warnings.
     fn check_written(&self, name: &MemoryName, text: &str) -> crate::Result<Meta> {
         let doc = Document::parse(text);
-        let map = doc.mapping().map_err(|problem| Error::Frontmatter { what: name.to_string(), problem })?;
+        let map = doc
+            .mapping()
+            .map_err(|problem| Error::Frontmatter { what: name.to_string(), problem })?;
         let (meta, warnings) = Meta::from_mapping(&map);
         if let Some(w) = warnings.first() {
             return Err(Error::Invalid(format!("{name}: {w}\n  hint: nothing was written")));
         }
-        if let Some(st) = map.get("status").and_then(Value::as_str) {
-            if !STATUSES.contains(&st) {
-                return Err(Error::Invalid(format!("{name}: unknown status `{st}` (allowed: active, archived)")));
-            }
+        if let Some(st) = map.get("status").and_then(Value::as_str)
+            && !STATUSES.contains(&st)
+        {
+            return Err(Error::Invalid(format!(
+                "{name}: unknown status `{st}` (allowed: active, archived)"
+            )));
         }
         if let Some(t) = &meta.memory_type {
             self.check_type(t)?;
@@ -380,7 +387,12 @@ impl Vault {
     }
 
     /// Writes `doc` over memory `m` (history first), unless nothing changed.
-    fn rewrite(&self, m: &Memory, doc: &Document, action: &str) -> crate::Result<(WriteStatus, Option<usize>)> {
+    fn rewrite(
+        &self,
+        m: &Memory,
+        doc: &Document,
+        action: &str,
+    ) -> crate::Result<(WriteStatus, Option<usize>)> {
         let text = doc.render();
         if text == m.raw {
             return Ok((WriteStatus::Unchanged, None));
@@ -412,13 +424,13 @@ impl Vault {
                 let map = new_doc
                     .mapping()
                     .map_err(|problem| Error::Frontmatter { what: m.name.to_string(), problem })?;
-                if let Some(id) = map.get("id").and_then(Value::as_str) {
-                    if id != m.id.as_str() {
-                        return Err(Error::Invalid(format!(
-                            "the new file changes `id` from {} to {id}; ids are stable\n  hint: keep `id: {}` or remove the line",
-                            m.id, m.id
-                        )));
-                    }
+                if let Some(id) = map.get("id").and_then(Value::as_str)
+                    && id != m.id.as_str()
+                {
+                    return Err(Error::Invalid(format!(
+                        "the new file changes `id` from {} to {id}; ids are stable\n  hint: keep `id: {}` or remove the line",
+                        m.id, m.id
+                    )));
                 }
                 let clean = sanitize(new_doc.content(), scrub);
                 if clean.text != new_doc.content() {
@@ -431,7 +443,8 @@ impl Vault {
                     new_doc.replace_mapping(&map);
                 }
                 out.private_blocks = clean.private_blocks + yaml_clean.private_blocks;
-                out.had_private_content = clean.had_private_content || yaml_clean.had_private_content;
+                out.had_private_content =
+                    clean.had_private_content || yaml_clean.had_private_content;
                 out.secrets = merge_findings(clean.secrets.clone(), yaml_clean.secrets);
                 if clean.is_empty() {
                     return Ok(skipped(out, clean.had_private_content));
@@ -454,7 +467,9 @@ impl Vault {
         }
         if let Some(s) = &req.status {
             if !STATUSES.contains(&s.as_str()) {
-                return Err(Error::Invalid(format!("unknown status `{s}`\n  hint: allowed: active, archived")));
+                return Err(Error::Invalid(format!(
+                    "unknown status `{s}`\n  hint: allowed: active, archived"
+                )));
             }
             doc.set("status", &str_value(s));
         }
@@ -474,7 +489,13 @@ impl Vault {
         self.finish_rewrite(m, doc, out, req.action)
     }
 
-    fn finish_rewrite(&self, m: &Memory, mut doc: Document, mut out: WriteOutcome, action: &str) -> crate::Result<WriteOutcome> {
+    fn finish_rewrite(
+        &self,
+        m: &Memory,
+        mut doc: Document,
+        mut out: WriteOutcome,
+        action: &str,
+    ) -> crate::Result<WriteOutcome> {
         if doc.render() == m.raw {
             out.status = WriteStatus::Unchanged;
             return Ok(out);
@@ -518,7 +539,11 @@ impl Vault {
         let stamp = format_compact(self.clock.now());
         let mut n = 0;
         let entry = loop {
-            let entry = if n == 0 { format!("{}_{stamp}", m.name) } else { format!("{}_{stamp}-{n}", m.name) };
+            let entry = if n == 0 {
+                format!("{}_{stamp}", m.name)
+            } else {
+                format!("{}_{stamp}-{n}", m.name)
+            };
             let dest = self.trash_dir().join(format!("{entry}.md"));
             match move_no_clobber(&source, &dest) {
                 Ok(()) => break entry,
@@ -578,7 +603,11 @@ impl Vault {
     pub fn restore_version(&self, m: &Memory, version: usize) -> crate::Result<WriteOutcome> {
         let versions = self.history(m)?;
         let Some(v) = version.checked_sub(1).and_then(|i| versions.get(i)) else {
-            return Err(Error::NoSuchVersion { name: m.name.to_string(), version, available: versions.len() });
+            return Err(Error::NoSuchVersion {
+                name: m.name.to_string(),
+                version,
+                available: versions.len(),
+            });
         };
         let bytes = std::fs::read(&v.path).at("read", &v.path)?;
         let text = String::from_utf8_lossy(&bytes).into_owned();
@@ -606,7 +635,12 @@ impl Vault {
             if !e.file_type().is_file() || e.path().extension().is_none_or(|x| x != "md") {
                 continue;
             }
-            let rel = e.path().strip_prefix(&dir).unwrap_or(e.path()).to_string_lossy().replace('\\', "/");
+            let rel = e
+                .path()
+                .strip_prefix(&dir)
+                .unwrap_or(e.path())
+                .to_string_lossy()
+                .replace('\\', "/");
             let entry = rel.strip_suffix(".md").unwrap_or(&rel).to_owned();
             let (name, stamp) = entry.rsplit_once('_').unwrap_or((&entry, ""));
             let stamp_main = stamp.split('-').next().unwrap_or(stamp);
@@ -618,10 +652,22 @@ impl Vault {
             let id = map.get("id").and_then(Value::as_str).map(str::to_owned);
             let size = e.metadata().map(|m| m.len()).unwrap_or(0);
             let seq: u64 = stamp.split_once('-').and_then(|(_, n)| n.parse().ok()).unwrap_or(0);
-            out.push((seq, TrashEntry { entry: entry.clone(), name: name.to_owned(), deleted_at, id, size, path: e.path().to_owned() }));
+            out.push((
+                seq,
+                TrashEntry {
+                    entry: entry.clone(),
+                    name: name.to_owned(),
+                    deleted_at,
+                    id,
+                    size,
+                    path: e.path().to_owned(),
+                },
+            ));
         }
         // Newest first; entries deleted in the same millisecond by their collision counter.
-        out.sort_by(|(sa, a), (sb, b)| b.deleted_at.cmp(&a.deleted_at).then(sb.cmp(sa)).then(a.entry.cmp(&b.entry)));
+        out.sort_by(|(sa, a), (sb, b)| {
+            b.deleted_at.cmp(&a.deleted_at).then(sb.cmp(sa)).then(a.entry.cmp(&b.entry))
+        });
         Ok(out.into_iter().map(|(_, e)| e).collect())
     }
 
@@ -640,7 +686,11 @@ impl Vault {
     }
 
     /// Brings a trash entry back as `as_name` (default: its old name); never overwrites a live memory.
-    pub fn trash_restore(&self, entry: &TrashEntry, as_name: Option<&MemoryName>) -> crate::Result<WriteOutcome> {
+    pub fn trash_restore(
+        &self,
+        entry: &TrashEntry,
+        as_name: Option<&MemoryName>,
+    ) -> crate::Result<WriteOutcome> {
         let name = match as_name {
             Some(n) => n.clone(),
             None => MemoryName::parse(&entry.name)?,
@@ -654,7 +704,11 @@ impl Vault {
         let target = self.write_target(&dest)?;
         move_no_clobber(&entry.path, &target).map_err(|e| exists_or(e, &name))?;
         self.prune_empty_dirs_in(&entry.path, &self.trash_dir());
-        let id = entry.id.as_deref().and_then(MemoryId::parse).unwrap_or_else(|| MemoryId::derived(&name));
+        let id = entry
+            .id
+            .as_deref()
+            .and_then(MemoryId::parse)
+            .unwrap_or_else(|| MemoryId::derived(&name));
         let mut out = WriteOutcome::new(WriteStatus::Restored, &name, &id);
         out.path = Some(dest);
         out.trash_entry = Some(entry.entry.clone());
@@ -701,7 +755,11 @@ fn exists_or(e: PathError, name: &MemoryName) -> Error {
 
 fn skipped(mut out: WriteOutcome, private: bool) -> WriteOutcome {
     out.status = WriteStatus::Skipped;
-    out.reason = Some(if private { "the content is empty after redaction".into() } else { "the content is empty".into() });
+    out.reason = Some(if private {
+        "the content is empty after redaction".into()
+    } else {
+        "the content is empty".into()
+    });
     out
 }
 

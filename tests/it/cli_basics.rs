@@ -33,7 +33,11 @@ fn init_in_the_current_directory_and_discovery_walks_up() {
     assert!(project.join(".memories/config.toml").is_file());
 
     let mut add = env.command();
-    add.env_remove("MEMLANE_VAULT").current_dir(project.join("src/deep")).args(["add", "found-it", "walks up like git"]);
+    add.env_remove("MEMLANE_VAULT").current_dir(project.join("src/deep")).args([
+        "add",
+        "found-it",
+        "walks up like git",
+    ]);
     let out = add.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(project.join(".memories/found-it.md").is_file());
@@ -66,7 +70,11 @@ fn user_storage_strategy_uses_the_platform_data_dir() {
     let data = env.root.join("home/.local/share/memlane/vault");
     assert!(data.join("config.toml").is_file(), "no user vault at {}", data.display());
     let mut add = env.command();
-    add.env_remove("MEMLANE_VAULT").env("MEMLANE_STORAGE_STRATEGY", "user").args(["add", "shared", "per-user memory"]);
+    add.env_remove("MEMLANE_VAULT").env("MEMLANE_STORAGE_STRATEGY", "user").args([
+        "add",
+        "shared",
+        "per-user memory",
+    ]);
     assert!(add.status().unwrap().success());
     assert!(data.join("shared.md").is_file());
 }

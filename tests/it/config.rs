@@ -5,14 +5,23 @@ use crate::common::TestEnv;
 #[test]
 fn config_shows_effective_values_and_their_sources() {
     let env = TestEnv::with_vault("basic");
-    std::fs::write(env.vault().join("config.toml"), "default_type = \"fact\"\n[types.bug_fix]\nhalf_life_days = 60\n").unwrap();
+    std::fs::write(
+        env.vault().join("config.toml"),
+        "default_type = \"fact\"\n[types.bug_fix]\nhalf_life_days = 60\n",
+    )
+    .unwrap();
     let user = env.root.join("user.toml");
     std::fs::write(&user, "[types.meeting]\nweight = 0.8\n").unwrap();
     let mut cmd = env.command();
-    cmd.env("MEMLANE_CONFIG", &user).env("MEMLANE_PRIVACY__SCRUB_SECRETS", "false").args(["config", "-c", "types.plan.weight=2"]);
+    cmd.env("MEMLANE_CONFIG", &user).env("MEMLANE_PRIVACY__SCRUB_SECRETS", "false").args([
+        "config",
+        "-c",
+        "types.plan.weight=2",
+    ]);
     let out = cmd.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout).replace(&env.root.display().to_string(), "[ROOT]");
+    let text =
+        String::from_utf8_lossy(&out.stdout).replace(&env.root.display().to_string(), "[ROOT]");
     insta::assert_snapshot!("config_layers", text);
 
     // The vault layer's default_type is used by add.
@@ -35,7 +44,10 @@ fn bad_config_names_file_key_and_allowed_values() {
 
     std::fs::write(env.vault().join("config.toml"), "storage_strategy = \"cloud\"\n").unwrap();
     let out = env.run(["list"]).code(2);
-    assert!(out.stderr.contains("storage_strategy") && out.stderr.contains("\"project\" or \"user\""), "{out}");
+    assert!(
+        out.stderr.contains("storage_strategy") && out.stderr.contains("\"project\" or \"user\""),
+        "{out}"
+    );
 
     std::fs::write(env.vault().join("config.toml"), "").unwrap();
     let mut cmd = env.command();

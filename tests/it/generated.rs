@@ -26,9 +26,16 @@ fn completions_and_man_pages_are_fresh() {
         let fresh = read_dir_sorted(&out_dir.join(sub));
         let committed = read_dir_sorted(&repo.join(sub));
         let names = |v: &[(String, Vec<u8>)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
-        assert_eq!(names(&committed), names(&fresh), "{sub}/ is stale: run `cargo run -- generate all --out-dir .` and commit");
+        assert_eq!(
+            names(&committed),
+            names(&fresh),
+            "{sub}/ is stale: run `cargo run -- generate all --out-dir .` and commit"
+        );
         for ((name, a), (_, b)) in committed.iter().zip(&fresh) {
-            assert!(a == b, "{sub}/{name} is stale: run `cargo run -- generate all --out-dir .` and commit");
+            assert!(
+                a == b,
+                "{sub}/{name} is stale: run `cargo run -- generate all --out-dir .` and commit"
+            );
         }
     }
     assert!(out_dir.join("man/memlane-trash-restore.1").is_file());

@@ -5,9 +5,24 @@ use crate::common::TestEnv;
 #[test]
 fn add_from_argument_file_and_stdin() {
     let env = TestEnv::with_vault("basic");
-    let out = env.run(["add", "decisions/db", "We picked Postgres over DynamoDB.", "--type", "decision", "--tag", "db", "--tag", "infra"]).success();
+    let out = env
+        .run([
+            "add",
+            "decisions/db",
+            "We picked Postgres over DynamoDB.",
+            "--type",
+            "decision",
+            "--tag",
+            "db",
+            "--tag",
+            "infra",
+        ])
+        .success();
     assert!(out.stdout.starts_with("created decisions/db ("), "{out}");
-    insta::assert_snapshot!("add_written_file", env.read("decisions/db.md").replace(&id_of(&env, "decisions/db"), "[ID]"));
+    insta::assert_snapshot!(
+        "add_written_file",
+        env.read("decisions/db.md").replace(&id_of(&env, "decisions/db"), "[ID]")
+    );
 
     std::fs::write(env.root.join("note.md"), "# From a file\n\nLoaded with --file.\n").unwrap();
     env.run(["add", "from-file", "--file", "note.md", "-t", "fact", "--tag", "a,b"]).success();
@@ -38,12 +53,28 @@ fn list_filters_and_sorts() {
     let names = |args: &[&str]| -> Vec<String> {
         let mut a = vec!["list", "--json"];
         a.extend_from_slice(args);
-        env.run(a).success().json().as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap().to_owned()).collect()
+        env.run(a)
+            .success()
+            .json()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["name"].as_str().unwrap().to_owned())
+            .collect()
     };
     assert_eq!(names(&["--type", "decision"]), ["auth/jwt-plan"]);
-    assert_eq!(names(&["--tag", "auth", "--sort", "name"]), ["auth/jwt-plan", "auth/session-store"]);
-    assert_eq!(names(&["--tag", "deploy,storage", "--sort", "name"]), ["auth/session-store", "deploy-notes"]);
-    assert_eq!(names(&["--after", "2026-01-05", "--sort", "name"]), ["auth/jwt-plan", "deploy-notes"]);
+    assert_eq!(
+        names(&["--tag", "auth", "--sort", "name"]),
+        ["auth/jwt-plan", "auth/session-store"]
+    );
+    assert_eq!(
+        names(&["--tag", "deploy,storage", "--sort", "name"]),
+        ["auth/session-store", "deploy-notes"]
+    );
+    assert_eq!(
+        names(&["--after", "2026-01-05", "--sort", "name"]),
+        ["auth/jwt-plan", "deploy-notes"]
+    );
     assert_eq!(names(&["--before", "2026-01-03"]), ["auth/session-store", "standup"]);
     assert_eq!(names(&["--since", "3d"]), ["deploy-notes"]);
     assert_eq!(names(&["--sort", "name", "--reverse", "-n", "2"]), ["standup", "deploy-notes"]);
@@ -66,7 +97,10 @@ fn show_by_name_file_name_memory_prefix_and_id() {
     for alias in ["auth/jwt-plan.md", "memory:auth/jwt-plan", "3kTqZ9pLx2A"] {
         assert_eq!(env.run(["show", alias]).success().stdout, by_name.stdout, "{alias}");
     }
-    assert_eq!(env.run(["read", "auth/jwt-plan", "--raw"]).success().stdout, env.read("auth/jwt-plan.md"));
+    assert_eq!(
+        env.run(["read", "auth/jwt-plan", "--raw"]).success().stdout,
+        env.read("auth/jwt-plan.md")
+    );
     insta::assert_snapshot!("show_json", env.run(["show", "auth/jwt-plan", "--json"]).success());
     let out = env.run(["show", "auth/jwt-plna"]).code(2);
     insta::assert_snapshot!("show_unknown_suggests", out);
@@ -76,16 +110,35 @@ fn show_by_name_file_name_memory_prefix_and_id() {
 fn update_replaces_the_body_and_keeps_frontmatter_and_unknown_keys() {
     let env = TestEnv::with_vault("basic");
     let before = env.read("auth/jwt-plan.md");
-    env.run(["update", "auth/jwt-plan", "# JWT plan\n\nRevised: tokens live 10 minutes.\n"]).success();
+    env.run(["update", "auth/jwt-plan", "# JWT plan\n\nRevised: tokens live 10 minutes.\n"])
+        .success();
     let after = env.read("auth/jwt-plan.md");
     insta::assert_snapshot!("update_file", after);
     // Only updated_at and the body changed; the unknown key and its comment are intact.
     assert!(after.contains("reviewer: dana   # an unknown key memlane must keep\n"));
-    let fm = |s: &str| s.split("---").nth(1).unwrap().lines().filter(|l| !l.starts_with("updated_at")).collect::<Vec<_>>().join("\n");
+    let fm = |s: &str| {
+        s.split("---")
+            .nth(1)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with("updated_at"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
     assert_eq!(fm(&before), fm(&after));
 
     // Metadata only: type and tags change, the body stays.
-    env.run(["update", "auth/jwt-plan", "--type", "architecture", "--add-tag", "security", "--remove-tag", "refactor"]).success();
+    env.run([
+        "update",
+        "auth/jwt-plan",
+        "--type",
+        "architecture",
+        "--add-tag",
+        "security",
+        "--remove-tag",
+        "refactor",
+    ])
+    .success();
     let meta = env.run(["show", "auth/jwt-plan", "--json"]).success().json();
     assert_eq!(meta["type"], "architecture");
     assert_eq!(meta["tags"], serde_json::json!(["auth", "security"]));
@@ -102,16 +155,29 @@ fn update_replaces_the_body_and_keeps_frontmatter_and_unknown_keys() {
 fn update_raw_replaces_the_whole_file_strictly() {
     let env = TestEnv::with_vault("basic");
     let before = env.contents();
-    let out = env.run_stdin(["update", "deploy-notes", "--raw"], "---\ntype: fact\ntags: [broken\n---\nbody\n").code(2);
+    let out = env
+        .run_stdin(
+            ["update", "deploy-notes", "--raw"],
+            "---\ntype: fact\ntags: [broken\n---\nbody\n",
+        )
+        .code(2);
     assert!(out.stderr.contains("invalid frontmatter in deploy-notes"), "{out}");
     assert_eq!(env.contents(), before, "a failed raw update wrote something");
-    let out = env.run_stdin(["update", "deploy-notes", "--raw"], "---\nid: AAAAAAAAAAA\n---\nbody\n").code(2);
+    let out = env
+        .run_stdin(["update", "deploy-notes", "--raw"], "---\nid: AAAAAAAAAAA\n---\nbody\n")
+        .code(2);
     assert!(out.stderr.contains("ids are stable"), "{out}");
-    let out = env.run_stdin(["update", "deploy-notes", "--raw"], "---\ntype: nonsense\n---\nbody\n").code(2);
+    let out = env
+        .run_stdin(["update", "deploy-notes", "--raw"], "---\ntype: nonsense\n---\nbody\n")
+        .code(2);
     assert!(out.stderr.contains("unknown memory type `nonsense`"), "{out}");
     assert_eq!(env.contents(), before);
 
-    env.run_stdin(["update", "deploy-notes", "--raw"], "---\ntype: plan\nowner: ops\n---\n\nNew plan.\n").success();
+    env.run_stdin(
+        ["update", "deploy-notes", "--raw"],
+        "---\ntype: plan\nowner: ops\n---\n\nNew plan.\n",
+    )
+    .success();
     let text = env.read("deploy-notes.md");
     assert!(text.starts_with("---\nid: Q9vX2kLm4Tz\ntype: plan\n"), "{text}");
     assert!(text.contains("owner: ops\n") && text.ends_with("\n\nNew plan.\n"), "{text}");
@@ -122,7 +188,10 @@ fn append_adds_a_blank_line_then_the_text() {
     let env = TestEnv::with_vault("basic");
     env.run(["append", "deploy-notes", "Rollbacks use `make rollback`."]).success();
     let text = env.read("deploy-notes.md");
-    assert!(text.ends_with("staging.example.internal.\n\nRollbacks use `make rollback`.\n"), "{text}");
+    assert!(
+        text.ends_with("staging.example.internal.\n\nRollbacks use `make rollback`.\n"),
+        "{text}"
+    );
     env.run_stdin(["append", "deploy-notes"], "third\n").success();
     assert!(env.read("deploy-notes.md").ends_with("`make rollback`.\n\nthird\n"));
 }
@@ -130,10 +199,16 @@ fn append_adds_a_blank_line_then_the_text() {
 #[test]
 fn a_hand_written_file_gets_frontmatter_on_its_first_rewrite() {
     let env = TestEnv::with_vault("basic");
-    let id = env.run(["show", "standup", "--json"]).success().json()["id"].as_str().unwrap().to_owned();
+    let id =
+        env.run(["show", "standup", "--json"]).success().json()["id"].as_str().unwrap().to_owned();
     env.run(["append", "standup", "Friday it is."]).success();
     let text = env.read("standup.md");
-    assert!(text.starts_with(&format!("---\nid: {id}\nupdated_at: 2026-01-10T10:00:00Z\n---\n\nHand-written note")), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "---\nid: {id}\nupdated_at: 2026-01-10T10:00:00Z\n---\n\nHand-written note"
+        )),
+        "{text}"
+    );
     // The derived id is now persisted and stable across a rename.
     env.run(["mv", "standup", "meetings/standup"]).success();
     assert_eq!(env.run(["show", &id, "--json"]).success().json()["name"], "meetings/standup");
@@ -162,7 +237,19 @@ fn json_output_shapes() {
     assert!(add["path"].as_str().unwrap().ends_with("vault/j.md"));
     let list = env.run(["list", "--json", "--sort", "name"]).success().json();
     let first = &list[0];
-    for key in ["name", "id", "type", "status", "tags", "created_at", "updated_at", "pinned", "file_path", "size", "warnings"] {
+    for key in [
+        "name",
+        "id",
+        "type",
+        "status",
+        "tags",
+        "created_at",
+        "updated_at",
+        "pinned",
+        "file_path",
+        "size",
+        "warnings",
+    ] {
         assert!(first.get(key).is_some(), "list item lacks {key}: {first}");
     }
     let rm = env.run(["rm", "j", "--json"]).success().json();
@@ -171,4 +258,38 @@ fn json_output_shapes() {
     assert_eq!(trash[0]["name"], "j");
     let init = env.run(["init", "--json"]).success().json();
     assert_eq!(init["existed"], true);
+}
+
+#[test]
+fn edit_runs_the_editor_on_a_copy_and_saves_checked_changes() {
+    let env = TestEnv::with_vault("basic");
+    let original = env.read("deploy-notes.md");
+    let mut cmd = env.command();
+    cmd.env("EDITOR", "sed -i 's/Deploys run/Deployments run/'").args(["edit", "deploy-notes"]);
+    let out = cmd.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = env.read("deploy-notes.md");
+    assert!(text.contains("Deployments run `npm ci`"), "{text}");
+    assert!(text.contains("updated_at: 2026-01-10T10:00:00Z"), "{text}");
+    let hist = env.run(["history", "deploy-notes", "--json"]).success().json();
+    assert_eq!(hist["versions"][0]["action"], "edit");
+
+    // An editor that fails changes nothing.
+    let before = env.contents();
+    let mut cmd = env.command();
+    cmd.env("EDITOR", "false").args(["edit", "deploy-notes"]);
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("the editor `false` exited"));
+    assert_eq!(env.contents(), before);
+
+    // An edit that breaks the YAML is refused, and the edit is kept for the user.
+    let mut cmd = env.command();
+    cmd.env("VISUAL", "sed -i 's/^tags: .*/tags: [oops/'").args(["edit", "deploy-notes"]);
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("your edit was not saved; it is kept in"), "{err}");
+    assert_eq!(env.contents(), before);
+    assert_ne!(original, env.read("deploy-notes.md"));
 }

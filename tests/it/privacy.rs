@@ -3,7 +3,8 @@
 
 use crate::common::TestEnv;
 
-const LEAKS: &[&str] = &["sk-live-secret", "hunter2", "AKIAIOSFODNN7EXAMPLE", "ghp_", "BEGIN RSA", "p4ssw0rd"];
+const LEAKS: &[&str] =
+    &["sk-live-secret", "hunter2", "AKIAIOSFODNN7EXAMPLE", "ghp_", "BEGIN RSA", "p4ssw0rd"];
 
 fn assert_no_leak(env: &TestEnv) {
     for (file, bytes) in env.contents() {
@@ -25,7 +26,8 @@ fn private_blocks_and_secrets_never_reach_disk() {
     assert_eq!(out["status"], "created");
     assert_eq!(out["had_private_content"], true);
     assert_eq!(out["private_blocks"], 1);
-    let kinds: Vec<&str> = out["secrets"].as_array().unwrap().iter().map(|s| s["kind"].as_str().unwrap()).collect();
+    let kinds: Vec<&str> =
+        out["secrets"].as_array().unwrap().iter().map(|s| s["kind"].as_str().unwrap()).collect();
     assert!(kinds.len() >= 4, "{kinds:?}");
     let text = env.read("creds.md");
     assert!(text.contains("had_private_content: true\n"), "{text}");
@@ -36,7 +38,11 @@ fn private_blocks_and_secrets_never_reach_disk() {
     // Through update, append and update --raw too.
     env.run(["update", "creds", "now <private>sk-live-secret</private>"]).success();
     env.run(["append", "creds", "and password=hunter2"]).success();
-    env.run_stdin(["update", "creds", "--raw"], "---\ntype: fact\nnote: <private>hunter2</private>\n---\n\nAKIAIOSFODNN7EXAMPLE\n").success();
+    env.run_stdin(
+        ["update", "creds", "--raw"],
+        "---\ntype: fact\nnote: <private>hunter2</private>\n---\n\nAKIAIOSFODNN7EXAMPLE\n",
+    )
+    .success();
     // History holds earlier versions — those were redacted too.
     assert_no_leak(&env);
 }
@@ -46,8 +52,12 @@ fn content_empty_after_redaction_is_skipped_and_nothing_is_written() {
     let env = TestEnv::with_vault("basic");
     let before = env.contents();
     let out = env.run(["add", "only-private", "<private>everything</private>"]).success();
-    assert_eq!(out.stdout, "skipped only-private: the content is empty after redaction\n  redacted: 1 private block\n");
-    let json = env.run(["add", "only-private", "  <private>x</private>\n", "--json"]).success().json();
+    assert_eq!(
+        out.stdout,
+        "skipped only-private: the content is empty after redaction\n  redacted: 1 private block\n"
+    );
+    let json =
+        env.run(["add", "only-private", "  <private>x</private>\n", "--json"]).success().json();
     assert_eq!(json["status"], "skipped");
     assert_eq!(env.contents(), before);
 
@@ -59,7 +69,10 @@ fn content_empty_after_redaction_is_skipped_and_nothing_is_written() {
 #[test]
 fn hand_written_private_blocks_are_not_shown() {
     let env = TestEnv::with_vault("basic");
-    env.write("hand.md", "---\ntype: fact\n---\n\nvisible <private>hidden-by-hand</private> text\n");
+    env.write(
+        "hand.md",
+        "---\ntype: fact\n---\n\nvisible <private>hidden-by-hand</private> text\n",
+    );
     let out = env.run(["show", "hand"]).success();
     assert!(out.stdout.contains("visible [redacted] text"), "{out}");
     assert!(!out.stdout.contains("hidden-by-hand"));

@@ -58,13 +58,25 @@ fn writes_through_a_symlink_that_leaves_the_vault_are_refused() {
     assert!(out.stderr.contains("outside the vault"), "{out}");
     let out = env.run(["rm", "alias"]).code(2);
     assert!(out.stderr.contains("outside the vault"), "{out}");
-    assert_eq!(std::fs::read_to_string(outside.join("target.md")).unwrap(), "---\ntype: fact\n---\n\nprecious\n");
+    assert_eq!(
+        std::fs::read_to_string(outside.join("target.md")).unwrap(),
+        "---\ntype: fact\n---\n\nprecious\n"
+    );
 
     // A symlink that stays inside the vault is fine: the write lands in the real file.
-    std::os::unix::fs::symlink(env.vault().join("deploy-notes.md"), env.vault().join("deploy-alias.md")).unwrap();
+    std::os::unix::fs::symlink(
+        env.vault().join("deploy-notes.md"),
+        env.vault().join("deploy-alias.md"),
+    )
+    .unwrap();
     env.run(["append", "deploy-alias", "via alias"]).success();
     assert!(env.read("deploy-notes.md").ends_with("via alias\n"));
-    assert!(std::fs::symlink_metadata(env.vault().join("deploy-alias.md")).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(env.vault().join("deploy-alias.md"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
 }
 
 #[test]

@@ -7,7 +7,10 @@ fn rm_then_restore_gives_back_the_exact_bytes() {
     let mut env = TestEnv::with_vault("basic");
     let original = env.read("auth/jwt-plan.md");
     let out = env.run(["rm", "auth/jwt-plan"]).success();
-    assert_eq!(out.stdout, "deleted auth/jwt-plan (in trash as auth/jwt-plan_20260110T100000.000Z)\n");
+    assert_eq!(
+        out.stdout,
+        "deleted auth/jwt-plan (in trash as auth/jwt-plan_20260110T100000.000Z)\n"
+    );
     assert!(!env.exists("auth/jwt-plan.md"));
     assert_eq!(env.read(".trash/auth/jwt-plan_20260110T100000.000Z.md"), original);
     // Same name deleted twice in the same millisecond: collision-proof names.
@@ -20,7 +23,8 @@ fn rm_then_restore_gives_back_the_exact_bytes() {
     env.run(["add", "auth/jwt-plan", "third"]).success();
     let out = env.run(["trash", "restore", "auth/jwt-plan_20260110T100000.000Z"]).code(2);
     assert!(out.stderr.contains("--as NEW"), "{out}");
-    env.run(["trash", "restore", "auth/jwt-plan_20260110T100000.000Z", "--as", "auth/jwt-plan-v1"]).success();
+    env.run(["trash", "restore", "auth/jwt-plan_20260110T100000.000Z", "--as", "auth/jwt-plan-v1"])
+        .success();
     assert_eq!(env.read("auth/jwt-plan-v1.md"), original);
 
     // By its old name, the newest entry comes back.
@@ -97,7 +101,8 @@ fn a_long_sequence_of_commands_loses_no_content() {
     remember(&env, "moved/seq.md");
     env.run(["rm", "moved/seq"]).success();
     // Every version ever written is in history or trash, byte for byte.
-    let stored: Vec<String> = env.contents().into_iter().map(|(_, b)| String::from_utf8(b).unwrap()).collect();
+    let stored: Vec<String> =
+        env.contents().into_iter().map(|(_, b)| String::from_utf8(b).unwrap()).collect();
     for (i, v) in seen.iter().enumerate() {
         assert!(stored.contains(v), "version {i} was lost:\n{v}");
     }

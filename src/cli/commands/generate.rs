@@ -50,7 +50,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &GenerateArgs) -> anyhow::Result<()> {
     let mut written = Vec::new();
     if args.what != "man" {
         let dir = args.out_dir.join("completions");
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
         for (shell, file) in SHELLS {
             let mut buf = Vec::new();
             clap_complete::generate(*shell, &mut Cli::command(), "memlane", &mut buf);
@@ -61,7 +62,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &GenerateArgs) -> anyhow::Result<()> {
     }
     if args.what != "completions" {
         let dir = args.out_dir.join("man");
-        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
         let cmd = Cli::command();
         written.extend(man_pages(&cmd, "memlane", &dir)?);
     }

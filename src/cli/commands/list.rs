@@ -68,21 +68,23 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
     let (mut after, mut before) = (None, None);
     if let Some(s) = &args.since {
         let secs = parse_duration_secs(s).ok_or_else(|| {
-            Error::Invalid(format!("--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"))
+            Error::Invalid(format!(
+                "--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"
+            ))
         })?;
         after = Some(vault.clock.now() - jiff::SignedDuration::from_secs(secs));
     } else {
         after = args.after.as_deref().map(|s| time_arg("--after", s)).transpose()?.or(after);
         before = args.before.as_deref().map(|s| time_arg("--before", s)).transpose()?.or(before);
-        if let (Some(a), Some(b)) = (after, before) {
-            if a >= b {
-                return Err(Error::Invalid(format!(
-                    "--after {} is not before --before {}; the range is empty\n  hint: swap them",
-                    format_timestamp(a),
-                    format_timestamp(b)
-                ))
-                .into());
-            }
+        if let (Some(a), Some(b)) = (after, before)
+            && a >= b
+        {
+            return Err(Error::Invalid(format!(
+                "--after {} is not before --before {}; the range is empty\n  hint: swap them",
+                format_timestamp(a),
+                format_timestamp(b)
+            ))
+            .into());
         }
     }
     let filter = ListFilter {

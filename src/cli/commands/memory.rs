@@ -158,11 +158,9 @@ pub(crate) fn print_outcome(ctx: &Ctx, o: &WriteOutcome) -> anyhow::Result<()> {
         WriteStatus::Skipped => {
             format!("skipped {}: {}", o.name, o.reason.as_deref().unwrap_or("nothing to store"))
         }
-        WriteStatus::Deleted => format!(
-            "deleted {} (in trash as {})",
-            o.name,
-            o.trash_entry.as_deref().unwrap_or("?")
-        ),
+        WriteStatus::Deleted => {
+            format!("deleted {} (in trash as {})", o.name, o.trash_entry.as_deref().unwrap_or("?"))
+        }
         WriteStatus::Moved => format!("moved {} -> {}", o.from.as_deref().unwrap_or("?"), o.name),
         WriteStatus::Restored => format!("restored {}", o.name),
     };
@@ -195,7 +193,8 @@ pub(crate) fn add(ctx: &mut Ctx, args: &AddArgs) -> anyhow::Result<()> {
     }
     let content = read_content(ctx, args.content.as_deref(), args.file.as_deref(), true)?
         .ok_or_else(|| no_content("add"))?;
-    let req = AddRequest { content, memory_type: args.memory_type.clone(), tags: args.tags.clone() };
+    let req =
+        AddRequest { content, memory_type: args.memory_type.clone(), tags: args.tags.clone() };
     let outcome = vault.add(&name, &req)?;
     print_outcome(ctx, &outcome)
 }
@@ -241,7 +240,9 @@ pub(crate) fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<()> {
     warn_memory(ctx, &m);
     if args.raw {
         if ctx.out.json {
-            return ctx.out.json(&json!({ "name": m.name, "id": m.id, "file_path": m.path, "raw": m.raw }));
+            return ctx
+                .out
+                .json(&json!({ "name": m.name, "id": m.id, "file_path": m.path, "raw": m.raw }));
         }
         return ctx.out.text(&m.raw);
     }
@@ -295,20 +296,28 @@ pub(crate) fn edit(ctx: &mut Ctx, args: &EditArgs) -> anyhow::Result<()> {
         .arg("memlane-edit")
         .arg(&tmp)
         .status()
-        .map_err(|e| Error::Editor { editor: editor.clone(), problem: format!("could not start: {e}") })?;
+        .map_err(|e| Error::Editor {
+            editor: editor.clone(),
+            problem: format!("could not start: {e}"),
+        })?;
     if !status.success() {
         return Err(Error::Editor {
             editor,
-            problem: format!("exited with {status}; nothing was changed (your edit is in {})", tmp.display()),
+            problem: format!(
+                "exited with {status}; nothing was changed (your edit is in {})",
+                tmp.display()
+            ),
         }
         .into());
     }
-    let edited = std::fs::read_to_string(&tmp).with_context(|| format!("cannot read {}", tmp.display()))?;
+    let edited =
+        std::fs::read_to_string(&tmp).with_context(|| format!("cannot read {}", tmp.display()))?;
     if edited == m.raw {
         let _ = std::fs::remove_dir_all(&dir);
         return print_outcome(ctx, &unchanged(&m));
     }
-    let req = UpdateRequest { content: Some(edited), raw: true, action: "edit", ..Default::default() };
+    let req =
+        UpdateRequest { content: Some(edited), raw: true, action: "edit", ..Default::default() };
     match vault.update(&m, &req) {
         Ok(o) => {
             let _ = std::fs::remove_dir_all(&dir);

@@ -70,13 +70,16 @@ pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
             }
             let rows: Vec<Vec<String>> = entries
                 .iter()
-                .map(|e| vec![e.entry.clone(), e.name.clone(), e.deleted_at.clone(), human_size(e.size)])
+                .map(|e| {
+                    vec![e.entry.clone(), e.name.clone(), e.deleted_at.clone(), human_size(e.size)]
+                })
                 .collect();
             ctx.out.text(&table(&["ENTRY", "NAME", "DELETED", "SIZE"], &rows))
         }
         TrashCommand::Restore { entry, as_name } => {
             let e = vault.trash_find(entry)?;
-            let as_name = as_name.as_deref().map(MemoryName::parse).transpose().map_err(Error::from)?;
+            let as_name =
+                as_name.as_deref().map(MemoryName::parse).transpose().map_err(Error::from)?;
             print_outcome(ctx, &vault.trash_restore(&e, as_name.as_ref())?)
         }
         TrashCommand::Empty { older_than } => {
@@ -84,7 +87,9 @@ pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
                 .as_deref()
                 .map(|s| {
                     parse_duration_secs(s).ok_or_else(|| {
-                        Error::Invalid(format!("--older-than `{s}` is not a duration\n  hint: use e.g. 30d, 12h, 2w"))
+                        Error::Invalid(format!(
+                            "--older-than `{s}` is not a duration\n  hint: use e.g. 30d, 12h, 2w"
+                        ))
                     })
                 })
                 .transpose()?;
@@ -106,7 +111,9 @@ pub(crate) fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<()> {
     let m = vault.resolve(&args.name)?;
     let versions = vault.history(&m)?;
     if ctx.out.json {
-        return ctx.out.json(&serde_json::json!({ "name": m.name, "id": m.id, "versions": versions }));
+        return ctx
+            .out
+            .json(&serde_json::json!({ "name": m.name, "id": m.id, "versions": versions }));
     }
     if versions.is_empty() {
         ctx.out.note(format!("{} has no earlier versions", m.name));
@@ -114,7 +121,9 @@ pub(crate) fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<()> {
     }
     let rows: Vec<Vec<String>> = versions
         .iter()
-        .map(|v| vec![v.version.to_string(), v.replaced_at.clone(), v.action.clone(), human_size(v.size)])
+        .map(|v| {
+            vec![v.version.to_string(), v.replaced_at.clone(), v.action.clone(), human_size(v.size)]
+        })
         .collect();
     ctx.out.text(&table(&["VERSION", "REPLACED", "BY", "SIZE"], &rows))
 }

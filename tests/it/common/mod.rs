@@ -61,7 +61,8 @@ impl TestEnv {
     }
 
     pub fn read(&self, rel: &str) -> String {
-        std::fs::read_to_string(self.vault().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+        std::fs::read_to_string(self.vault().join(rel))
+            .unwrap_or_else(|e| panic!("read {rel}: {e}"))
     }
 
     pub fn write(&self, rel: &str, text: &str) {
@@ -84,7 +85,9 @@ impl TestEnv {
                 if e.file_type().unwrap().is_dir() {
                     walk(&e.path(), base, out);
                 } else {
-                    out.push(e.path().strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/"));
+                    out.push(
+                        e.path().strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/"),
+                    );
                 }
             }
         }
@@ -95,10 +98,13 @@ impl TestEnv {
 
     /// A snapshot of every file's bytes under the vault.
     pub fn contents(&self) -> Vec<(String, Vec<u8>)> {
-        self.files().into_iter().map(|f| {
-            let b = std::fs::read(self.vault().join(&f)).unwrap();
-            (f, b)
-        }).collect()
+        self.files()
+            .into_iter()
+            .map(|f| {
+                let b = std::fs::read(self.vault().join(&f)).unwrap();
+                (f, b)
+            })
+            .collect()
     }
 
     pub fn command(&self) -> std::process::Command {
@@ -126,10 +132,17 @@ impl TestEnv {
     }
 
     #[must_use = "snapshot the output or call .success()"]
-    pub fn run_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(&self, args: I, input: &str) -> CommandOutput {
+    pub fn run_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(
+        &self,
+        args: I,
+        input: &str,
+    ) -> CommandOutput {
         use std::io::Write as _;
         let mut cmd = self.command();
-        cmd.args(args).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        cmd.args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
         let mut child = cmd.spawn().unwrap();
         child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
         CommandOutput::new(child.wait_with_output().unwrap(), &self.root)
@@ -153,7 +166,8 @@ pub fn redact_ids(s: &str) -> String {
     re.replace_all(s, |c: &regex::Captures| {
         let id = &c[0];
         let known = ["3kTqZ9pLx2A", "7Hb2QmXr9Lp", "Q9vX2kLm4Tz", "Zz9Yy8Xx7Ww"];
-        let looks_random = id.chars().any(|c| c.is_ascii_digit()) && id.chars().any(|c| c.is_ascii_uppercase());
+        let looks_random =
+            id.chars().any(|c| c.is_ascii_digit()) && id.chars().any(|c| c.is_ascii_uppercase());
         if known.contains(&id) || !looks_random { id.to_owned() } else { "[ID]".to_owned() }
     })
     .into_owned()
@@ -181,7 +195,8 @@ impl CommandOutput {
     }
 
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{self}"))
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{self}"))
     }
 }
 
@@ -192,7 +207,7 @@ impl fmt::Display for CommandOutput {
             write!(f, "----- stderr -----\n{}", redact_ids(&self.stderr))?;
         }
         if self.code != 0 {
-            write!(f, "[exit status: {}]\n", self.code)?;
+            writeln!(f, "[exit status: {}]", self.code)?;
         }
         Ok(())
     }
