@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use memlane::index::chunk::{ChunkOptions, chunk_markdown};
 use memlane::index::embed::{BuiltinEmbedder, Embedder};
-use memlane::index::keyword::{KeywordDoc, KeywordFilter, KeywordIndex};
+use memlane::index::keyword::{FieldBoosts, KeywordDoc, KeywordFilter, KeywordIndex};
 
 /// Chunks retrieved per query and per retriever before aggregating to documents.
 const CANDIDATES: usize = 100;
@@ -90,8 +90,14 @@ fn run(dir: &Path) {
         qrels.keys().map(|q| (q.as_str(), queries[q].as_str())).collect();
     test.sort_by_key(|(id, _)| id.parse::<u64>().unwrap_or(u64::MAX));
 
-    // Chunk.
-    let opts = ChunkOptions::default();
+    // Chunk. `MEMLANE_BENCH_MAX_CHARS` overrides the chunk size (for tuning).
+    let mut opts = ChunkOptions::default();
+    if let Some(max) = env_usize("MEMLANE_BENCH_MAX_CHARS") {
+        opts.overlap_chars = max * opts.overlap_chars / opts.max_chars;
+        opts.max_chars = max;
+    }
+    // `MEMLANE_BENCH_HEADERS=0` leaves the headers field empty (for tuning).
+    let headers_on = std::env::var("MEMLANE_BENCH_HEADERS").map_or(true, |v| v != "0");
     let t = Instant::now();
     let mut chunks = Vec::new();
     for (i, doc) in corpus.iter().enumerate() {
@@ -104,7 +110,13 @@ fn run(dir: &Path) {
 
     // Keyword index.
     let t = Instant::now();
-    let index = KeywordIndex::create_in_ram().expect("index");
+    let mut boosts = KeywordIndex::create_in_ram().expect("index").boosts();
+    // `MEMLANE_BENCH_BOOSTS=title,headers,tags,body` overrides the field boosts (for tuning).
+    if let Ok(spec) = std::env::var("MEMLANE_BENCH_BOOSTS") {
+        let v: Vec<f32> = spec.split(',').map(|x| x.parse().expect("boost")).collect();
+        boosts = FieldBoosts { title: v[0], headers: v[1], tags: v[2], body: v[3] };
+    }
+    let index = KeywordIndex::create_in_ram().expect("index").with_boosts(boosts);
     let mut writer = index.writer().expect("writer");
     for (n, c) in chunks.iter().enumerate() {
         let doc = &corpus[c.doc];
@@ -113,7 +125,7 @@ fn run(dir: &Path) {
                 chunk_id: &n.to_string(),
                 memory_id: &doc.id,
                 title: &doc.title,
-                headers: &c.header_path,
+                headers: if headers_on { &c.header_path } else { "" },
                 body: &c.text,
                 tags: &[],
                 memory_type: "note",
@@ -214,6 +226,10 @@ fn run(dir: &Path) {
         ms(percentile(&mut vec_lat, 0.5)),
         ms(percentile(&mut vec_lat, 0.95))
     );
+}
+
+fn env_usize(name: &str) -> Option<usize> {
+    std::env::var(name).ok()?.parse().ok()
 }
 
 fn dot(a: &[f32], b: &[f32]) -> f32 {

@@ -12,6 +12,10 @@
 //! below it, and in the end of the built-in `bug_fix` profile. A type that is not built in takes
 //! the fields no layer sets from the built-in `journal` profile (not from an overridden one).
 //!
+//! Besides the top-level keys and `[privacy]`, the sections `[embedding]`, `[search]` (with one
+//! `[search.intents.<intent>]` table per search intent), `[lifecycle]` and `[mcp]` hold plain
+//! keys described by a small schema ([`SECTIONS`]); every key of those sections is optional.
+//!
 //! This module does no discovery of its own beyond [`default_user_config_path`]: the caller
 //! decides which files to read and passes the environment in, so tests never touch the process
 //! environment. It knows nothing about clap; flags arrive as `(dotted key, value, flag name)`.
@@ -19,8 +23,9 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 /// The configuration file `memlane init` writes into a new vault (`.memories/config.toml`).
@@ -41,6 +46,90 @@ pub const DEFAULT_CONFIG_TOML: &str = r#"# memlane configuration for this vault.
 
 # The type given to memories created without --type; must be a known type.
 # default_type = "journal"
+
+[embedding]
+# "auto" (a local model when one is installed, else builtin), "builtin" or a model directory.
+# model = "auto"
+# Texts embedded per forward pass (1 to 1024).
+# batch_size = 32
+
+# Search ranking; `memlane search --explain` shows what each stage did.
+[search]
+# Ranking preset: "balanced", "ragdocs", "mnestra", "remindb" or "mira".
+# profile = "balanced"
+# Number of results when no --limit is given (1 to 1000).
+# limit = 5
+# Results whose relevance is below this are dropped (0 to 1).
+# score_threshold = 0.1
+# The k of reciprocal rank fusion, which sums weight / (k + rank) (greater than 0).
+# rrf_k = 60.0
+# Each retriever returns max(min_candidates, candidate_factor * limit) chunks (at least 1).
+# min_candidates = 50
+# The per-result candidate multiplier of that formula (at least 1).
+# candidate_factor = 4
+# Evidence at which the calibrated relevance is 0.5 (greater than 0 and less than 1).
+# calibration_midpoint = 0.35
+# Steepness of the calibration sigmoid (greater than 0).
+# calibration_steepness = 10.0
+# Score multiplier for a memory superseded by another (greater than 0, at most 1).
+# supersession_penalty = 0.5
+# Days after expires_at over which a memory fades to 0, then leaves results (0 or more).
+# expiry_fade_days = 5.0
+
+# Weights of BM25 and vector ranks in the fusion for each --intent (each 0 to 1).
+# Only these four intents exist; a table may set either weight and keep the other.
+[search.intents.general]
+# Weight of the keyword (BM25) ranking.
+# bm25 = 0.4
+# Weight of the vector (embedding) ranking.
+# vector = 0.6
+
+[search.intents.recall]
+# Weight of the keyword (BM25) ranking.
+# bm25 = 0.6
+# Weight of the vector (embedding) ranking.
+# vector = 0.4
+
+[search.intents.exact]
+# Weight of the keyword (BM25) ranking.
+# bm25 = 0.8
+# Weight of the vector (embedding) ranking.
+# vector = 0.2
+
+[search.intents.explore]
+# Weight of the keyword (BM25) ranking.
+# bm25 = 0.3
+# Weight of the vector (embedding) ranking.
+# vector = 0.7
+
+# Usage state: temperature, cold memories, near-duplicates.
+[lifecycle]
+# How ages are counted: "activity" (days the vault was used) or "calendar" (wall-clock days).
+# clock = "activity"
+# Temperature of a new or summarized memory (0 to 1).
+# temperature_start = 0.5
+# Added to the temperature by each read and each search hit (0 to 1).
+# temperature_warm = 0.15
+# Per-hour cooling: temperature * exp(-cooling_rate * hours) (0 or more).
+# cooling_rate = 0.05
+# Memories below this temperature are cold (0 to 1).
+# cold_threshold = 0.1
+# Memories that cool below this temperature are announced to MCP clients (0 to 1).
+# notify_threshold = 0.1
+# Minutes between the MCP server's checks for cold memories (at least 1).
+# cold_check_minutes = 5
+# Hours after which a still-cold memory is announced again; 0 means never.
+# renotify_hours = 0
+# `add` refuses content at least this similar to an existing memory, unless --force (0 to 1).
+# dedup_threshold = 0.95
+# MCP `remember` updates a memory at least this similar in place (0 to 1).
+# remember_update_threshold = 0.88
+# Default similarity threshold of `memlane suggest-merges` (0 to 1).
+# merge_threshold = 0.85
+
+[mcp]
+# Tools the MCP server offers: "core" (a short list) or "full" (every tool).
+# tools = "core"
 
 [privacy]
 # Replace credential-shaped text (API keys, tokens, passwords) after <private> redaction.
@@ -69,14 +158,170 @@ const RESERVED_ENV: &[&str] =
 
 /// What an unknown `MEMLANE_*` variable should have been.
 const ENV_HELP: &str = "unset it or use one of MEMLANE_STORAGE_STRATEGY, MEMLANE_DEFAULT_TYPE, \
+MEMLANE_EMBEDDING__<KEY>, MEMLANE_SEARCH__<KEY>, MEMLANE_SEARCH__INTENTS__<INTENT>__<BM25|VECTOR> \
+with INTENT one of GENERAL, RECALL, EXACT, EXPLORE, MEMLANE_LIFECYCLE__<KEY>, MEMLANE_MCP__TOOLS, \
 MEMLANE_PRIVACY__SCRUB_SECRETS, MEMLANE_TYPES__<TYPE>__<FIELD> with FIELD one of HALF_LIFE_DAYS, \
-WEIGHT, RECENCY_WINDOW_DAYS, RECENCY_MAX_BOOST, RECENCY_RATE (nested keys are joined with `__`); \
-MEMLANE_VAULT, MEMLANE_CONFIG, MEMLANE_LOG, MEMLANE_NOW and MEMLANE_MODEL are read elsewhere";
+WEIGHT, RECENCY_WINDOW_DAYS, RECENCY_MAX_BOOST, RECENCY_RATE, where KEY is a key of that section \
+as `memlane config` prints it (nested keys are joined with `__`); MEMLANE_VAULT, MEMLANE_CONFIG, \
+MEMLANE_LOG, MEMLANE_NOW and MEMLANE_MODEL are read elsewhere";
 
-const TOP_KEYS: &[&str] = &["storage_strategy", "default_type", "privacy", "types"];
+/// The top-level keys, in the order `render_toml` writes them.
+const TOP_KEYS: &[&str] = &[
+    "storage_strategy",
+    "default_type",
+    "embedding",
+    "search",
+    "lifecycle",
+    "mcp",
+    "privacy",
+    "types",
+];
 const PRIVACY_KEYS: &[&str] = &["scrub_secrets"];
 const PROFILE_KEYS: &[&str] =
     &["half_life_days", "weight", "recency_window_days", "recency_max_boost", "recency_rate"];
+
+/// The keys of a schema-described section and what each accepts, in `render_toml` order.
+type Keys = &'static [(&'static str, Rule)];
+
+const EMBEDDING_KEYS: Keys = &[("model", Rule::Model), ("batch_size", Rule::Int(1, 1024))];
+const SEARCH_KEYS: Keys = &[
+    ("profile", Rule::Choice(SearchProfile::NAMES)),
+    ("limit", Rule::Int(1, 1000)),
+    ("score_threshold", Rule::Num(Range::Unit)),
+    ("rrf_k", Rule::Num(Range::Positive)),
+    ("min_candidates", Rule::Int(1, i64::MAX)),
+    ("candidate_factor", Rule::Int(1, i64::MAX)),
+    ("calibration_midpoint", Rule::Num(Range::OpenUnit)),
+    ("calibration_steepness", Rule::Num(Range::Positive)),
+    ("supersession_penalty", Rule::Num(Range::PositiveUnit)),
+    ("expiry_fade_days", Rule::Num(Range::NonNegative)),
+];
+/// The sub-table of `[search]` holding one `[search.intents.<intent>]` table per intent.
+const INTENTS_KEY: &str = "intents";
+const WEIGHT_KEYS: Keys = &[("bm25", Rule::Num(Range::Unit)), ("vector", Rule::Num(Range::Unit))];
+const LIFECYCLE_KEYS: Keys = &[
+    ("clock", Rule::Choice(ClockKind::NAMES)),
+    ("temperature_start", Rule::Num(Range::Unit)),
+    ("temperature_warm", Rule::Num(Range::Unit)),
+    ("cooling_rate", Rule::Num(Range::NonNegative)),
+    ("cold_threshold", Rule::Num(Range::Unit)),
+    ("notify_threshold", Rule::Num(Range::Unit)),
+    ("cold_check_minutes", Rule::Int(1, i64::MAX)),
+    ("renotify_hours", Rule::Int(0, i64::MAX)),
+    ("dedup_threshold", Rule::Num(Range::Unit)),
+    ("remember_update_threshold", Rule::Num(Range::Unit)),
+    ("merge_threshold", Rule::Num(Range::Unit)),
+];
+const MCP_KEYS: Keys = &[("tools", Rule::Choice(McpTools::NAMES))];
+
+/// The sections of plain keys, in the order `render_toml` writes them. `[search]` also holds
+/// the `[search.intents.<intent>]` tables ([`INTENTS_KEY`], [`WEIGHT_KEYS`]).
+const SECTIONS: &[(&str, Keys)] = &[
+    ("embedding", EMBEDDING_KEYS),
+    ("search", SEARCH_KEYS),
+    ("lifecycle", LIFECYCLE_KEYS),
+    ("mcp", MCP_KEYS),
+];
+
+/// What a key of a schema-described section accepts.
+#[derive(Debug, Clone, Copy)]
+enum Rule {
+    /// One of these strings.
+    Choice(&'static [&'static str]),
+    /// `embedding.model`: a non-blank string (`"auto"`, `"builtin"` or a model directory; the
+    /// directory is checked by the model loader, which names it in its error).
+    Model,
+    /// A TOML integer (not a float) from the first to the second bound, inclusive.
+    Int(i64, i64),
+    /// A finite number, integer or float, in this range.
+    Num(Range),
+}
+
+/// The range of a [`Rule::Num`] key.
+#[derive(Debug, Clone, Copy)]
+enum Range {
+    /// [0, 1]
+    Unit,
+    /// (0, 1)
+    OpenUnit,
+    /// (0, 1]
+    PositiveUnit,
+    /// > 0
+    Positive,
+    /// >= 0
+    NonNegative,
+}
+
+impl Rule {
+    fn allows(self, value: &Value) -> bool {
+        match self {
+            Self::Choice(names) => value.as_str().is_some_and(|s| names.contains(&s)),
+            Self::Model => value.as_str().is_some_and(|s| !s.trim().is_empty()),
+            Self::Int(min, max) => value.as_integer().is_some_and(|i| (min..=max).contains(&i)),
+            Self::Num(range) => number(value).is_some_and(|x| x.is_finite() && range.contains(x)),
+        }
+    }
+
+    /// The "allowed" text of an invalid-value error.
+    fn allowed(self) -> String {
+        match self {
+            Self::Choice(names) => quoted_list(names),
+            Self::Model => "\"auto\", \"builtin\" or the path of a sentence-transformer model \
+                            directory, as a string"
+                .to_owned(),
+            Self::Int(min, i64::MAX) => format!("an integer >= {min}"),
+            Self::Int(min, max) => format!("an integer from {min} to {max}"),
+            Self::Num(range) => range.allowed().to_owned(),
+        }
+    }
+
+    /// Whether an environment value for this key is taken as text even when it parses as TOML.
+    fn is_string(self) -> bool {
+        matches!(self, Self::Choice(_) | Self::Model)
+    }
+}
+
+impl Range {
+    fn contains(self, x: f64) -> bool {
+        match self {
+            Self::Unit => (0.0..=1.0).contains(&x),
+            Self::OpenUnit => x > 0.0 && x < 1.0,
+            Self::PositiveUnit => x > 0.0 && x <= 1.0,
+            Self::Positive => x > 0.0,
+            Self::NonNegative => x >= 0.0,
+        }
+    }
+
+    fn allowed(self) -> &'static str {
+        match self {
+            Self::Unit => "a number from 0 to 1",
+            Self::OpenUnit => "a number greater than 0 and less than 1",
+            Self::PositiveUnit => "a number greater than 0 and at most 1",
+            Self::Positive => "a finite number > 0",
+            Self::NonNegative => "a finite number >= 0",
+        }
+    }
+}
+
+/// `"a", "b" or "c"`.
+fn quoted_list(names: &[&str]) -> String {
+    let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
+/// The names of a section's keys.
+fn key_names(keys: Keys) -> Vec<&'static str> {
+    keys.iter().map(|(key, _)| *key).collect()
+}
+
+/// The rule of `section.key` for a schema-described section.
+fn section_rule(section: &str, key: &str) -> Option<Rule> {
+    let (_, keys) = SECTIONS.iter().find(|(name, _)| *name == section)?;
+    keys.iter().find(|(k, _)| *k == key).map(|(_, rule)| *rule)
+}
 
 /// The type whose numbers a new, user-defined type starts from.
 const NEW_TYPE_BASE: &str = "journal";
@@ -104,6 +349,14 @@ pub struct Config {
     pub storage_strategy: StorageStrategy,
     /// The type given to memories created without `--type`; always a key of `types`.
     pub default_type: String,
+    /// Which embedder builds the vector index.
+    pub embedding: EmbeddingConfig,
+    /// Search ranking constants.
+    pub search: SearchConfig,
+    /// Temperature, cold notifications and near-duplicate thresholds.
+    pub lifecycle: LifecycleConfig,
+    /// The MCP server.
+    pub mcp: McpConfig,
     /// Redaction settings.
     pub privacy: PrivacyConfig,
     /// Every known memory type and its ranking profile, built-in and user-defined.
@@ -118,6 +371,455 @@ pub enum StorageStrategy {
     Project,
     /// One per-user vault in the platform data directory.
     User,
+}
+
+/// A name that is not one of a config enum's values, e.g. `"fast".parse::<SearchProfile>()`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} {value:?}; allowed: {}", .allowed.join(", "))]
+pub struct ParseEnumError {
+    /// What was being parsed, e.g. `search profile`.
+    pub what: &'static str,
+    /// The text that matched no value.
+    pub value: String,
+    /// Every accepted name.
+    pub allowed: &'static [&'static str],
+}
+
+/// Gives a config enum `ALL`, `as_str`, `Display` and `FromStr` (exact, lowercase names).
+macro_rules! config_enum {
+    ($ty:ident, $what:literal, $($variant:ident = $name:literal),+ $(,)?) => {
+        impl $ty {
+            /// Every value, in documentation order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+            const NAMES: &'static [&'static str] = &[$($name),+];
+
+            /// The name used in config files, on the command line and in JSON.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)+
+                }
+            }
+        }
+
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl FromStr for $ty {
+            type Err = ParseEnumError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($name => Ok(Self::$variant),)+
+                    _ => Err(ParseEnumError {
+                        what: $what,
+                        value: s.to_owned(),
+                        allowed: Self::NAMES,
+                    }),
+                }
+            }
+        }
+    };
+}
+
+/// Which embedder builds the vector index (SPEC §5.3), `[embedding]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EmbeddingConfig {
+    /// `"auto"` (a local model when one is installed, else builtin), `"builtin"`, or the path of
+    /// a sentence-transformer model directory. Never blank; a path is not checked here (the
+    /// model loader checks it and names it in its error).
+    pub model: String,
+    /// Texts per forward pass; 1 to 1024.
+    pub batch_size: usize,
+}
+
+impl Default for EmbeddingConfig {
+    fn default() -> Self {
+        Self { model: "auto".to_owned(), batch_size: 32 }
+    }
+}
+
+/// Search ranking constants (SPEC §8), `[search]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchConfig {
+    /// Preset stage parameters.
+    pub profile: SearchProfile,
+    /// Default number of results; 1 to 1000.
+    pub limit: usize,
+    /// Results whose relevance is below this are dropped; in [0, 1].
+    pub score_threshold: f64,
+    /// The k of weighted reciprocal rank fusion, `Σ wᵢ / (k + rankᵢ)`; > 0.
+    pub rrf_k: f64,
+    /// Each retriever returns `max(min_candidates, candidate_factor × limit)` chunks; >= 1.
+    pub min_candidates: usize,
+    /// See `min_candidates`; >= 1.
+    pub candidate_factor: usize,
+    /// Evidence at which the calibrated relevance is 0.5; in (0, 1).
+    pub calibration_midpoint: f64,
+    /// Steepness of the calibration sigmoid; > 0.
+    pub calibration_steepness: f64,
+    /// Score multiplier for a superseded memory; in (0, 1].
+    pub supersession_penalty: f64,
+    /// Days after `expires_at` over which a memory fades to 0 (then leaves results); >= 0.
+    pub expiry_fade_days: f64,
+    /// BM25 and vector weights of the fusion per intent.
+    pub intents: IntentWeights,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        Self {
+            profile: SearchProfile::Balanced,
+            limit: 5,
+            score_threshold: 0.1,
+            rrf_k: 60.0,
+            min_candidates: 50,
+            candidate_factor: 4,
+            calibration_midpoint: 0.35,
+            calibration_steepness: 10.0,
+            supersession_penalty: 0.5,
+            expiry_fade_days: 5.0,
+            intents: IntentWeights::default(),
+        }
+    }
+}
+
+/// `[search] profile`: preset stage parameters (SPEC §8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchProfile {
+    /// Every stage (the default).
+    #[default]
+    Balanced,
+    /// Memory Lane's ranking.
+    Ragdocs,
+    /// Mnestra's ranking.
+    Mnestra,
+    /// remindb's ranking.
+    Remindb,
+    /// MIRA's ranking.
+    Mira,
+}
+
+config_enum!(
+    SearchProfile,
+    "search profile",
+    Balanced = "balanced",
+    Ragdocs = "ragdocs",
+    Mnestra = "mnestra",
+    Remindb = "remindb",
+    Mira = "mira",
+);
+
+/// A search intent (`--intent`), which selects the fusion weights.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Intent {
+    /// No particular intent (the default).
+    #[default]
+    General,
+    /// Remembering something seen before: leans on keywords.
+    Recall,
+    /// An exact identifier or phrase: mostly keywords.
+    Exact,
+    /// Browsing a topic: mostly vectors.
+    Explore,
+}
+
+config_enum!(
+    Intent,
+    "intent",
+    General = "general",
+    Recall = "recall",
+    Exact = "exact",
+    Explore = "explore",
+);
+
+/// The weights of the BM25 and vector rankings in weighted RRF; each in [0, 1].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Weights {
+    /// Weight of the keyword (BM25) ranking.
+    pub bm25: f64,
+    /// Weight of the vector ranking.
+    pub vector: f64,
+}
+
+/// The fusion weights of each [`Intent`], `[search.intents.<intent>]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IntentWeights {
+    /// `general`: 0.4 / 0.6.
+    pub general: Weights,
+    /// `recall`: 0.6 / 0.4.
+    pub recall: Weights,
+    /// `exact`: 0.8 / 0.2.
+    pub exact: Weights,
+    /// `explore`: 0.3 / 0.7.
+    pub explore: Weights,
+}
+
+impl Default for IntentWeights {
+    fn default() -> Self {
+        Self {
+            general: Weights { bm25: 0.4, vector: 0.6 },
+            recall: Weights { bm25: 0.6, vector: 0.4 },
+            exact: Weights { bm25: 0.8, vector: 0.2 },
+            explore: Weights { bm25: 0.3, vector: 0.7 },
+        }
+    }
+}
+
+impl IntentWeights {
+    /// The weights of `intent`.
+    pub fn get(&self, intent: Intent) -> Weights {
+        match intent {
+            Intent::General => self.general,
+            Intent::Recall => self.recall,
+            Intent::Exact => self.exact,
+            Intent::Explore => self.explore,
+        }
+    }
+
+    fn get_mut(&mut self, intent: Intent) -> &mut Weights {
+        match intent {
+            Intent::General => &mut self.general,
+            Intent::Recall => &mut self.recall,
+            Intent::Exact => &mut self.exact,
+            Intent::Explore => &mut self.explore,
+        }
+    }
+}
+
+/// Usage-state settings (SPEC §7), `[lifecycle]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LifecycleConfig {
+    /// How ages are counted.
+    pub clock: ClockKind,
+    /// Temperature of a new or summarized memory; in [0, 1].
+    pub temperature_start: f64,
+    /// Added per read and per search hit (capped at 1); in [0, 1].
+    pub temperature_warm: f64,
+    /// Per hour: `T × exp(-cooling_rate × hours)`; >= 0.
+    pub cooling_rate: f64,
+    /// Below this a memory is cold; in [0, 1].
+    pub cold_threshold: f64,
+    /// Below this a memory is announced to MCP clients; in [0, 1].
+    pub notify_threshold: f64,
+    /// Minutes between cold checks; >= 1.
+    pub cold_check_minutes: u64,
+    /// Re-announce a still-cold memory after this many hours; 0 means never.
+    pub renotify_hours: u64,
+    /// `add` refuses content at least this similar to an existing memory (unless `--force`);
+    /// in [0, 1].
+    pub dedup_threshold: f64,
+    /// MCP `remember` updates the near-duplicate in place at or above this; in [0, 1].
+    pub remember_update_threshold: f64,
+    /// Default threshold of suggest-merges; in [0, 1].
+    pub merge_threshold: f64,
+}
+
+impl Default for LifecycleConfig {
+    fn default() -> Self {
+        Self {
+            clock: ClockKind::Activity,
+            temperature_start: 0.5,
+            temperature_warm: 0.15,
+            cooling_rate: 0.05,
+            cold_threshold: 0.10,
+            notify_threshold: 0.10,
+            cold_check_minutes: 5,
+            renotify_hours: 0,
+            dedup_threshold: 0.95,
+            remember_update_threshold: 0.88,
+            merge_threshold: 0.85,
+        }
+    }
+}
+
+/// `[lifecycle] clock`: how age-based formulas count days (SPEC §7.2).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClockKind {
+    /// Days on which the vault was used (the default).
+    #[default]
+    Activity,
+    /// Wall-clock days.
+    Calendar,
+}
+
+config_enum!(ClockKind, "clock", Activity = "activity", Calendar = "calendar");
+
+/// MCP server settings (SPEC §10), `[mcp]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct McpConfig {
+    /// Which tools the server lists.
+    pub tools: McpTools,
+}
+
+/// `[mcp] tools`: how many tools the MCP server offers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum McpTools {
+    /// A short list (the default): agents pay for every tool description.
+    #[default]
+    Core,
+    /// Every tool.
+    Full,
+}
+
+config_enum!(McpTools, "MCP tool set", Core = "core", Full = "full");
+
+/// Reads and writes the keys of a schema-described section by name. `get` returns `None` and
+/// `set` ignores keys the section does not have; `set` takes values [`Rule::allows`] accepted.
+trait Section {
+    fn get(&self, key: &str) -> Option<Value>;
+    fn set(&mut self, key: &str, value: &Value);
+}
+
+impl Section for EmbeddingConfig {
+    fn get(&self, key: &str) -> Option<Value> {
+        Some(match key {
+            "model" => self.model.as_str().into(),
+            "batch_size" => int_value(self.batch_size),
+            _ => return None,
+        })
+    }
+
+    fn set(&mut self, key: &str, value: &Value) {
+        match key {
+            "model" => {
+                if let Some(model) = value.as_str() {
+                    model.clone_into(&mut self.model);
+                }
+            }
+            "batch_size" => set_int(&mut self.batch_size, value),
+            _ => {}
+        }
+    }
+}
+
+impl Section for SearchConfig {
+    fn get(&self, key: &str) -> Option<Value> {
+        Some(match key {
+            "profile" => self.profile.as_str().into(),
+            "limit" => int_value(self.limit),
+            "score_threshold" => self.score_threshold.into(),
+            "rrf_k" => self.rrf_k.into(),
+            "min_candidates" => int_value(self.min_candidates),
+            "candidate_factor" => int_value(self.candidate_factor),
+            "calibration_midpoint" => self.calibration_midpoint.into(),
+            "calibration_steepness" => self.calibration_steepness.into(),
+            "supersession_penalty" => self.supersession_penalty.into(),
+            "expiry_fade_days" => self.expiry_fade_days.into(),
+            _ => return None,
+        })
+    }
+
+    fn set(&mut self, key: &str, value: &Value) {
+        match key {
+            "profile" => set_parsed(&mut self.profile, value),
+            "limit" => set_int(&mut self.limit, value),
+            "score_threshold" => set_num(&mut self.score_threshold, value),
+            "rrf_k" => set_num(&mut self.rrf_k, value),
+            "min_candidates" => set_int(&mut self.min_candidates, value),
+            "candidate_factor" => set_int(&mut self.candidate_factor, value),
+            "calibration_midpoint" => set_num(&mut self.calibration_midpoint, value),
+            "calibration_steepness" => set_num(&mut self.calibration_steepness, value),
+            "supersession_penalty" => set_num(&mut self.supersession_penalty, value),
+            "expiry_fade_days" => set_num(&mut self.expiry_fade_days, value),
+            _ => {}
+        }
+    }
+}
+
+impl Section for Weights {
+    fn get(&self, key: &str) -> Option<Value> {
+        Some(match key {
+            "bm25" => self.bm25.into(),
+            "vector" => self.vector.into(),
+            _ => return None,
+        })
+    }
+
+    fn set(&mut self, key: &str, value: &Value) {
+        match key {
+            "bm25" => set_num(&mut self.bm25, value),
+            "vector" => set_num(&mut self.vector, value),
+            _ => {}
+        }
+    }
+}
+
+impl Section for LifecycleConfig {
+    fn get(&self, key: &str) -> Option<Value> {
+        Some(match key {
+            "clock" => self.clock.as_str().into(),
+            "temperature_start" => self.temperature_start.into(),
+            "temperature_warm" => self.temperature_warm.into(),
+            "cooling_rate" => self.cooling_rate.into(),
+            "cold_threshold" => self.cold_threshold.into(),
+            "notify_threshold" => self.notify_threshold.into(),
+            "cold_check_minutes" => int_value(self.cold_check_minutes),
+            "renotify_hours" => int_value(self.renotify_hours),
+            "dedup_threshold" => self.dedup_threshold.into(),
+            "remember_update_threshold" => self.remember_update_threshold.into(),
+            "merge_threshold" => self.merge_threshold.into(),
+            _ => return None,
+        })
+    }
+
+    fn set(&mut self, key: &str, value: &Value) {
+        match key {
+            "clock" => set_parsed(&mut self.clock, value),
+            "temperature_start" => set_num(&mut self.temperature_start, value),
+            "temperature_warm" => set_num(&mut self.temperature_warm, value),
+            "cooling_rate" => set_num(&mut self.cooling_rate, value),
+            "cold_threshold" => set_num(&mut self.cold_threshold, value),
+            "notify_threshold" => set_num(&mut self.notify_threshold, value),
+            "cold_check_minutes" => set_int(&mut self.cold_check_minutes, value),
+            "renotify_hours" => set_int(&mut self.renotify_hours, value),
+            "dedup_threshold" => set_num(&mut self.dedup_threshold, value),
+            "remember_update_threshold" => set_num(&mut self.remember_update_threshold, value),
+            "merge_threshold" => set_num(&mut self.merge_threshold, value),
+            _ => {}
+        }
+    }
+}
+
+impl Section for McpConfig {
+    fn get(&self, key: &str) -> Option<Value> {
+        (key == "tools").then(|| self.tools.as_str().into())
+    }
+
+    fn set(&mut self, key: &str, value: &Value) {
+        if key == "tools" {
+            set_parsed(&mut self.tools, value);
+        }
+    }
+}
+
+fn set_num(slot: &mut f64, value: &Value) {
+    if let Some(x) = number(value) {
+        *slot = x;
+    }
+}
+
+fn set_int<T: TryFrom<i64>>(slot: &mut T, value: &Value) {
+    if let Some(x) = value.as_integer().and_then(|i| T::try_from(i).ok()) {
+        *slot = x;
+    }
+}
+
+fn set_parsed<T: FromStr>(slot: &mut T, value: &Value) {
+    if let Some(x) = value.as_str().and_then(|s| s.parse().ok()) {
+        *slot = x;
+    }
+}
+
+/// A TOML integer; values past `i64::MAX` (never produced by validated config) saturate.
+fn int_value<T: TryInto<i64>>(x: T) -> Value {
+    Value::Integer(x.try_into().unwrap_or(i64::MAX))
 }
 
 /// Redaction settings (SPEC §4).
@@ -181,6 +883,10 @@ impl Default for Config {
         Self {
             storage_strategy: StorageStrategy::Project,
             default_type: NEW_TYPE_BASE.to_owned(),
+            embedding: EmbeddingConfig::default(),
+            search: SearchConfig::default(),
+            lifecycle: LifecycleConfig::default(),
+            mcp: McpConfig::default(),
             privacy: PrivacyConfig { scrub_secrets: true },
             types: BUILTIN_TYPES.iter().map(|(name, p)| ((*name).to_owned(), *p)).collect(),
         }
@@ -196,6 +902,29 @@ impl Config {
     /// The names of all known memory types, sorted.
     pub fn type_names(&self) -> Vec<&str> {
         self.types.keys().map(String::as_str).collect()
+    }
+
+    /// The schema-described section `name` (one of [`SECTIONS`]).
+    fn section(&self, name: &str) -> Option<&dyn Section> {
+        let section: &dyn Section = match name {
+            "embedding" => &self.embedding,
+            "search" => &self.search,
+            "lifecycle" => &self.lifecycle,
+            "mcp" => &self.mcp,
+            _ => return None,
+        };
+        Some(section)
+    }
+
+    fn section_mut(&mut self, name: &str) -> Option<&mut dyn Section> {
+        let section: &mut dyn Section = match name {
+            "embedding" => &mut self.embedding,
+            "search" => &mut self.search,
+            "lifecycle" => &mut self.lifecycle,
+            "mcp" => &mut self.mcp,
+            _ => return None,
+        };
+        Some(section)
     }
 }
 
@@ -387,13 +1116,33 @@ impl LoadedConfig {
 
     /// The effective configuration as TOML, each value followed by `  # <source>`.
     ///
-    /// Top-level keys come first, then `[privacy]`, then one `[types.<name>]` table per type in
-    /// name order. The output loads back to the same [`Config`].
+    /// Top-level keys come first, then `[embedding]`, `[search]`, one
+    /// `[search.intents.<intent>]` table per intent, `[lifecycle]`, `[mcp]`, `[privacy]`, and
+    /// one `[types.<name>]` table per type in name order. The output loads back to the same
+    /// [`Config`].
     pub fn render_toml(&self) -> String {
         let mut out = String::new();
         let c = &self.config;
         self.render_leaf(&mut out, "", "storage_strategy", &c.storage_strategy.as_str().into());
         self.render_leaf(&mut out, "", "default_type", &c.default_type.as_str().into());
+        for (name, keys) in SECTIONS {
+            out.push_str(&format!("\n[{name}]\n"));
+            if let Some(section) = c.section(name) {
+                self.render_section(&mut out, name, keys, section);
+            }
+            if *name == "search" {
+                for intent in Intent::ALL {
+                    let path = format!("search.{INTENTS_KEY}.{intent}");
+                    out.push_str(&format!("\n[{path}]\n"));
+                    self.render_section(
+                        &mut out,
+                        &path,
+                        WEIGHT_KEYS,
+                        &c.search.intents.get(*intent),
+                    );
+                }
+            }
+        }
         out.push_str("\n[privacy]\n");
         self.render_leaf(&mut out, "privacy", "scrub_secrets", &c.privacy.scrub_secrets.into());
         for (name, profile) in &c.types {
@@ -405,6 +1154,14 @@ impl LoadedConfig {
             }
         }
         out
+    }
+
+    fn render_section(&self, out: &mut String, path: &str, keys: Keys, section: &dyn Section) {
+        for (key, _) in keys {
+            if let Some(value) = section.get(key) {
+                self.render_leaf(out, path, key, &value);
+            }
+        }
     }
 
     fn render_leaf(&self, out: &mut String, section: &str, key: &str, value: &Value) {
@@ -474,22 +1231,31 @@ fn env_layers(env: &[(String, String)]) -> Result<Vec<(String, Table)>, ConfigEr
         }
         let rest = var[8..].to_lowercase();
         let segments: Vec<String> = rest.split("__").map(str::to_owned).collect();
-        let is_string = match segments.as_slice() {
-            [key] if key == "storage_strategy" || key == "default_type" => true,
-            [section, key] if section == "privacy" && PRIVACY_KEYS.contains(&key.as_str()) => false,
-            [section, name, field]
-                if section == "types"
-                    && !name.is_empty()
-                    && PROFILE_KEYS.contains(&field.as_str()) =>
-            {
-                false
-            }
-            _ => return Err(ConfigError::UnknownEnv { var: var.clone() }),
+        let Some(is_string) = env_key_is_string(&segments) else {
+            return Err(ConfigError::UnknownEnv { var: var.clone() });
         };
         layers.push((var.clone(), nest(&segments, env_value(raw, is_string))));
     }
     layers.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(layers)
+}
+
+/// Whether the config key an environment variable names (as lowercase `__`-separated segments)
+/// takes a string; `None` when it names no key.
+fn env_key_is_string(segments: &[String]) -> Option<bool> {
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    match segments.as_slice() {
+        ["storage_strategy" | "default_type"] => Some(true),
+        ["privacy", key] => PRIVACY_KEYS.contains(key).then_some(false),
+        ["search", INTENTS_KEY, intent, field] => (Intent::NAMES.contains(intent)
+            && WEIGHT_KEYS.iter().any(|(k, _)| k == field))
+        .then_some(false),
+        ["types", name, field] => {
+            (!name.is_empty() && PROFILE_KEYS.contains(field)).then_some(false)
+        }
+        [section, key] => section_rule(section, key).map(Rule::is_string),
+        _ => None,
+    }
 }
 
 /// An environment value: a TOML value when it parses as one, else the raw text as a string.
@@ -560,10 +1326,71 @@ fn validate_layer(table: &Table, origin: &ConfigSource) -> Result<(), ConfigErro
                     }
                 }
             }
-            _ => {}
+            section => {
+                if let Some((_, keys)) = SECTIONS.iter().find(|(name, _)| *name == section) {
+                    validate_section(value, section, keys, origin)?;
+                }
+            }
         }
     }
     Ok(())
+}
+
+/// Checks one schema-described section (and, for `[search]`, its intent tables).
+fn validate_section(
+    value: &Value,
+    name: &str,
+    keys: Keys,
+    origin: &ConfigSource,
+) -> Result<(), ConfigError> {
+    let mut names = key_names(keys);
+    if name == "search" {
+        names.push(INTENTS_KEY);
+    }
+    let allowed = format!("a table with keys {}", names.join(", "));
+    let section = expect_table(value, origin, name, &allowed)?;
+    check_keys(section, name, &names, origin)?;
+    for (key, value) in section {
+        let path = join_key(name, key);
+        if name == "search" && key == INTENTS_KEY {
+            validate_intents(value, &path, origin)?;
+        } else if let Some((_, rule)) = keys.iter().find(|(k, _)| k == key) {
+            validate_leaf(*rule, value, &path, origin)?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks `[search.intents]`: only the known intents, each a table of weights.
+fn validate_intents(value: &Value, path: &str, origin: &ConfigSource) -> Result<(), ConfigError> {
+    let allowed = format!(
+        "a table of [{path}.<intent>] tables with intent one of {}",
+        Intent::NAMES.join(", ")
+    );
+    let intents = expect_table(value, origin, path, &allowed)?;
+    check_keys(intents, path, Intent::NAMES, origin)?;
+    let names = key_names(WEIGHT_KEYS);
+    for (intent, weights) in intents {
+        let path = join_key(path, intent);
+        let allowed = format!("a table with keys {}", names.join(", "));
+        let weights = expect_table(weights, origin, &path, &allowed)?;
+        check_keys(weights, &path, &names, origin)?;
+        for (key, value) in weights {
+            if let Some((_, rule)) = WEIGHT_KEYS.iter().find(|(k, _)| k == key) {
+                validate_leaf(*rule, value, &join_key(&path, key), origin)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn validate_leaf(
+    rule: Rule,
+    value: &Value,
+    path: &str,
+    origin: &ConfigSource,
+) -> Result<(), ConfigError> {
+    if rule.allows(value) { Ok(()) } else { Err(invalid(origin, path, value, &rule.allowed())) }
 }
 
 fn validate_profile_field(
@@ -705,6 +1532,22 @@ fn build_config(
     if let Some(value) = merged.get("default_type").and_then(Value::as_str) {
         config.default_type = value.to_owned();
     }
+    for (name, _) in SECTIONS {
+        let Some(table) = merged.get(*name).and_then(Value::as_table) else { continue };
+        if let Some(section) = config.section_mut(name) {
+            for (key, value) in table {
+                section.set(key, value);
+            }
+        }
+    }
+    let intents = merged.get("search").and_then(|s| s.get(INTENTS_KEY)).and_then(Value::as_table);
+    for (intent, weights) in intents.into_iter().flatten() {
+        let Ok(intent) = intent.parse::<Intent>() else { continue };
+        let slot = config.search.intents.get_mut(intent);
+        for (key, value) in weights.as_table().into_iter().flatten() {
+            slot.set(key, value);
+        }
+    }
     let privacy = merged.get("privacy").and_then(Value::as_table);
     if let Some(scrub) = privacy.and_then(|p| p.get("scrub_secrets")).and_then(Value::as_bool) {
         config.privacy.scrub_secrets = scrub;
@@ -742,8 +1585,16 @@ fn build_config(
 
 /// The dotted keys of every leaf of `config`.
 fn leaf_keys(config: &Config) -> Vec<String> {
-    let mut keys: Vec<String> =
-        ["storage_strategy", "default_type", "privacy.scrub_secrets"].map(str::to_owned).into();
+    let mut keys: Vec<String> = ["storage_strategy", "default_type"].map(str::to_owned).into();
+    for (section, fields) in SECTIONS {
+        keys.extend(fields.iter().map(|(field, _)| format!("{section}.{field}")));
+    }
+    for intent in Intent::ALL {
+        keys.extend(
+            WEIGHT_KEYS.iter().map(|(field, _)| format!("search.{INTENTS_KEY}.{intent}.{field}")),
+        );
+    }
+    keys.extend(PRIVACY_KEYS.iter().map(|field| format!("privacy.{field}")));
     for name in config.types.keys() {
         keys.extend(PROFILE_KEYS.iter().map(|field| format!("types.{name}.{field}")));
     }
@@ -811,8 +1662,295 @@ mod tests {
         let loaded = LoadedConfig::load(&ConfigInputs::default()).unwrap();
         assert_eq!(loaded.config, config);
         assert!(loaded.files.is_empty());
-        assert_eq!(loaded.sources.len(), 3 + 12 * 5);
+        assert_eq!(loaded.sources.len(), 2 + 2 + 10 + 4 * 2 + 11 + 1 + 1 + 12 * 5);
         assert!(loaded.sources.values().all(|s| *s == ConfigSource::Default));
+    }
+
+    #[test]
+    fn new_section_defaults_match_the_spec() {
+        let c = Config::default();
+        assert_eq!(c.embedding, EmbeddingConfig { model: "auto".to_owned(), batch_size: 32 });
+        let w = |bm25, vector| Weights { bm25, vector };
+        assert_eq!(
+            c.search,
+            SearchConfig {
+                profile: SearchProfile::Balanced,
+                limit: 5,
+                score_threshold: 0.1,
+                rrf_k: 60.0,
+                min_candidates: 50,
+                candidate_factor: 4,
+                calibration_midpoint: 0.35,
+                calibration_steepness: 10.0,
+                supersession_penalty: 0.5,
+                expiry_fade_days: 5.0,
+                intents: IntentWeights {
+                    general: w(0.4, 0.6),
+                    recall: w(0.6, 0.4),
+                    exact: w(0.8, 0.2),
+                    explore: w(0.3, 0.7),
+                },
+            }
+        );
+        assert_eq!(c.search.intents.get(Intent::Exact), w(0.8, 0.2));
+        assert_eq!(c.search.intents.get(Intent::General), w(0.4, 0.6));
+        assert_eq!(
+            c.lifecycle,
+            LifecycleConfig {
+                clock: ClockKind::Activity,
+                temperature_start: 0.5,
+                temperature_warm: 0.15,
+                cooling_rate: 0.05,
+                cold_threshold: 0.10,
+                notify_threshold: 0.10,
+                cold_check_minutes: 5,
+                renotify_hours: 0,
+                dedup_threshold: 0.95,
+                remember_update_threshold: 0.88,
+                merge_threshold: 0.85,
+            }
+        );
+        assert_eq!(c.mcp, McpConfig { tools: McpTools::Core });
+    }
+
+    #[test]
+    fn schema_and_structs_agree() {
+        // Every schema key can be read and written, and writing its value back is a no-op.
+        let mut config = Config::default();
+        for (name, keys) in SECTIONS {
+            for (key, rule) in *keys {
+                let value = config.section(name).unwrap().get(key).unwrap();
+                assert!(rule.allows(&value), "{name}.{key} = {value}");
+                config.section_mut(name).unwrap().set(key, &value);
+            }
+            assert_eq!(config.section(name).unwrap().get("nope"), None);
+        }
+        let mut weights = config.search.intents.general;
+        for (key, rule) in WEIGHT_KEYS {
+            let value = weights.get(key).unwrap();
+            assert!(rule.allows(&value));
+            weights.set(key, &Value::Float(0.0));
+        }
+        assert_eq!(weights, Weights { bm25: 0.0, vector: 0.0 });
+        assert_eq!(config, Config::default());
+        assert_eq!(SECTIONS.iter().map(|(n, _)| *n).collect::<Vec<_>>(), TOP_KEYS[2..6]);
+    }
+
+    #[test]
+    fn enums_parse_display_and_list_their_values() {
+        assert_eq!(
+            SearchProfile::ALL,
+            [
+                SearchProfile::Balanced,
+                SearchProfile::Ragdocs,
+                SearchProfile::Mnestra,
+                SearchProfile::Remindb,
+                SearchProfile::Mira
+            ]
+        );
+        for p in SearchProfile::ALL {
+            assert_eq!(p.to_string().parse::<SearchProfile>(), Ok(*p));
+            assert_eq!(serde_json::to_value(p).unwrap(), p.as_str());
+        }
+        let err = "fast".parse::<SearchProfile>().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown search profile \"fast\"; allowed: balanced, ragdocs, mnestra, remindb, mira"
+        );
+        assert_eq!(Intent::ALL.len(), 4);
+        for i in Intent::ALL {
+            assert_eq!(i.as_str().parse::<Intent>(), Ok(*i));
+            let json = serde_json::to_string(i).unwrap();
+            assert_eq!(serde_json::from_str::<Intent>(&json).unwrap(), *i);
+        }
+        assert_eq!(Intent::Explore.to_string(), "explore");
+        assert_eq!(
+            "Exact".parse::<Intent>().unwrap_err().to_string(),
+            "unknown intent \"Exact\"; allowed: general, recall, exact, explore"
+        );
+        assert_eq!("calendar".parse::<ClockKind>(), Ok(ClockKind::Calendar));
+        assert_eq!(ClockKind::ALL, [ClockKind::Activity, ClockKind::Calendar]);
+        assert_eq!(McpTools::Full.to_string(), "full");
+        assert_eq!(McpTools::ALL, [McpTools::Core, McpTools::Full]);
+        assert!("all".parse::<McpTools>().unwrap_err().to_string().contains("core, full"));
+        assert_eq!(SearchProfile::default(), SearchProfile::Balanced);
+        assert_eq!(Intent::default(), Intent::General);
+    }
+
+    #[test]
+    fn new_sections_follow_layer_precedence() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(
+            dir.path(),
+            "user.toml",
+            "[embedding]\nmodel = \"/models/mini\"\nbatch_size = 8\n\
+             [search]\nlimit = 7\nrrf_k = 30\n[lifecycle]\nclock = \"calendar\"\n\
+             cold_threshold = 0.2\n[mcp]\ntools = \"full\"\n",
+        );
+        let vault = write(
+            dir.path(),
+            "vault.toml",
+            "[embedding]\nbatch_size = 16\n[search]\nlimit = 9\n\
+             [search.intents.exact]\nbm25 = 0.9\n[lifecycle]\ncold_threshold = 0.3\n\
+             [mcp]\ntools = \"core\"\n",
+        );
+        let env = env(&[
+            ("MEMLANE_EMBEDDING__BATCH_SIZE", "64"),
+            ("MEMLANE_SEARCH__LIMIT", "11"),
+            ("MEMLANE_SEARCH__INTENTS__EXACT__BM25", "0.7"),
+            ("MEMLANE_LIFECYCLE__COLD_THRESHOLD", "0.4"),
+            ("MEMLANE_MCP__TOOLS", "full"),
+        ]);
+        let flags = [
+            (
+                "embedding.batch_size".to_owned(),
+                Value::Integer(128),
+                "-c embedding.batch_size".to_owned(),
+            ),
+            ("search.limit".to_owned(), Value::Integer(13), "--limit".to_owned()),
+            ("search.intents.exact.bm25".to_owned(), Value::Float(0.5), "-c x".to_owned()),
+            ("lifecycle.cold_threshold".to_owned(), Value::Float(0.5), "-c y".to_owned()),
+            ("mcp.tools".to_owned(), Value::from("core"), "--tools".to_owned()),
+        ];
+        let mut inputs = ConfigInputs {
+            user_file: Some(&user),
+            user_file_required: false,
+            vault_file: Some(&vault),
+            env: &env,
+            flags: &flags,
+        };
+        let user_src = format!("user config {}", user.display());
+        let vault_src = format!("vault config {}", vault.display());
+
+        let all = LoadedConfig::load(&inputs).unwrap();
+        let c = &all.config;
+        let src = |key: &str| all.sources[key].to_string();
+        assert_eq!(c.embedding.model, "/models/mini");
+        assert_eq!(src("embedding.model"), user_src);
+        assert_eq!(c.embedding.batch_size, 128);
+        assert_eq!(src("embedding.batch_size"), "flag -c embedding.batch_size");
+        assert_eq!(c.search.limit, 13);
+        assert_eq!(src("search.limit"), "flag --limit");
+        assert_eq!(c.search.rrf_k, 30.0);
+        assert_eq!(src("search.rrf_k"), user_src);
+        assert_eq!(c.search.intents.exact, Weights { bm25: 0.5, vector: 0.2 });
+        assert_eq!(src("search.intents.exact.bm25"), "flag -c x");
+        assert_eq!(src("search.intents.exact.vector"), "default");
+        assert_eq!(c.lifecycle.clock, ClockKind::Calendar);
+        assert_eq!(src("lifecycle.clock"), user_src);
+        assert_eq!(c.lifecycle.cold_threshold, 0.5);
+        assert_eq!(c.mcp.tools, McpTools::Core);
+        assert_eq!(src("mcp.tools"), "flag --tools");
+        assert_eq!(src("search.profile"), "default");
+
+        inputs.flags = &[];
+        let no_flags = LoadedConfig::load(&inputs).unwrap();
+        let c = &no_flags.config;
+        assert_eq!(
+            (c.embedding.batch_size, c.search.limit, c.lifecycle.cold_threshold, c.mcp.tools),
+            (64, 11, 0.4, McpTools::Full)
+        );
+        assert_eq!(c.search.intents.get(Intent::Exact).bm25, 0.7);
+        assert_eq!(
+            no_flags.sources["search.intents.exact.bm25"].to_string(),
+            "env MEMLANE_SEARCH__INTENTS__EXACT__BM25"
+        );
+        assert_eq!(no_flags.sources["mcp.tools"].to_string(), "env MEMLANE_MCP__TOOLS");
+
+        inputs.env = &[];
+        let files_only = LoadedConfig::load(&inputs).unwrap();
+        let c = &files_only.config;
+        assert_eq!(
+            (c.embedding.batch_size, c.search.limit, c.lifecycle.cold_threshold, c.mcp.tools),
+            (16, 9, 0.3, McpTools::Core)
+        );
+        assert_eq!(c.search.intents.exact.bm25, 0.9);
+        assert_eq!(files_only.sources["search.limit"].to_string(), vault_src);
+        assert_eq!(files_only.sources["mcp.tools"].to_string(), vault_src);
+
+        inputs.vault_file = None;
+        let user_only = LoadedConfig::load(&inputs).unwrap();
+        let c = &user_only.config;
+        assert_eq!(
+            (c.embedding.batch_size, c.search.limit, c.lifecycle.cold_threshold, c.mcp.tools),
+            (8, 7, 0.2, McpTools::Full)
+        );
+        assert_eq!(c.search.intents, IntentWeights::default());
+        assert_eq!(user_only.sources["lifecycle.cold_threshold"].to_string(), user_src);
+    }
+
+    #[test]
+    fn intent_tables_may_set_one_weight() {
+        let loaded = load_vault_text(
+            "[search.intents.recall]\nvector = 0.1\n[search.intents.explore]\nbm25 = 0\n\
+             [search.intents.general]\n",
+        )
+        .unwrap();
+        let intents = loaded.config.search.intents;
+        assert_eq!(intents.recall, Weights { bm25: 0.6, vector: 0.1 });
+        assert_eq!(intents.explore, Weights { bm25: 0.0, vector: 0.7 });
+        assert_eq!(intents.general, IntentWeights::default().general);
+        assert_eq!(intents.exact, IntentWeights::default().exact);
+        assert!(matches!(
+            loaded.sources["search.intents.recall.vector"],
+            ConfigSource::VaultFile(_)
+        ));
+        assert_eq!(loaded.sources["search.intents.recall.bm25"], ConfigSource::Default);
+        // Dotted keys and inline tables work too.
+        let loaded = load_vault_text("[search]\nintents.exact.vector = 1\n").unwrap();
+        assert_eq!(loaded.config.search.intents.exact, Weights { bm25: 0.8, vector: 1.0 });
+        let loaded = load_vault_text("search = { intents = { exact = { vector = 1 } } }").unwrap();
+        assert_eq!(loaded.config.search.intents.exact, Weights { bm25: 0.8, vector: 1.0 });
+    }
+
+    #[test]
+    fn unknown_intents_are_errors_listing_the_four() {
+        let err = load_vault_text("[search.intents.fuzzy]\nbm25 = 0.5\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, ConfigError::UnknownKey { .. }), "{msg}");
+        assert!(msg.starts_with("unknown key `search.intents.fuzzy` in vault config "), "{msg}");
+        assert!(msg.ends_with("; allowed: general, recall, exact, explore"), "{msg}");
+
+        let err = load_vault_text("[search.intents.exact]\nkeyword = 0.5\n").unwrap_err();
+        assert!(
+            err.to_string().starts_with("unknown key `search.intents.exact.keyword` in vault "),
+            "{err}"
+        );
+        assert!(err.to_string().ends_with("; allowed: bm25, vector"), "{err}");
+
+        for var in ["MEMLANE_SEARCH__INTENTS__FUZZY__BM25", "MEMLANE_SEARCH__INTENTS__EXACT"] {
+            let err = load_env(&[(var, "0.5")]).unwrap_err();
+            assert!(matches!(err, ConfigError::UnknownEnv { .. }), "{err}");
+            assert!(err.to_string().contains("INTENT one of GENERAL, RECALL, EXACT, EXPLORE"));
+        }
+        let flags = [("search.intents.Exact.bm25".to_owned(), Value::Float(0.5), "-c".to_owned())];
+        let err = LoadedConfig::load(&ConfigInputs { flags: &flags, ..Default::default() });
+        assert!(err.unwrap_err().to_string().ends_with("allowed: general, recall, exact, explore"));
+    }
+
+    #[test]
+    fn integer_keys_reject_floats_and_strings() {
+        for (text, key) in [
+            ("[search]\nlimit = 2.5", "search.limit"),
+            ("[search]\nlimit = 5.0", "search.limit"),
+            ("[search]\nlimit = \"5\"", "search.limit"),
+            ("[embedding]\nbatch_size = 32.0", "embedding.batch_size"),
+            ("[search]\nmin_candidates = 1e2", "search.min_candidates"),
+            ("[lifecycle]\nrenotify_hours = 0.5", "lifecycle.renotify_hours"),
+        ] {
+            let err = load_vault_text(text).unwrap_err();
+            assert!(matches!(err, ConfigError::Invalid { .. }), "{err}");
+            assert!(err.to_string().contains(&format!("`{key}`")), "{err}");
+            assert!(err.to_string().contains("allowed: an integer"), "{err}");
+        }
+        let err = load_env(&[("MEMLANE_SEARCH__CANDIDATE_FACTOR", "2.5")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid value 2.5 for `search.candidate_factor` in env \
+             MEMLANE_SEARCH__CANDIDATE_FACTOR; allowed: an integer >= 1"
+        );
+        let big = load_vault_text("[search]\nmin_candidates = 9223372036854775807").unwrap();
+        assert_eq!(big.config.search.min_candidates as u64, i64::MAX as u64);
     }
 
     #[test]
@@ -1025,6 +2163,153 @@ mod tests {
             ("privacy = 1", "privacy", "1", "scrub_secrets"),
             ("types = [1, 2]", "types", "[1, 2]", "[types.<name>]"),
             ("[types]\nplan = 5", "types.plan", "5", "half_life_days, weight"),
+            // [embedding]
+            (
+                "[embedding]\nmodel = \"\"",
+                "embedding.model",
+                "\"\"",
+                "\"auto\", \"builtin\" or the path of a sentence-transformer model directory",
+            ),
+            ("[embedding]\nmodel = \"  \"", "embedding.model", "\"  \"", "\"auto\""),
+            ("[embedding]\nmodel = 3", "embedding.model", "3", "as a string"),
+            (
+                "[embedding]\nbatch_size = 0",
+                "embedding.batch_size",
+                "0",
+                "an integer from 1 to 1024",
+            ),
+            ("[embedding]\nbatch_size = 1025", "embedding.batch_size", "1025", "from 1 to 1024"),
+            (
+                "embedding = \"auto\"",
+                "embedding",
+                "\"auto\"",
+                "a table with keys model, batch_size",
+            ),
+            // [search]
+            (
+                "[search]\nprofile = \"fast\"",
+                "search.profile",
+                "\"fast\"",
+                "\"balanced\", \"ragdocs\", \"mnestra\", \"remindb\" or \"mira\"",
+            ),
+            ("[search]\nprofile = \"Balanced\"", "search.profile", "\"Balanced\"", "\"balanced\""),
+            ("[search]\nlimit = 0", "search.limit", "0", "an integer from 1 to 1000"),
+            ("[search]\nlimit = 1001", "search.limit", "1001", "an integer from 1 to 1000"),
+            ("[search]\nlimit = 2.5", "search.limit", "2.5", "an integer from 1 to 1000"),
+            ("[search]\nscore_threshold = 1.5", "search.score_threshold", "1.5", "from 0 to 1"),
+            ("[search]\nscore_threshold = -0.1", "search.score_threshold", "-0.1", "from 0 to 1"),
+            ("[search]\nrrf_k = 0", "search.rrf_k", "0", "a finite number > 0"),
+            ("[search]\nrrf_k = inf", "search.rrf_k", "inf", "a finite number > 0"),
+            ("[search]\nmin_candidates = 0", "search.min_candidates", "0", "an integer >= 1"),
+            ("[search]\ncandidate_factor = 0", "search.candidate_factor", "0", "an integer >= 1"),
+            (
+                "[search]\ncalibration_midpoint = 0",
+                "search.calibration_midpoint",
+                "0",
+                "greater than 0 and less than 1",
+            ),
+            (
+                "[search]\ncalibration_midpoint = 1.0",
+                "search.calibration_midpoint",
+                "1.0",
+                "greater than 0 and less than 1",
+            ),
+            (
+                "[search]\ncalibration_steepness = -1",
+                "search.calibration_steepness",
+                "-1",
+                "a finite number > 0",
+            ),
+            (
+                "[search]\nsupersession_penalty = 0",
+                "search.supersession_penalty",
+                "0",
+                "greater than 0 and at most 1",
+            ),
+            (
+                "[search]\nsupersession_penalty = 1.5",
+                "search.supersession_penalty",
+                "1.5",
+                "greater than 0 and at most 1",
+            ),
+            (
+                "[search]\nexpiry_fade_days = -1",
+                "search.expiry_fade_days",
+                "-1",
+                "a finite number >= 0",
+            ),
+            ("search = []", "search", "[]", "a table with keys profile, limit"),
+            ("[search]\nintents = 1", "search.intents", "1", "general, recall, exact, explore"),
+            (
+                "[search.intents]\nexact = 0.5",
+                "search.intents.exact",
+                "0.5",
+                "a table with keys bm25, vector",
+            ),
+            (
+                "[search.intents.exact]\nbm25 = 1.1",
+                "search.intents.exact.bm25",
+                "1.1",
+                "from 0 to 1",
+            ),
+            (
+                "[search.intents.explore]\nvector = -0.5",
+                "search.intents.explore.vector",
+                "-0.5",
+                "from 0 to 1",
+            ),
+            (
+                "[search.intents.recall]\nvector = \"high\"",
+                "search.intents.recall.vector",
+                "\"high\"",
+                "a number from 0 to 1",
+            ),
+            // [lifecycle]
+            (
+                "[lifecycle]\nclock = \"wall\"",
+                "lifecycle.clock",
+                "\"wall\"",
+                "\"activity\" or \"calendar\"",
+            ),
+            (
+                "[lifecycle]\ntemperature_start = 2",
+                "lifecycle.temperature_start",
+                "2",
+                "from 0 to 1",
+            ),
+            (
+                "[lifecycle]\ntemperature_warm = -1",
+                "lifecycle.temperature_warm",
+                "-1",
+                "from 0 to 1",
+            ),
+            ("[lifecycle]\ncooling_rate = -0.01", "lifecycle.cooling_rate", "-0.01", ">= 0"),
+            ("[lifecycle]\ncold_threshold = 1.2", "lifecycle.cold_threshold", "1.2", "from 0 to 1"),
+            ("[lifecycle]\nnotify_threshold = nan", "lifecycle.notify_threshold", "nan", "0 to 1"),
+            (
+                "[lifecycle]\ncold_check_minutes = 0",
+                "lifecycle.cold_check_minutes",
+                "0",
+                "an integer >= 1",
+            ),
+            (
+                "[lifecycle]\nrenotify_hours = -1",
+                "lifecycle.renotify_hours",
+                "-1",
+                "an integer >= 0",
+            ),
+            ("[lifecycle]\ndedup_threshold = 1.01", "lifecycle.dedup_threshold", "1.01", "0 to 1"),
+            (
+                "[lifecycle]\nremember_update_threshold = -0.5",
+                "lifecycle.remember_update_threshold",
+                "-0.5",
+                "from 0 to 1",
+            ),
+            ("[lifecycle]\nmerge_threshold = true", "lifecycle.merge_threshold", "true", "0 to 1"),
+            // [mcp]
+            ("[mcp]\ntools = \"all\"", "mcp.tools", "\"all\"", "\"core\" or \"full\""),
+            ("[mcp]\ntools = 1", "mcp.tools", "1", "\"core\" or \"full\""),
+            ("mcp = true", "mcp", "true", "a table with keys tools"),
         ];
         for (text, key, value, allowed) in cases {
             let err = load_vault_text(text).unwrap_err();
@@ -1047,18 +2332,34 @@ mod tests {
     #[test]
     fn unknown_keys_name_origin_key_and_allowed() {
         let cases: &[(&str, &str, &str)] = &[
-            ("colour = 1", "colour", "storage_strategy, default_type, privacy, types"),
+            (
+                "colour = 1",
+                "colour",
+                "storage_strategy, default_type, embedding, search, lifecycle, mcp, privacy, types",
+            ),
             ("[privacy]\nscrub = true", "privacy.scrub", "scrub_secrets"),
             (
                 "[types.bug_fix]\nhalflife = 3",
                 "types.bug_fix.halflife",
                 "half_life_days, weight, recency_window_days, recency_max_boost, recency_rate",
             ),
+            ("[embedding]\nmodle = \"x\"", "embedding.modle", "model, batch_size"),
             (
-                "[search]\nprofile = \"x\"",
-                "search",
-                "storage_strategy, default_type, privacy, types",
+                "[search]\nlimits = 3",
+                "search.limits",
+                "profile, limit, score_threshold, rrf_k, min_candidates, candidate_factor, \
+                 calibration_midpoint, calibration_steepness, supersession_penalty, \
+                 expiry_fade_days, intents",
             ),
+            (
+                "[lifecycle]\nclocks = 1",
+                "lifecycle.clocks",
+                "clock, temperature_start, temperature_warm, cooling_rate, cold_threshold, \
+                 notify_threshold, cold_check_minutes, renotify_hours, dedup_threshold, \
+                 remember_update_threshold, merge_threshold",
+            ),
+            ("[mcp]\ntool = \"core\"", "mcp.tool", "tools"),
+            ("[search.intents.general]\nbm = 1", "search.intents.general.bm", "bm25, vector"),
         ];
         for (text, key, allowed) in cases {
             let err = load_vault_text(text).unwrap_err();
@@ -1112,6 +2413,12 @@ mod tests {
             ("MEMLANE_TYPES__BUG_FIX__HALF_LIFE_DAYS", "60"),
             ("Memlane_Types__Meeting__Weight", " 0.5 "),
             ("MEMLANE_DEFAULT_TYPE", "\"meeting\""),
+            ("MEMLANE_EMBEDDING__MODEL", "/opt/models/all-MiniLM-L6-v2"),
+            ("memlane_search__profile", "mira"),
+            ("MEMLANE_SEARCH__SCORE_THRESHOLD", "0"),
+            ("MEMLANE_LIFECYCLE__CLOCK", "calendar"),
+            ("MEMLANE_LIFECYCLE__RENOTIFY_HOURS", "24"),
+            ("MEMLANE_SEARCH__INTENTS__EXPLORE__VECTOR", "1"),
             ("PATH", "/bin"),
             ("MEMLANEX", "1"),
         ])
@@ -1123,6 +2430,13 @@ mod tests {
         assert_eq!(c.type_profile("bug_fix").unwrap().weight, 1.3);
         assert_eq!(c.type_profile("meeting").unwrap().weight, 0.5);
         assert_eq!(c.default_type, "meeting");
+        assert_eq!(c.embedding.model, "/opt/models/all-MiniLM-L6-v2");
+        assert_eq!(c.search.profile, SearchProfile::Mira);
+        assert_eq!(c.search.score_threshold, 0.0);
+        assert_eq!(c.lifecycle.clock, ClockKind::Calendar);
+        assert_eq!(c.lifecycle.renotify_hours, 24);
+        assert_eq!(c.search.intents.explore, Weights { bm25: 0.3, vector: 1.0 });
+        assert_eq!(loaded.sources["search.profile"].to_string(), "env memlane_search__profile");
         assert_eq!(
             loaded.sources["types.meeting.weight"],
             ConfigSource::Env("Memlane_Types__Meeting__Weight".to_owned())
@@ -1141,6 +2455,18 @@ mod tests {
         let env = env(&[("MEMLANE_DEFAULT_TYPE", "true")]);
         let inputs = ConfigInputs { user_file: Some(&user), env: &env, ..Default::default() };
         assert_eq!(LoadedConfig::load(&inputs).unwrap().config.default_type, "true");
+
+        // So does embedding.model; a quoted TOML string is unquoted.
+        let loaded = load_env(&[("MEMLANE_EMBEDDING__MODEL", "123")]).unwrap();
+        assert_eq!(loaded.config.embedding.model, "123");
+        let loaded = load_env(&[("MEMLANE_EMBEDDING__MODEL", "\"builtin\"")]).unwrap();
+        assert_eq!(loaded.config.embedding.model, "builtin");
+        let err = load_env(&[("MEMLANE_MCP__TOOLS", "1")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid value \"1\" for `mcp.tools` in env MEMLANE_MCP__TOOLS; allowed: \"core\" or \
+             \"full\""
+        );
     }
 
     #[test]
@@ -1168,6 +2494,17 @@ mod tests {
             "MEMLANE_PRIVACY__SCRUB",
             "MEMLANE_PRIVACY",
             "MEMLANE_STORAGE_STRATEGY__X",
+            "MEMLANE_SEARCH",
+            "MEMLANE_SEARCH__LIMT",
+            "MEMLANE_SEARCH__INTENTS",
+            "MEMLANE_SEARCH__INTENTS__EXACT",
+            "MEMLANE_SEARCH__INTENTS__EXACT__BM25__X",
+            "MEMLANE_SEARCH__LIMIT__X",
+            "MEMLANE_EMBEDDING",
+            "MEMLANE_EMBEDDING_MODEL",
+            "MEMLANE_LIFECYCLE__SCRUB_SECRETS",
+            "MEMLANE_MCP__TOOL",
+            "MEMLANE_PRIVACY__TOOLS",
         ] {
             let err = load_env(&[(var, "1")]).unwrap_err();
             let msg = err.to_string();
@@ -1177,6 +2514,9 @@ mod tests {
             );
             assert!(msg.contains("MEMLANE_TYPES__<TYPE>__<FIELD>"), "{msg}");
             assert!(msg.contains("MEMLANE_PRIVACY__SCRUB_SECRETS"), "{msg}");
+            assert!(msg.contains("MEMLANE_SEARCH__<KEY>"), "{msg}");
+            assert!(msg.contains("MEMLANE_SEARCH__INTENTS__<INTENT>__<BM25|VECTOR>"), "{msg}");
+            assert!(msg.contains("MEMLANE_MODEL are read elsewhere"), "{msg}");
         }
     }
 
@@ -1269,21 +2609,71 @@ mod tests {
         let user = write(
             dir.path(),
             "user config.toml",
-            "storage_strategy = \"user\"\n[types.meeting]\nweight = 0.25\n",
+            "storage_strategy = \"user\"\n[types.meeting]\nweight = 0.25\n\
+             [embedding]\nmodel = 'C:\\models\\\"mini\"'\n[search]\nrrf_k = 30\n\
+             [search.intents.recall]\nvector = 0\n[lifecycle]\nrenotify_hours = 12\n",
         );
-        let env = env(&[("MEMLANE_PRIVACY__SCRUB_SECRETS", "false")]);
-        let flags = [("default_type".to_owned(), Value::from("meeting"), "--type".to_owned())];
+        let env = env(&[
+            ("MEMLANE_PRIVACY__SCRUB_SECRETS", "false"),
+            ("MEMLANE_SEARCH__PROFILE", "remindb"),
+            ("MEMLANE_LIFECYCLE__CLOCK", "calendar"),
+        ]);
+        let flags = [
+            ("default_type".to_owned(), Value::from("meeting"), "--type".to_owned()),
+            ("mcp.tools".to_owned(), Value::from("full"), "-c mcp.tools".to_owned()),
+            ("search.limit".to_owned(), Value::Integer(20), "--limit".to_owned()),
+        ];
         let inputs =
             ConfigInputs { user_file: Some(&user), env: &env, flags: &flags, ..Default::default() };
         let loaded = LoadedConfig::load(&inputs).unwrap();
         let rendered = loaded.render_toml();
+        let u = user.display();
 
-        assert!(rendered.starts_with(&format!(
-            "storage_strategy = \"user\"  # user config {}\ndefault_type = \"meeting\"  # flag --type\n\
+        assert!(
+            rendered.starts_with(&format!(
+                "storage_strategy = \"user\"  # user config {u}\n\
+                 default_type = \"meeting\"  # flag --type\n\
+                 \n[embedding]\nmodel = 'C:\\models\\\"mini\"'  # user config {u}\n\
+                 batch_size = 32  # default\n\
+                 \n[search]\nprofile = \"remindb\"  # env MEMLANE_SEARCH__PROFILE\n\
+                 limit = 20  # flag --limit\nscore_threshold = 0.1  # default\n\
+                 rrf_k = 30.0  # user config {u}\nmin_candidates = 50  # default\n"
+            )),
+            "{rendered}"
+        );
+        assert!(rendered.contains(
+            "expiry_fade_days = 5.0  # default\n\
+             \n[search.intents.general]\nbm25 = 0.4  # default\nvector = 0.6  # default\n\
+             \n[search.intents.recall]\n"
+        ));
+        assert!(rendered.contains(&format!("vector = 0.0  # user config {u}\n")));
+        assert!(rendered.contains(
+            "\n[lifecycle]\nclock = \"calendar\"  # env MEMLANE_LIFECYCLE__CLOCK\n\
+             temperature_start = 0.5  # default\n"
+        ));
+        assert!(rendered.contains(&format!("renotify_hours = 12  # user config {u}\n")));
+        assert!(rendered.contains(
+            "merge_threshold = 0.85  # default\n\
+             \n[mcp]\ntools = \"full\"  # flag -c mcp.tools\n\
              \n[privacy]\nscrub_secrets = false  # env MEMLANE_PRIVACY__SCRUB_SECRETS\n\
-             \n[types.architecture]\nhalf_life_days = 365.0  # default\n",
-            user.display()
-        )));
+             \n[types.architecture]\nhalf_life_days = 365.0  # default\n"
+        ));
+        let headers: Vec<&str> = rendered.lines().filter(|l| l.starts_with('[')).collect();
+        assert_eq!(
+            headers[..9],
+            [
+                "[embedding]",
+                "[search]",
+                "[search.intents.general]",
+                "[search.intents.recall]",
+                "[search.intents.exact]",
+                "[search.intents.explore]",
+                "[lifecycle]",
+                "[mcp]",
+                "[privacy]",
+            ]
+        );
+        assert_eq!(rendered.lines().filter(|l| l.contains("  # ")).count(), loaded.sources.len());
         assert!(rendered.contains(&format!(
             "[types.meeting]\nhalf_life_days = 30.0  # default\nweight = 0.25  # user config {}\n",
             user.display()
@@ -1296,7 +2686,7 @@ mod tests {
         );
 
         let table: Table = rendered.parse().unwrap();
-        assert_eq!(table.len(), 4);
+        assert_eq!(table.keys().collect::<Vec<_>>(), TOP_KEYS);
         let reloaded = load_vault_text(&rendered).unwrap();
         assert_eq!(reloaded.config, loaded.config);
 
@@ -1327,6 +2717,23 @@ mod tests {
         assert_eq!(json["config"]["types"]["plan"]["weight"], 2.0);
         assert_eq!(json["config"]["types"]["document_chunk"]["recency_rate"], 1.0);
         assert_eq!(
+            json["config"]["embedding"],
+            serde_json::json!({"model": "auto", "batch_size": 32})
+        );
+        assert_eq!(json["config"]["search"]["profile"], "balanced");
+        assert_eq!(json["config"]["search"]["limit"], 5);
+        assert_eq!(json["config"]["search"]["rrf_k"], 60.0);
+        assert_eq!(
+            json["config"]["search"]["intents"]["exact"],
+            serde_json::json!({"bm25": 0.8, "vector": 0.2})
+        );
+        assert_eq!(json["config"]["lifecycle"]["clock"], "activity");
+        assert_eq!(json["config"]["lifecycle"]["cold_check_minutes"], 5);
+        assert_eq!(json["config"]["mcp"]["tools"], "core");
+        assert_eq!(json["sources"]["search.intents.exact.bm25"], "default");
+        let sections: Vec<&String> = json["config"].as_object().unwrap().keys().collect();
+        assert_eq!(sections, TOP_KEYS);
+        assert_eq!(
             json["sources"]["types.plan.weight"],
             format!("vault config {}", vault.display())
         );
@@ -1345,6 +2752,14 @@ mod tests {
         let table: Table = DEFAULT_CONFIG_TOML.parse().unwrap();
         assert_eq!(table["privacy"].as_table().unwrap().len(), 0);
         assert_eq!(table["types"]["bug_fix"].as_table().unwrap().len(), 0);
+        assert_eq!(table["embedding"].as_table().unwrap().len(), 0);
+        assert_eq!(table["lifecycle"].as_table().unwrap().len(), 0);
+        assert_eq!(table["mcp"].as_table().unwrap().len(), 0);
+        let search = table["search"].as_table().unwrap();
+        assert_eq!(search.keys().collect::<Vec<_>>(), [INTENTS_KEY]);
+        let intents = search[INTENTS_KEY].as_table().unwrap();
+        assert_eq!(intents.keys().collect::<Vec<_>>(), Intent::NAMES);
+        assert!(intents.values().all(|t| t.as_table().unwrap().is_empty()));
     }
 
     #[test]
@@ -1352,7 +2767,9 @@ mod tests {
         let setting = |line: &str| -> Option<String> {
             let rest = line.strip_prefix("# ")?;
             let (key, _) = rest.split_once(" = ")?;
-            key.chars().all(|c| c.is_ascii_lowercase() || c == '_').then(|| key.to_owned())
+            key.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                .then(|| key.to_owned())
         };
         let lines: Vec<&str> = DEFAULT_CONFIG_TOML.lines().collect();
         let mut keys = Vec::new();
@@ -1367,15 +2784,34 @@ mod tests {
             assert_eq!(loaded.config, Config::default(), "{line}");
             assert!(loaded.sources.values().any(|s| matches!(s, ConfigSource::VaultFile(_))));
         }
-        let mut expected: Vec<&str> = vec!["storage_strategy", "default_type", "scrub_secrets"];
+        let mut expected: Vec<&str> = vec!["storage_strategy", "default_type"];
+        for (name, fields) in SECTIONS {
+            expected.extend(key_names(fields));
+            if *name == "search" {
+                for _ in Intent::ALL {
+                    expected.extend(key_names(WEIGHT_KEYS));
+                }
+            }
+        }
+        expected.extend(PRIVACY_KEYS);
         expected.extend(PROFILE_KEYS);
         assert_eq!(keys, expected);
+        // Every example has its own one-line comment just above it.
+        for (i, line) in lines.iter().enumerate() {
+            if setting(line).is_some() {
+                let above = lines[i - 1];
+                assert!(above.starts_with("# ") && setting(above).is_none(), "{line}");
+            }
+        }
 
         let all: Vec<&str> =
             lines.iter().map(|l| if setting(l).is_some() { &l[2..] } else { l }).collect();
         let loaded = load_vault_text(&all.join("\n")).unwrap();
         assert_eq!(loaded.config, Config::default());
-        assert_eq!(loaded.sources.values().filter(|s| **s != ConfigSource::Default).count(), 8);
+        assert_eq!(
+            loaded.sources.values().filter(|s| **s != ConfigSource::Default).count(),
+            keys.len()
+        );
     }
 
     #[test]

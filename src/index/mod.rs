@@ -3,3 +3,5 @@
 pub mod chunk;
 pub mod embed;
 pub mod keyword;
+pub mod minilm;
+pub mod vector;

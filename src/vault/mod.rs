@@ -14,7 +14,9 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use scan::{ListFilter, ListSort, Memory};
-pub use write::{AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus};
+pub use write::{
+    AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus, atomic_write,
+};
 
 /// The name of the vault folder inside a project.
 pub const VAULT_DIR: &str = ".memories";

@@ -83,7 +83,8 @@ impl Vault {
         Ok(self.memory_from_text(name.clone(), path, raw))
     }
 
-    pub(crate) fn memory_from_text(&self, name: MemoryName, path: PathBuf, raw: String) -> Memory {
+    /// Builds a memory from bytes already read (the indexer reads each file once).
+    pub fn memory_from_text(&self, name: MemoryName, path: PathBuf, raw: String) -> Memory {
         let doc = Document::parse(&raw);
         let mut warnings = Vec::new();
         let map = match doc.mapping() {

@@ -60,33 +60,41 @@ fn time_arg(flag: &str, s: &str) -> Result<jiff::Timestamp, Error> {
     })
 }
 
+/// Resolves `--after`, `--before` and `--since` (which overrides both) into a time window;
+/// an empty window (`after ≥ before`) is an error.
+pub(crate) fn time_window(
+    vault: &memlane::vault::Vault,
+    after: Option<&str>,
+    before: Option<&str>,
+    since: Option<&str>,
+) -> Result<(Option<jiff::Timestamp>, Option<jiff::Timestamp>), Error> {
+    if let Some(s) = since {
+        let secs = parse_duration_secs(s).ok_or_else(|| {
+            Error::Invalid(format!("--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"))
+        })?;
+        return Ok((Some(vault.clock.now() - jiff::SignedDuration::from_secs(secs)), None));
+    }
+    let after = after.map(|s| time_arg("--after", s)).transpose()?;
+    let before = before.map(|s| time_arg("--before", s)).transpose()?;
+    if let (Some(a), Some(b)) = (after, before)
+        && a >= b
+    {
+        return Err(Error::Invalid(format!(
+            "--after {} is not before --before {}; the range is empty\n  hint: swap them",
+            format_timestamp(a),
+            format_timestamp(b)
+        )));
+    }
+    Ok((after, before))
+}
+
 pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     for t in &args.types {
         vault.check_type(t)?;
     }
-    let (mut after, mut before) = (None, None);
-    if let Some(s) = &args.since {
-        let secs = parse_duration_secs(s).ok_or_else(|| {
-            Error::Invalid(format!(
-                "--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"
-            ))
-        })?;
-        after = Some(vault.clock.now() - jiff::SignedDuration::from_secs(secs));
-    } else {
-        after = args.after.as_deref().map(|s| time_arg("--after", s)).transpose()?.or(after);
-        before = args.before.as_deref().map(|s| time_arg("--before", s)).transpose()?.or(before);
-        if let (Some(a), Some(b)) = (after, before)
-            && a >= b
-        {
-            return Err(Error::Invalid(format!(
-                "--after {} is not before --before {}; the range is empty\n  hint: swap them",
-                format_timestamp(a),
-                format_timestamp(b)
-            ))
-            .into());
-        }
-    }
+    let (after, before) =
+        time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
     let filter = ListFilter {
         types: args.types.clone(),
         tags: args.tags.clone(),

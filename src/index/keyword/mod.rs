@@ -200,6 +200,7 @@ pub struct KeywordIndex {
     index: Index,
     reader: IndexReader,
     fields: Fields,
+    boosts: FieldBoosts,
 }
 
 impl std::fmt::Debug for KeywordIndex {
@@ -244,7 +245,19 @@ impl KeywordIndex {
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
             .try_into()
             .map_err(tantivy_err("open a reader"))?;
-        Ok(Self { index, reader, fields })
+        Ok(Self { index, reader, fields, boosts: FIELD_BOOSTS })
+    }
+
+    /// Replaces the field boosts used by [`search`](Self::search) (default [`FIELD_BOOSTS`]);
+    /// boosts apply at query time, so changing them needs no reindex.
+    pub fn with_boosts(mut self, boosts: FieldBoosts) -> Self {
+        self.boosts = boosts;
+        self
+    }
+
+    /// The field boosts in use.
+    pub fn boosts(&self) -> FieldBoosts {
+        self.boosts
     }
 
     /// Opens the single writer. Fails with [`KeywordError::Locked`] while another writer (in
@@ -321,12 +334,9 @@ impl KeywordIndex {
     /// quoted spans. `None` when the query has no term.
     fn text_query(&self, query: &str) -> Option<Box<dyn Query>> {
         let f = &self.fields;
-        let weighted = [
-            (f.title, FIELD_BOOSTS.title),
-            (f.headers, FIELD_BOOSTS.headers),
-            (f.tags, FIELD_BOOSTS.tags),
-            (f.body, FIELD_BOOSTS.body),
-        ];
+        let b = &self.boosts;
+        let weighted =
+            [(f.title, b.title), (f.headers, b.headers), (f.tags, b.tags), (f.body, b.body)];
         let mut counts: Vec<(String, usize)> = Vec::new();
         for (_, term) in analyzer::analyze(&mut analyzer::index_analyzer(), query) {
             if let Some(entry) = counts.iter_mut().find(|(t, _)| *t == term) {
@@ -341,6 +351,9 @@ impl KeywordIndex {
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (term, count) in &counts {
             for &(field, boost) in &weighted {
+                if boost <= 0.0 {
+                    continue;
+                }
                 let tq = TermQuery::new(
                     Term::from_field_text(field, term),
                     IndexRecordOption::WithFreqs,

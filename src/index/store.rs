@@ -1,0 +1,490 @@
+//! `Indexes`: the keyword, vector and manifest trio for one vault, kept fresh by `reconcile`.
+//!
+//! Every command that reads the indices first calls [`Indexes::reconcile`]: a `stat` of every
+//! memory file against the manifest. Unchanged vaults cost one directory walk and no lock.
+//! Changes (edits outside memlane, `git pull`, deletions) are applied under the vault's index
+//! lock (`indices/write.lock`, an OS file lock released when a process dies), in a fixed order —
+//! keyword commit, vector save, manifest save — so a crash at any point leaves an older manifest,
+//! and the next reconcile re-applies the difference. Readers never take the lock: tantivy and the
+//! vector file are replaced atomically, and a reader sees either the old or the new state.
+//! Deleting `indices/` is always safe: the next command rebuilds it from the files.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::chunk::{ChunkOptions, chunk_markdown, markdown_title};
+use super::embed::Embedder;
+use super::keyword::{KeywordDoc, KeywordError, KeywordIndex};
+use super::manifest::{Entry, Manifest, chunk_id, chunk_key};
+use super::vector::{OpenOutcome, VectorIndex};
+use crate::error::{Error, IoResultExt};
+use crate::model::MemoryName;
+use crate::vault::{Memory, Vault};
+
+/// How long a writer waits for another process's index lock before giving up.
+pub const LOCK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Errors of the derived indices.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The keyword index failed.
+    #[error(transparent)]
+    Keyword(#[from] KeywordError),
+    /// The vector index failed.
+    #[error(transparent)]
+    Vector(#[from] super::vector::VectorError),
+    /// Another process held the lock too long.
+    #[error(
+        "another memlane process has held the index lock {} for over {} s\n  hint: wait for it to finish (a reindex of a large vault can take a while) and run the command again",
+        .0.display(), LOCK_TIMEOUT.as_secs()
+    )]
+    LockTimeout(PathBuf),
+    /// The embedder failed.
+    #[error("the embedder failed: {0}")]
+    Embed(String),
+}
+
+/// What a reconcile or rebuild did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ReconcileReport {
+    /// Memories indexed for the first time.
+    pub added: usize,
+    /// Memories re-indexed because they changed.
+    pub updated: usize,
+    /// Memories removed from the indices.
+    pub removed: usize,
+    /// Memories checked and found unchanged.
+    pub unchanged: usize,
+    /// Chunks embedded and indexed.
+    pub chunks: usize,
+    /// Why everything was rebuilt, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rebuilt: Option<String>,
+    /// Files that could not be indexed, with the reason.
+    pub problems: Vec<String>,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+impl ReconcileReport {
+    /// Whether anything was written.
+    pub fn changed(&self) -> bool {
+        self.added + self.updated + self.removed > 0 || self.rebuilt.is_some()
+    }
+}
+
+/// Progress of long work, for a progress bar.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Chunks done.
+    pub done: usize,
+    /// Chunks in all.
+    pub total: usize,
+}
+
+/// One memory file as found on disk.
+#[derive(Debug, Clone)]
+struct Stat {
+    name: MemoryName,
+    size: u64,
+    mtime_ns: i128,
+}
+
+/// The three derived stores of one vault.
+pub struct Indexes {
+    dir: PathBuf,
+    keyword: KeywordIndex,
+    vector: VectorIndex,
+    manifest: Manifest,
+    embedder: Arc<dyn Embedder>,
+    needs_rebuild: Option<String>,
+    keys: HashMap<u64, (String, usize)>,
+}
+
+impl std::fmt::Debug for Indexes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Indexes").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+/// An exclusive lock on a vault's indices, released on drop (or when the process dies).
+struct WriteLock {
+    _file: std::fs::File,
+}
+
+fn lock(dir: &Path) -> crate::Result<WriteLock> {
+    let path = dir.join("write.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .at("open", &path)?;
+    let start = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(WriteLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                if start.elapsed() > LOCK_TIMEOUT {
+                    return Err(IndexError::LockTimeout(path).into());
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(crate::error::PathError { action: "lock", path, source: e }.into());
+            }
+        }
+    }
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+impl Indexes {
+    /// The indices folder of a vault.
+    pub fn dir_of(vault: &Vault) -> PathBuf {
+        vault.root().join("indices")
+    }
+
+    /// Opens (or creates) the indices of `vault` for `embedder`. Nothing is re-indexed here; call
+    /// [`Indexes::reconcile`].
+    pub fn open(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
+        let dir = Self::dir_of(vault);
+        std::fs::create_dir_all(&dir).at("create", &dir)?;
+        let mut needs_rebuild = None;
+        let manifest = match Manifest::load(&dir.join("manifest.json")) {
+            Some(m) if m.embedder_id == embedder.id() && m.dim == embedder.dim() => m,
+            Some(m) => {
+                needs_rebuild = Some(format!(
+                    "the vector index was built with {} ({} dimensions); now using {} ({})",
+                    m.embedder_id,
+                    m.dim,
+                    embedder.id(),
+                    embedder.dim()
+                ));
+                Manifest::default()
+            }
+            None => {
+                needs_rebuild = Some("no index yet".to_owned());
+                Manifest::default()
+            }
+        };
+        let keyword = match KeywordIndex::open_or_create(&dir.join("keyword")) {
+            Ok(k) => k,
+            Err(KeywordError::SchemaMismatch { .. }) | Err(KeywordError::Open { .. }) => {
+                // Built by another memlane version or damaged: start over under the lock.
+                let _lock = lock(&dir)?;
+                let kdir = dir.join("keyword");
+                let _ = std::fs::remove_dir_all(&kdir);
+                needs_rebuild = Some("the keyword index was unreadable".to_owned());
+                KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
+            }
+            Err(e) => return Err(IndexError::from(e).into()),
+        };
+        let vdir = dir.join("vector");
+        let vector =
+            match VectorIndex::open(&vdir, embedder.id(), embedder.dim()).map_err(IndexError::from)? {
+                OpenOutcome::Ready(v) => v,
+                OpenOutcome::NeedsRebuild { reason } => {
+                    needs_rebuild.get_or_insert(reason);
+                    VectorIndex::create(&vdir, embedder.id(), embedder.dim())
+                        .map_err(IndexError::from)?
+                }
+            };
+        let mut idx =
+            Indexes { dir, keyword, vector, manifest, embedder, needs_rebuild, keys: HashMap::new() };
+        if idx.needs_rebuild.is_none() {
+            let total = idx.manifest.total_chunks();
+            if idx.vector.len() != total || idx.keyword.num_chunks() as usize != total {
+                idx.needs_rebuild = Some(format!(
+                    "the indices disagree with the manifest ({} keyword and {} vector chunks, {} expected)",
+                    idx.keyword.num_chunks(),
+                    idx.vector.len(),
+                    total
+                ));
+            }
+        }
+        idx.rebuild_keys();
+        Ok(idx)
+    }
+
+    fn rebuild_keys(&mut self) {
+        self.keys.clear();
+        for (name, e) in &self.manifest.entries {
+            for ord in 0..e.chunks {
+                self.keys.insert(chunk_key(name, ord), (name.clone(), ord));
+            }
+        }
+    }
+
+    /// The keyword index.
+    pub fn keyword(&self) -> &KeywordIndex {
+        &self.keyword
+    }
+
+    /// The vector index.
+    pub fn vector(&self) -> &VectorIndex {
+        &self.vector
+    }
+
+    /// The manifest (metadata of every indexed memory).
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The embedder the vectors were built with.
+    pub fn embedder(&self) -> &Arc<dyn Embedder> {
+        &self.embedder
+    }
+
+    /// The memory name and chunk ordinal of a vector key.
+    pub fn key_owner(&self, key: u64) -> Option<&(String, usize)> {
+        self.keys.get(&key)
+    }
+
+    /// The indices folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn stat_vault(vault: &Vault) -> crate::Result<Vec<Stat>> {
+        let mut out = Vec::new();
+        for name in vault.names()? {
+            let path = vault.path_of(&name);
+            let Ok(meta) = std::fs::metadata(&path) else { continue };
+            out.push(Stat { name, size: meta.len(), mtime_ns: mtime_ns(&meta) });
+        }
+        Ok(out)
+    }
+
+    /// Brings the indices up to date with the files: cheap when nothing changed.
+    pub fn reconcile(&mut self, vault: &Vault) -> crate::Result<ReconcileReport> {
+        self.reconcile_with(vault, false, &mut |_| {})
+    }
+
+    /// Rebuilds everything from the files.
+    pub fn rebuild(
+        &mut self,
+        vault: &Vault,
+        progress: &mut dyn FnMut(Progress),
+    ) -> crate::Result<ReconcileReport> {
+        self.reconcile_with(vault, true, progress)
+    }
+
+    fn diff(&self, stats: &[Stat]) -> (Vec<Stat>, Vec<String>, usize) {
+        let mut maybe_changed = Vec::new();
+        let mut unchanged = 0;
+        let on_disk: HashSet<&str> = stats.iter().map(|s| s.name.as_str()).collect();
+        for s in stats {
+            match self.manifest.entries.get(s.name.as_str()) {
+                Some(e) if e.size == s.size && e.mtime_ns == s.mtime_ns => unchanged += 1,
+                _ => maybe_changed.push(s.clone()),
+            }
+        }
+        let removed = self
+            .manifest
+            .entries
+            .keys()
+            .filter(|n| !on_disk.contains(n.as_str()))
+            .cloned()
+            .collect();
+        (maybe_changed, removed, unchanged)
+    }
+
+    fn reconcile_with(
+        &mut self,
+        vault: &Vault,
+        force: bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> crate::Result<ReconcileReport> {
+        let start = Instant::now();
+        let stats = Self::stat_vault(vault)?;
+        let (maybe_changed, removed, unchanged) = self.diff(&stats);
+        if !force && self.needs_rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty() {
+            return Ok(ReconcileReport { unchanged, ..Default::default() });
+        }
+        let _lock = lock(&self.dir)?;
+        // Another process may have done the work while we waited: start from the newest state.
+        let fresh = Indexes::open(vault, self.embedder.clone())?;
+        *self = fresh;
+        let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
+        let mut report = ReconcileReport::default();
+        let (maybe_changed, removed, unchanged) = if rebuild.is_some() {
+            (stats.clone(), Vec::new(), 0)
+        } else {
+            self.diff(&stats)
+        };
+        report.unchanged = unchanged;
+        if rebuild.is_some() {
+            self.manifest = Manifest::default();
+        }
+        self.manifest.format = super::manifest::FORMAT;
+        self.manifest.embedder_id = self.embedder.id().to_owned();
+        self.manifest.dim = self.embedder.dim();
+
+        let mut kw = self.keyword.writer().map_err(IndexError::from)?;
+        if rebuild.is_some() {
+            kw.delete_all().map_err(IndexError::from)?;
+            self.vector = VectorIndex::create(&self.dir.join("vector"), self.embedder.id(), self.embedder.dim())
+                .map_err(IndexError::from)?;
+        }
+        for name in &removed {
+            if let Some(old) = self.manifest.entries.remove(name) {
+                kw.delete_memory(name);
+                for ord in 0..old.chunks {
+                    self.vector.remove(chunk_key(name, ord)).map_err(IndexError::from)?;
+                }
+                report.removed += 1;
+            }
+        }
+
+        // Read, hash and chunk every candidate; embed all new chunks in batches.
+        struct Pending {
+            name: String,
+            memory: Memory,
+            entry: Entry,
+            chunks: Vec<super::chunk::Chunk>,
+            existed: bool,
+        }
+        let mut pending: Vec<Pending> = Vec::new();
+        for s in &maybe_changed {
+            let path = vault.path_of(&s.name);
+            let bytes = match std::fs::read(&path) {
+                Ok(b) => b,
+                Err(e) => {
+                    report.problems.push(format!("{}: cannot read: {e}", s.name));
+                    continue;
+                }
+            };
+            let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
+            let old = self.manifest.entries.get(s.name.as_str());
+            if let Some(old) = old.filter(|o| o.hash == hash) {
+                // Touched, not changed: remember the new stat only.
+                let mut e = old.clone();
+                e.size = s.size;
+                e.mtime_ns = s.mtime_ns;
+                self.manifest.entries.insert(s.name.to_string(), e);
+                report.unchanged += 1;
+                continue;
+            }
+            let Ok(raw) = String::from_utf8(bytes) else {
+                report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
+                continue;
+            };
+            let memory = vault.memory_from_text(s.name.clone(), path, raw);
+            let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
+            let chunks = chunk_markdown(&content, &ChunkOptions::default());
+            let title = markdown_title(&content).unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
+            let entry = Entry {
+                size: s.size,
+                mtime_ns: s.mtime_ns,
+                hash,
+                id: memory.id.to_string(),
+                chunks: chunks.len(),
+                title,
+                memory_type: memory.memory_type.clone(),
+                status: memory.status.clone(),
+                tags: memory.meta.tags.clone(),
+                created: memory.created_at.as_second(),
+                updated: memory.updated_at.as_second(),
+                pinned: memory.meta.pinned,
+                superseded_by: memory.meta.superseded_by.clone(),
+                expires_at: memory.meta.expires_at.map(|t| t.as_second()),
+                happens_at: memory.meta.happens_at.map(|t| t.as_second()),
+                warnings: memory.warnings.clone(),
+            };
+            pending.push(Pending { name: s.name.to_string(), memory, entry, chunks, existed: old.is_some() });
+        }
+
+        let total: usize = pending.iter().map(|p| p.chunks.len()).sum();
+        let batch = 32;
+        let mut done = 0;
+        progress(Progress { done, total });
+        for p in &pending {
+            if let Some(old) = self.manifest.entries.get(&p.name) {
+                kw.delete_memory(&p.name);
+                for ord in 0..old.chunks {
+                    self.vector.remove(chunk_key(&p.name, ord)).map_err(IndexError::from)?;
+                }
+            }
+            let texts: Vec<String> = p
+                .chunks
+                .iter()
+                .map(|c| embed_text(&p.entry.title, &c.header_path, &c.text))
+                .collect();
+            for (i, part) in texts.chunks(batch).enumerate() {
+                let refs: Vec<&str> = part.iter().map(String::as_str).collect();
+                let vectors = self.embedder.embed_batch(&refs);
+                if vectors.len() != refs.len() {
+                    return Err(IndexError::Embed(format!(
+                        "{} vectors for {} texts",
+                        vectors.len(),
+                        refs.len()
+                    ))
+                    .into());
+                }
+                for (j, v) in vectors.iter().enumerate() {
+                    let ord = i * batch + j;
+                    self.vector.upsert(chunk_key(&p.name, ord), v).map_err(IndexError::from)?;
+                }
+                done += refs.len();
+                progress(Progress { done, total });
+            }
+            for c in &p.chunks {
+                let id = chunk_id(&p.name, c.ordinal);
+                kw.add(&KeywordDoc {
+                    chunk_id: &id,
+                    memory_id: &p.name,
+                    title: &p.entry.title,
+                    headers: &c.header_path,
+                    body: &c.text,
+                    tags: &p.memory.meta.tags,
+                    memory_type: &p.entry.memory_type,
+                    status: &p.entry.status,
+                    created_unix: p.entry.created,
+                })
+                .map_err(IndexError::from)?;
+            }
+            report.chunks += p.chunks.len();
+            if p.existed {
+                report.updated += 1;
+            } else {
+                report.added += 1;
+            }
+            self.manifest.entries.insert(p.name.clone(), p.entry.clone());
+        }
+        if rebuild.is_some() {
+            report.added = pending.len();
+            report.updated = 0;
+        }
+        kw.commit().map_err(IndexError::from)?;
+        self.vector.save().map_err(IndexError::from)?;
+        self.manifest.save(&self.dir.join("manifest.json"))?;
+        self.rebuild_keys();
+        report.rebuilt = rebuild;
+        report.elapsed_ms = start.elapsed().as_millis() as u64;
+        Ok(report)
+    }
+}
+
+/// The text a chunk is embedded as: the memory's title (when the chunk does not already start
+/// with it), then the chunk.
+pub fn embed_text(title: &str, _header_path: &str, text: &str) -> String {
+    if text.trim_start().trim_start_matches('#').trim_start().starts_with(title) {
+        text.to_owned()
+    } else {
+        format!("{title}\n{text}")
+    }
+}
+
+impl From<IndexError> for Error {
+    fn from(e: IndexError) -> Error {
+        Error::Index(e)
+    }
+}

@@ -1,0 +1,461 @@
+//! Search: one pipeline from a query to ranked, explained memories (SPEC §8).
+//!
+//! 1. **Retrieve** chunks from the keyword index (BM25) and the vector index, C = max(min, factor ×
+//!    limit) each, with the hard filters (type, tags, status, time window) applied inside retrieval.
+//! 2. **Fuse** per memory (a memory ranks by its best chunk) with weighted RRF; the weights come
+//!    from the intent.
+//! 3. **Calibrate** to an absolute relevance in [0, 1] from evidence — IDF-weighted query-term
+//!    coverage and normalised vector similarity — so a query about nothing in the vault scores
+//!    near 0 (the `ragdocs` profile uses that system's sigmoid over the raw RRF score instead).
+//! 4. **Type profile**: × weight × 1 / (1 + age / half-life).
+//! 5. **Recency**: + max_boost × rate^age within the type's window.
+//! 6. **Temperature**: × (0.3 + 0.7 T) — neutral (T = 1) until usage state exists.
+//! 7. **Supersession / expiry**: × penalty when superseded; × the expiration fade.
+//! 8. **Threshold**, clamp to [0, 1], sort (score, then name), limit or token budget.
+//!
+//! Every stage's value is kept in [`Explain`] for `--explain`.
+
+pub mod fusion;
+pub mod rank;
+
+use std::collections::{HashMap, HashSet};
+
+use jiff::Timestamp;
+
+use crate::config::{Intent, SearchProfile};
+use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
+use crate::index::keyword::KeywordFilter;
+use crate::index::manifest::{Entry, parse_chunk_id};
+use crate::index::store::{IndexError, Indexes};
+use crate::model::MemoryName;
+use crate::vault::Vault;
+
+/// What to search for.
+#[derive(Debug, Clone)]
+pub struct SearchQuery {
+    /// The query text, as typed.
+    pub text: String,
+    /// How many results (the config's `search.limit` when `None`).
+    pub limit: Option<usize>,
+    /// Only these types (any of them).
+    pub types: Vec<String>,
+    /// Only memories with any of these tags.
+    pub tags: Vec<String>,
+    /// Only these statuses; empty means `active` (and `archived` with `include_archived`).
+    pub statuses: Vec<String>,
+    /// Also archived memories.
+    pub include_archived: bool,
+    /// Created at or after.
+    pub after: Option<Timestamp>,
+    /// Created before.
+    pub before: Option<Timestamp>,
+    /// The search intent (RRF weights).
+    pub intent: Intent,
+    /// Fill results up to this many estimated tokens instead of a count (at least one result).
+    pub budget: Option<usize>,
+    /// A ranking profile other than the configured one.
+    pub profile: Option<SearchProfile>,
+}
+
+impl SearchQuery {
+    /// A query with default settings.
+    pub fn new(text: impl Into<String>) -> SearchQuery {
+        SearchQuery {
+            text: text.into(),
+            limit: None,
+            types: Vec::new(),
+            tags: Vec::new(),
+            statuses: Vec::new(),
+            include_archived: false,
+            after: None,
+            before: None,
+            intent: Intent::General,
+            budget: None,
+            profile: None,
+        }
+    }
+}
+
+/// Every stage's value for one result (`--explain`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Explain {
+    /// Rank of the memory's best chunk in the BM25 list (1-based).
+    pub bm25_rank: Option<usize>,
+    /// BM25 score of that chunk.
+    pub bm25_score: Option<f32>,
+    /// Rank in the vector list.
+    pub vector_rank: Option<usize>,
+    /// Cosine similarity of the memory's best chunk to the query.
+    pub vector_similarity: Option<f32>,
+    /// Weighted RRF score.
+    pub rrf: f64,
+    /// IDF-weighted share of query terms found in the memory's best chunk, title and tags.
+    pub coverage: f64,
+    /// Vector similarity normalised to [0, 1] for this embedder.
+    pub vector_evidence: f64,
+    /// Weighted evidence that calibration maps to relevance.
+    pub evidence: f64,
+    /// Stage 3: calibrated relevance.
+    pub calibrated: f64,
+    /// Age in days used by stages 4 and 5.
+    pub age_days: f64,
+    /// Stage 4: the type's weight.
+    pub type_weight: f64,
+    /// Stage 4: the type's decay factor.
+    pub type_decay: f64,
+    /// Stage 5: the recency bonus added.
+    pub recency_bonus: f64,
+    /// Stage 6: the temperature used.
+    pub temperature: f64,
+    /// Stage 6: its factor.
+    pub temperature_factor: f64,
+    /// Stage 7: the supersession factor.
+    pub supersession_factor: f64,
+    /// Stage 7: the expiration fade.
+    pub expiry_factor: f64,
+    /// Stage 8: the final score (clamped).
+    pub score: f64,
+}
+
+/// One result: a memory, its best chunk, its score.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SearchHit {
+    /// `memory:<name>` (ragdocs' field).
+    pub memory_id: String,
+    /// The memory's name.
+    pub name: String,
+    /// The memory's 11-char id.
+    pub id: String,
+    /// Final relevance in [0, 1].
+    pub score: f64,
+    /// The best chunk's text (redacted).
+    pub content: String,
+    /// A short excerpt around the first query term.
+    pub snippet: String,
+    /// The memory's type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// The memory's status.
+    pub status: String,
+    /// The memory's tags.
+    pub tags: Vec<String>,
+    /// The memory's file.
+    pub file_path: String,
+    /// The best chunk's heading path.
+    pub header_path: String,
+    /// The memory that replaces this one, when superseded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// Estimated tokens of `content`.
+    pub tokens: usize,
+    /// Every stage's value.
+    pub explain: Explain,
+}
+
+/// The results of a search.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SearchResults {
+    /// Results, best first.
+    pub hits: Vec<SearchHit>,
+    /// The profile used.
+    pub profile: SearchProfile,
+    /// The intent used.
+    pub intent: Intent,
+    /// The embedder used for the vector side.
+    pub embedder: String,
+    /// Candidates considered before the threshold.
+    pub candidates: usize,
+}
+
+/// Which stages a profile runs.
+#[derive(Debug, Clone, Copy)]
+struct Stages {
+    rrf_calibration: bool,
+    unweighted_rrf: bool,
+    type_profile: bool,
+    recency: bool,
+    temperature: bool,
+}
+
+fn stages(profile: SearchProfile) -> Stages {
+    let all = Stages {
+        rrf_calibration: false,
+        unweighted_rrf: false,
+        type_profile: true,
+        recency: true,
+        temperature: true,
+    };
+    match profile {
+        SearchProfile::Balanced => all,
+        // ragdocs: equal-weight RRF, sigmoid over the raw RRF score, recency boost.
+        SearchProfile::Ragdocs => Stages {
+            rrf_calibration: true,
+            unweighted_rrf: true,
+            type_profile: false,
+            temperature: false,
+            ..all
+        },
+        // Mnestra: per-type decay and weight, no recency bonus, no temperature.
+        SearchProfile::Mnestra => Stages { recency: false, temperature: false, ..all },
+        // remindb: relevance × temperature only.
+        SearchProfile::Remindb => Stages { type_profile: false, recency: false, ..all },
+        // MIRA: intent-weighted hybrid; its importance score joins with the lifecycle.
+        SearchProfile::Mira => {
+            Stages { type_profile: false, recency: false, temperature: false, ..all }
+        }
+    }
+}
+
+/// The cosine range of an embedder: below `floor` is noise, `ceiling` is a near-paraphrase.
+pub fn similarity_range(embedder_id: &str) -> (f64, f64) {
+    if embedder_id.starts_with("builtin") { (0.12, 0.55) } else { (0.15, 0.70) }
+}
+
+/// Runs a search over fresh indices (call [`Indexes::reconcile`] first).
+pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<SearchResults> {
+    let cfg = &vault.config.search;
+    let profile = q.profile.unwrap_or(cfg.profile);
+    let st = stages(profile);
+    let limit = q.limit.unwrap_or(cfg.limit).max(1);
+    let fetch = if q.budget.is_some() { limit.max(50) } else { limit };
+    let candidates = cfg.min_candidates.max(cfg.candidate_factor * fetch);
+    let now = vault.clock.now();
+
+    let mut statuses: Vec<String> = q.statuses.clone();
+    if statuses.is_empty() {
+        statuses.push("active".into());
+        if q.include_archived {
+            statuses.push("archived".into());
+        }
+    }
+    let filter = KeywordFilter {
+        types: q.types.clone(),
+        tags: q.tags.clone(),
+        statuses: statuses.clone(),
+        created_after: q.after.map(|t| t.as_second()),
+        created_before: q.before.map(|t| t.as_second()),
+    };
+    let manifest = idx.manifest();
+    let allowed = |e: &Entry| -> bool {
+        (filter.types.is_empty() || filter.types.iter().any(|t| t.eq_ignore_ascii_case(&e.memory_type)))
+            && (filter.tags.is_empty()
+                || e.tags.iter().any(|t| filter.tags.iter().any(|f| f.eq_ignore_ascii_case(t))))
+            && filter.statuses.iter().any(|s| s.eq_ignore_ascii_case(&e.status))
+            && filter.created_after.is_none_or(|a| e.created >= a)
+            && filter.created_before.is_none_or(|b| e.created < b)
+    };
+
+    // 1. Retrieve.
+    let kw_hits = idx.keyword().search(&q.text, &filter, candidates).map_err(IndexError::from)?;
+    let bm25: Vec<(String, usize, f32)> = kw_hits
+        .iter()
+        .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
+        .collect();
+    let qvec = idx.embedder().embed_batch(&[q.text.as_str()]).pop().unwrap_or_default();
+    let vec_filter = |key: u64| -> bool {
+        idx.key_owner(key)
+            .and_then(|(name, _)| manifest.entries.get(name))
+            .is_some_and(&allowed)
+    };
+    let vec_raw = if qvec.iter().any(|x| *x != 0.0) {
+        idx.vector().search(&qvec, candidates, Some(&vec_filter)).map_err(IndexError::from)?
+    } else {
+        Vec::new()
+    };
+    let vector: Vec<(String, usize, f32)> = vec_raw
+        .iter()
+        .filter_map(|(key, sim)| idx.key_owner(*key).map(|(n, o)| (n.clone(), *o, *sim)))
+        .collect();
+
+    // 2. Fuse.
+    let weights = cfg.intents.get(q.intent);
+    let (wb, wv) = if st.unweighted_rrf { (1.0, 1.0) } else { (weights.bm25, weights.vector) };
+    let bm_ranks = fusion::memory_ranks(&bm25);
+    let vec_ranks = fusion::memory_ranks(&vector);
+    let fused = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks)], cfg.rrf_k);
+    let max_rrf = fusion::max_rrf(&[wb, wv], cfg.rrf_k);
+    let bm_by: HashMap<&str, &(String, usize, usize, f32)> =
+        bm_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
+    let vec_by: HashMap<&str, &(String, usize, usize, f32)> =
+        vec_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
+
+    let query_terms = idx.keyword().query_terms(&q.text);
+    let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
+    let (floor, ceiling) = similarity_range(idx.embedder().id());
+    let chunk_opts = ChunkOptions::default();
+    let scrub = vault.config.privacy.scrub_secrets;
+
+    let mut hits = Vec::new();
+    for (name, rrf) in &fused {
+        let Some(entry) = manifest.entries.get(*name) else { continue };
+        let Ok(mname) = MemoryName::parse(name) else { continue };
+        // Heal on read: a memory deleted since the index was built is skipped.
+        let Ok(memory) = vault.load(&mname) else { continue };
+        let content = memory.redacted_content(scrub);
+        let chunks = chunk_markdown(&content, &chunk_opts);
+        let bm = bm_by.get(name).copied();
+        let vr = vec_by.get(name).copied();
+        // The best chunk: the BM25 winner when the query's words matter most, else the vector's.
+        let ordinal = match (bm, vr) {
+            (Some(b), Some(v)) => {
+                if b.1 <= v.1 { b.2 } else { v.2 }
+            }
+            (Some(b), None) => b.2,
+            (None, Some(v)) => v.2,
+            (None, None) => 0,
+        };
+        let Some(chunk) = chunks.get(ordinal).or_else(|| chunks.first()) else { continue };
+
+        let mut ex = Explain {
+            bm25_rank: bm.map(|b| b.1),
+            bm25_score: bm.map(|b| b.3),
+            vector_rank: vr.map(|v| v.1),
+            rrf: *rrf,
+            ..Default::default()
+        };
+        // Evidence: coverage of the query's terms, and vector similarity.
+        let mut text_terms: HashSet<String> =
+            crate::index::keyword::text_terms(&chunk.text).into_iter().collect();
+        text_terms.extend(crate::index::keyword::text_terms(&entry.title));
+        for t in &entry.tags {
+            text_terms.extend(crate::index::keyword::text_terms(t));
+        }
+        ex.coverage = if idf_total > 0.0 {
+            query_terms
+                .iter()
+                .filter(|(t, _)| text_terms.contains(t))
+                .map(|(_, w)| f64::from(*w))
+                .sum::<f64>()
+                / idf_total
+        } else {
+            0.0
+        };
+        let sim = match vr {
+            Some(v) => v.3,
+            None => idx
+                .embedder()
+                .embed_batch(&[crate::index::store::embed_text(&entry.title, &chunk.header_path, &chunk.text).as_str()])
+                .pop()
+                .map(|v| crate::index::embed::cosine(&qvec, &v))
+                .unwrap_or(0.0),
+        };
+        ex.vector_similarity = Some(sim);
+        ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
+        let wsum = (weights.bm25 + weights.vector).max(f64::EPSILON);
+        ex.evidence = (weights.bm25 * ex.coverage + weights.vector * ex.vector_evidence) / wsum;
+
+        // 3. Calibrate.
+        ex.calibrated = if st.rrf_calibration {
+            rank::calibrate_rrf(*rrf, 0.035, 150.0)
+        } else {
+            rank::calibrate_evidence(ex.evidence, rrf / max_rrf, cfg.calibration_midpoint, cfg.calibration_steepness)
+        };
+        let mut score = ex.calibrated;
+
+        // 4–5. Type profile and recency.
+        ex.age_days = ((now.as_second() - entry.created) as f64 / 86_400.0).max(0.0);
+        let profile_of = vault.config.type_profile(&entry.memory_type);
+        ex.type_weight = 1.0;
+        ex.type_decay = 1.0;
+        if let Some(p) = profile_of {
+            if st.type_profile {
+                ex.type_weight = p.weight;
+                ex.type_decay = rank::type_decay(ex.age_days, p.half_life_days);
+                score *= ex.type_weight * ex.type_decay;
+            }
+            if st.recency {
+                ex.recency_bonus = rank::recency_bonus(
+                    ex.age_days,
+                    p.recency_window_days,
+                    p.recency_max_boost,
+                    p.recency_rate,
+                );
+                // The bonus never lifts a memory the query does not match.
+                if ex.calibrated >= cfg.score_threshold {
+                    score += ex.recency_bonus;
+                } else {
+                    ex.recency_bonus = 0.0;
+                }
+            }
+        }
+        // 6. Temperature: neutral until usage state exists (lifecycle).
+        ex.temperature = 1.0;
+        ex.temperature_factor = if st.temperature { rank::temperature_factor(ex.temperature) } else { 1.0 };
+        score *= ex.temperature_factor;
+        // 7. Supersession and expiry.
+        ex.supersession_factor = if entry.superseded_by.is_some() { cfg.supersession_penalty } else { 1.0 };
+        score *= ex.supersession_factor;
+        let past = entry.expires_at.map(|e| (now.as_second() - e) as f64 / 86_400.0);
+        let Some(fade) = rank::expiry_factor(past, cfg.expiry_fade_days) else { continue };
+        ex.expiry_factor = fade;
+        score *= fade;
+        // 8. Clamp; threshold below.
+        ex.score = score.clamp(0.0, 1.0);
+
+        let snippet = snippet(&chunk.text, &query_terms);
+        hits.push(SearchHit {
+            memory_id: format!("memory:{name}"),
+            name: (*name).to_owned(),
+            id: entry.id.clone(),
+            score: ex.score,
+            tokens: estimate_tokens(&chunk.text),
+            content: chunk.text.clone(),
+            snippet,
+            memory_type: entry.memory_type.clone(),
+            status: entry.status.clone(),
+            tags: entry.tags.clone(),
+            file_path: memory.path.display().to_string(),
+            header_path: chunk.header_path.clone(),
+            superseded_by: entry.superseded_by.clone(),
+            explain: ex,
+        });
+    }
+    let candidates_count = hits.len();
+    hits.retain(|h| h.score >= cfg.score_threshold);
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    match q.budget {
+        Some(budget) => {
+            let mut used = 0;
+            let mut keep = 0;
+            for h in &hits {
+                if keep > 0 && used + h.tokens > budget {
+                    break;
+                }
+                used += h.tokens;
+                keep += 1;
+            }
+            hits.truncate(keep);
+        }
+        None => hits.truncate(limit),
+    }
+    Ok(SearchResults {
+        hits,
+        profile,
+        intent: q.intent,
+        embedder: idx.embedder().id().to_owned(),
+        candidates: candidates_count,
+    })
+}
+
+/// About 200 characters of `text` around the first query term it contains.
+fn snippet(text: &str, terms: &[(String, f32)]) -> String {
+    const WIDTH: usize = 200;
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= WIDTH {
+        return flat;
+    }
+    let lower = flat.to_lowercase();
+    let pos = terms.iter().filter_map(|(t, _)| lower.find(t.as_str())).min().unwrap_or(0);
+    // `lower` may differ in byte length from `flat` for some scripts; work in chars.
+    let start_char = lower[..pos.min(lower.len())].chars().count().saturating_sub(WIDTH / 4);
+    let chars: Vec<char> = flat.chars().collect();
+    let end = (start_char + WIDTH).min(chars.len());
+    let mut s: String = chars[start_char..end].iter().collect();
+    if start_char > 0 {
+        s.insert(0, '…');
+    }
+    if end < chars.len() {
+        s.push('…');
+    }
+    s
+}

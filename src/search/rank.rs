@@ -1,0 +1,101 @@
+//! The ranking stages after fusion, as pure functions of their inputs (SPEC §8 stages 3–8).
+
+/// Calibrates fused evidence into an absolute relevance in [0, 1].
+///
+/// `evidence` is the weighted mean of query-term coverage (IDF-weighted share of the query's
+/// terms found in the memory) and normalised vector similarity, both in [0, 1], so a memory
+/// matching nothing of the query has evidence 0 whatever its rank. The rank position
+/// (`rrf / max_rrf`) then scales the evidence between 80 % and 100 %, so the fused order still
+/// counts among memories with similar evidence. A sigmoid maps the result to [0, 1]:
+/// `midpoint` is the evidence that scores 0.5.
+pub fn calibrate_evidence(evidence: f64, rrf_share: f64, midpoint: f64, steepness: f64) -> f64 {
+    let e = evidence.clamp(0.0, 1.0) * (0.8 + 0.2 * rrf_share.clamp(0.0, 1.0));
+    sigmoid(steepness * (e - midpoint))
+}
+
+/// ragdocs' calibration of a raw RRF score: `1 / (1 + exp(-steepness × (rrf − threshold)))`.
+pub fn calibrate_rrf(rrf: f64, threshold: f64, steepness: f64) -> f64 {
+    sigmoid(steepness * (rrf - threshold))
+}
+
+/// The logistic function.
+pub fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Mnestra's type decay: `1 / (1 + age / half_life)`.
+pub fn type_decay(age_days: f64, half_life_days: f64) -> f64 {
+    1.0 / (1.0 + age_days.max(0.0) / half_life_days)
+}
+
+/// ragdocs' additive recency bonus: `max_boost × rate^age` within the window, 0 after it.
+pub fn recency_bonus(age_days: f64, window_days: f64, max_boost: f64, rate: f64) -> f64 {
+    let age = age_days.max(0.0);
+    if window_days > 0.0 && age <= window_days { max_boost * rate.powf(age) } else { 0.0 }
+}
+
+/// remindb's temperature factor: `0.3 + 0.7 × T`.
+pub fn temperature_factor(temperature: f64) -> f64 {
+    0.3 + 0.7 * temperature.clamp(0.0, 1.0)
+}
+
+/// The expiration fade: 1 before `expires_at`, linear to 0 over `fade_days` after it, `None`
+/// once fully faded (the memory leaves the results).
+pub fn expiry_factor(days_past_expiry: Option<f64>, fade_days: f64) -> Option<f64> {
+    match days_past_expiry {
+        None => Some(1.0),
+        Some(d) if d <= 0.0 => Some(1.0),
+        Some(d) if fade_days > 0.0 && d < fade_days => Some(1.0 - d / fade_days),
+        Some(_) => None,
+    }
+}
+
+/// Normalises a cosine similarity to [0, 1] between an embedder's noise floor and the
+/// similarity of a near-paraphrase.
+pub fn vector_evidence(cosine: f64, floor: f64, ceiling: f64) -> f64 {
+    ((cosine - floor) / (ceiling - floor)).clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ragdocs_examples() {
+        // The seed's example: a 7-day-old journal with base 0.4 gets +0.140.
+        let bonus = recency_bonus(7.0, 14.0, 0.2, 0.95);
+        assert!((bonus - 0.1397).abs() < 1e-3, "{bonus}");
+        assert_eq!(recency_bonus(15.0, 14.0, 0.2, 0.95), 0.0);
+        assert_eq!(recency_bonus(3.0, 0.0, 0.2, 0.95), 0.0, "window 0 is no boost");
+        // RRF 0.039 calibrates to ≈0.646 with the seed's constants.
+        assert!((calibrate_rrf(0.039, 0.035, 150.0) - 0.646).abs() < 1e-3);
+    }
+
+    #[test]
+    fn mnestra_decay_and_remindb_temperature() {
+        assert_eq!(type_decay(0.0, 30.0), 1.0);
+        assert!((type_decay(30.0, 30.0) - 0.5).abs() < 1e-12);
+        assert!((type_decay(365.0, 365.0) - 0.5).abs() < 1e-12);
+        assert!((temperature_factor(0.5) - 0.65).abs() < 1e-12);
+        assert_eq!(temperature_factor(1.0), 1.0);
+        assert!((temperature_factor(0.0) - 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn expiry_fades_linearly_then_excludes() {
+        assert_eq!(expiry_factor(None, 5.0), Some(1.0));
+        assert_eq!(expiry_factor(Some(-1.0), 5.0), Some(1.0));
+        assert_eq!(expiry_factor(Some(2.5), 5.0), Some(0.5));
+        assert_eq!(expiry_factor(Some(5.0), 5.0), None);
+    }
+
+    #[test]
+    fn calibration_gives_nothing_for_no_evidence_and_respects_order() {
+        assert!(calibrate_evidence(0.0, 1.0, 0.35, 10.0) < 0.05);
+        assert!(calibrate_evidence(1.0, 1.0, 0.35, 10.0) > 0.99);
+        let first = calibrate_evidence(0.6, 1.0, 0.35, 10.0);
+        let later = calibrate_evidence(0.6, 0.5, 0.35, 10.0);
+        assert!(first > later);
+        assert!(calibrate_evidence(0.9, 0.3, 0.35, 10.0) > calibrate_evidence(0.4, 1.0, 0.35, 10.0));
+    }
+}
