@@ -139,7 +139,53 @@ fn run(dir: &Path) {
     let bm25_build = t.elapsed();
 
     // Vectors (the chunk text with its heading path, as the vector index embeds it).
-    let embedder = BuiltinEmbedder::new();
+    let embedder = match std::env::var("MEMLANE_BENCH_EMB") {
+        Ok(spec) => {
+            let v: Vec<&str> = spec.split(',').collect();
+            BuiltinEmbedder::with_params(memlane::index::embed::Params {
+                dim: v[0].parse().unwrap(),
+                word: v[1].parse().unwrap(),
+                ngram: v[2].parse().unwrap(),
+                nmin: v[3].parse().unwrap(),
+                nmax: v[4].parse().unwrap(),
+                sqrt_norm: v[5] == "1",
+                stop: v[6] == "1",
+                lenw: v[7].parse().unwrap(),
+                suffix: v[8].parse().unwrap(),
+                prefix: v.get(11).map_or(1.0, |x| x.parse().unwrap()),
+                idf: (v[9] != "0").then(|| {
+                    let mut df: HashMap<String, f32> = HashMap::new();
+                    for d in &corpus {
+                        let text = format!("{} {}", d.title, d.text).to_lowercase();
+                        let words: HashSet<&str> = text
+                            .split(|c: char| !c.is_alphanumeric())
+                            .filter(|w| !w.is_empty())
+                            .collect();
+                        for w in words {
+                            *df.entry(w.to_string()).or_default() += 1.0;
+                        }
+                    }
+                    let n = corpus.len() as f32;
+                    let exp: f32 = v[10].parse().unwrap();
+                    if v[9] != "1" {
+                        // Binary prior: the top-N most frequent words get weight `exp`.
+                        let top: usize = v[9].parse().unwrap();
+                        let mut by_df: Vec<(String, f32)> = df.into_iter().collect();
+                        by_df.sort_by(|a, b| b.1.total_cmp(&a.1));
+                        return std::sync::Arc::new(
+                            by_df.into_iter().take(top).map(|(w, _)| (w, exp)).collect(),
+                        );
+                    }
+                    std::sync::Arc::new(
+                        df.into_iter()
+                            .map(|(w, f)| (w, (1.0 + (n - f + 0.5) / (f + 0.5)).ln().powf(exp)))
+                            .collect(),
+                    )
+                }),
+            })
+        }
+        Err(_) => BuiltinEmbedder::new(),
+    };
     let t = Instant::now();
     let texts: Vec<String> = chunks
         .iter()

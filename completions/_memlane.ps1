@@ -46,6 +46,9 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Move memories to the trash (`memlane trash restore` brings them back)')
             [CompletionResult]::new('mv', 'mv', [CompletionResultType]::ParameterValue, 'Rename a memory (its id stays the same)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories, newest first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search memories by keyword and meaning')
+            [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild the search indices from the memory files')
+            [CompletionResult]::new('model', 'model', [CompletionResultType]::ParameterValue, 'Manage the local sentence-transformer model')
             [CompletionResult]::new('trash', 'trash', [CompletionResultType]::ParameterValue, 'List, restore or empty the trash')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the stored versions of a memory')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring back an earlier version of a memory')
@@ -249,6 +252,94 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memlane;search' {
+            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'How many results (default: `search.limit`, 5)')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many results (default: `search.limit`, 5)')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Only this type (repeatable)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Only this type (repeatable)')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Only memories with this tag (repeatable: any of them)')
+            [CompletionResult]::new('--status', '--status', [CompletionResultType]::ParameterName, 'Only this status')
+            [CompletionResult]::new('--after', '--after', [CompletionResultType]::ParameterName, 'Only memories created at or after this time (ISO-8601 date or timestamp)')
+            [CompletionResult]::new('--before', '--before', [CompletionResultType]::ParameterName, 'Only memories created before this time')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only memories created within this long before now (`7d`, `12h`); overrides --after/--before')
+            [CompletionResult]::new('--intent', '--intent', [CompletionResultType]::ParameterName, 'What kind of search: general, recall (favours exact words), exact, explore (favours meaning)')
+            [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira')
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Return as many results as fit in this many tokens (at least one) instead of a count')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--include-archived', '--include-archived', [CompletionResultType]::ParameterName, 'Include archived memories')
+            [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Show every ranking stage''s value for every result')
+            [CompletionResult]::new('--no-touch', '--no-touch', [CompletionResultType]::ParameterName, 'Do not count this search as a use of the results (no warming)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;reindex' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;model' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memlane;model;import' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;model;help' {
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memlane;model;help;import' {
+            break
+        }
+        'memlane;model;help;help' {
+            break
+        }
         'memlane;trash' {
             [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
@@ -421,6 +512,9 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Move memories to the trash (`memlane trash restore` brings them back)')
             [CompletionResult]::new('mv', 'mv', [CompletionResultType]::ParameterValue, 'Rename a memory (its id stays the same)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories, newest first')
+            [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search memories by keyword and meaning')
+            [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild the search indices from the memory files')
+            [CompletionResult]::new('model', 'model', [CompletionResultType]::ParameterValue, 'Manage the local sentence-transformer model')
             [CompletionResult]::new('trash', 'trash', [CompletionResultType]::ParameterValue, 'List, restore or empty the trash')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the stored versions of a memory')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring back an earlier version of a memory')
@@ -455,6 +549,19 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             break
         }
         'memlane;help;list' {
+            break
+        }
+        'memlane;help;search' {
+            break
+        }
+        'memlane;help;reindex' {
+            break
+        }
+        'memlane;help;model' {
+            [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model')
+            break
+        }
+        'memlane;help;model;import' {
             break
         }
         'memlane;help;trash' {

@@ -49,17 +49,26 @@ _memlane() {
             memlane,list)
                 cmd="memlane__subcmd__list"
                 ;;
+            memlane,model)
+                cmd="memlane__subcmd__model"
+                ;;
             memlane,mv)
                 cmd="memlane__subcmd__mv"
                 ;;
             memlane,read)
                 cmd="memlane__subcmd__show"
                 ;;
+            memlane,reindex)
+                cmd="memlane__subcmd__reindex"
+                ;;
             memlane,restore)
                 cmd="memlane__subcmd__restore"
                 ;;
             memlane,rm)
                 cmd="memlane__subcmd__rm"
+                ;;
+            memlane,search)
+                cmd="memlane__subcmd__search"
                 ;;
             memlane,show)
                 cmd="memlane__subcmd__show"
@@ -100,14 +109,23 @@ _memlane() {
             memlane__subcmd__help,list)
                 cmd="memlane__subcmd__help__subcmd__list"
                 ;;
+            memlane__subcmd__help,model)
+                cmd="memlane__subcmd__help__subcmd__model"
+                ;;
             memlane__subcmd__help,mv)
                 cmd="memlane__subcmd__help__subcmd__mv"
+                ;;
+            memlane__subcmd__help,reindex)
+                cmd="memlane__subcmd__help__subcmd__reindex"
                 ;;
             memlane__subcmd__help,restore)
                 cmd="memlane__subcmd__help__subcmd__restore"
                 ;;
             memlane__subcmd__help,rm)
                 cmd="memlane__subcmd__help__subcmd__rm"
+                ;;
+            memlane__subcmd__help,search)
+                cmd="memlane__subcmd__help__subcmd__search"
                 ;;
             memlane__subcmd__help,show)
                 cmd="memlane__subcmd__help__subcmd__show"
@@ -118,6 +136,9 @@ _memlane() {
             memlane__subcmd__help,update)
                 cmd="memlane__subcmd__help__subcmd__update"
                 ;;
+            memlane__subcmd__help__subcmd__model,import)
+                cmd="memlane__subcmd__help__subcmd__model__subcmd__import"
+                ;;
             memlane__subcmd__help__subcmd__trash,empty)
                 cmd="memlane__subcmd__help__subcmd__trash__subcmd__empty"
                 ;;
@@ -126,6 +147,18 @@ _memlane() {
                 ;;
             memlane__subcmd__help__subcmd__trash,restore)
                 cmd="memlane__subcmd__help__subcmd__trash__subcmd__restore"
+                ;;
+            memlane__subcmd__model,help)
+                cmd="memlane__subcmd__model__subcmd__help"
+                ;;
+            memlane__subcmd__model,import)
+                cmd="memlane__subcmd__model__subcmd__import"
+                ;;
+            memlane__subcmd__model__subcmd__help,help)
+                cmd="memlane__subcmd__model__subcmd__help__subcmd__help"
+                ;;
+            memlane__subcmd__model__subcmd__help,import)
+                cmd="memlane__subcmd__model__subcmd__help__subcmd__import"
                 ;;
             memlane__subcmd__trash,empty)
                 cmd="memlane__subcmd__trash__subcmd__empty"
@@ -158,7 +191,7 @@ _memlane() {
 
     case "${cmd}" in
         memlane)
-            opts="-q -v -c -h -V --vault --json --quiet --verbose --color --now --config --help --version init add show read edit update append rm delete mv list trash history restore config completions generate help"
+            opts="-q -v -c -h -V --vault --json --quiet --verbose --color --now --config --help --version init add show read edit update append rm delete mv list search reindex model trash history restore config completions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -428,7 +461,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help)
-            opts="init add show edit update append rm mv list trash history restore config completions generate help"
+            opts="init add show edit update append rm mv list search reindex model trash history restore config completions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -581,7 +614,49 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__help__subcmd__model)
+            opts="import"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__model__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__help__subcmd__mv)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__reindex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -610,6 +685,20 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__search)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -849,7 +938,151 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__model)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help import help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__help)
+            opts="import help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__help__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__import)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__mv)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__reindex)
             opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -928,6 +1161,88 @@ _memlane() {
                 return 0
             fi
             case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__search)
+            opts="-n -t -q -v -c -h --limit --type --tag --status --include-archived --after --before --since --intent --profile --budget --explain --no-touch --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -t)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tag)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --status)
+                    COMPREPLY=($(compgen -W "active archived" -- "${cur}"))
+                    return 0
+                    ;;
+                --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --before)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --intent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --profile)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --vault)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -43,6 +43,9 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand delete 'Move memories to the trash (`memlane trash restore` brings them back)'
             cand mv 'Rename a memory (its id stays the same)'
             cand list 'List memories, newest first'
+            cand search 'Search memories by keyword and meaning'
+            cand reindex 'Rebuild the search indices from the memory files'
+            cand model 'Manage the local sentence-transformer model'
             cand trash 'List, restore or empty the trash'
             cand history 'List the stored versions of a memory'
             cand restore 'Bring back an earlier version of a memory'
@@ -234,6 +237,87 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;search'= {
+            cand -n 'How many results (default: `search.limit`, 5)'
+            cand --limit 'How many results (default: `search.limit`, 5)'
+            cand -t 'Only this type (repeatable)'
+            cand --type 'Only this type (repeatable)'
+            cand --tag 'Only memories with this tag (repeatable: any of them)'
+            cand --status 'Only this status'
+            cand --after 'Only memories created at or after this time (ISO-8601 date or timestamp)'
+            cand --before 'Only memories created before this time'
+            cand --since 'Only memories created within this long before now (`7d`, `12h`); overrides --after/--before'
+            cand --intent 'What kind of search: general, recall (favours exact words), exact, explore (favours meaning)'
+            cand --profile 'Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira'
+            cand --budget 'Return as many results as fit in this many tokens (at least one) instead of a count'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --include-archived 'Include archived memories'
+            cand --explain 'Show every ranking stage''s value for every result'
+            cand --no-touch 'Do not count this search as a use of the results (no warming)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;reindex'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;model'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memlane;model;import'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;model;help'= {
+            cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memlane;model;help;import'= {
+        }
+        &'memlane;model;help;help'= {
+        }
         &'memlane;trash'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -392,6 +476,9 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand rm 'Move memories to the trash (`memlane trash restore` brings them back)'
             cand mv 'Rename a memory (its id stays the same)'
             cand list 'List memories, newest first'
+            cand search 'Search memories by keyword and meaning'
+            cand reindex 'Rebuild the search indices from the memory files'
+            cand model 'Manage the local sentence-transformer model'
             cand trash 'List, restore or empty the trash'
             cand history 'List the stored versions of a memory'
             cand restore 'Bring back an earlier version of a memory'
@@ -417,6 +504,15 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;mv'= {
         }
         &'memlane;help;list'= {
+        }
+        &'memlane;help;search'= {
+        }
+        &'memlane;help;reindex'= {
+        }
+        &'memlane;help;model'= {
+            cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+        }
+        &'memlane;help;model;import'= {
         }
         &'memlane;help;trash'= {
             cand list 'List deleted memories, newest first'

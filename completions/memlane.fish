@@ -46,6 +46,9 @@ complete -c memlane -n "__fish_memlane_needs_command" -f -a "rm" -d 'Move memori
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "delete" -d 'Move memories to the trash (`memlane trash restore` brings them back)'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "mv" -d 'Rename a memory (its id stays the same)'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "list" -d 'List memories, newest first'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "search" -d 'Search memories by keyword and meaning'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "reindex" -d 'Rebuild the search indices from the memory files'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "model" -d 'Manage the local sentence-transformer model'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "trash" -d 'List, restore or empty the trash'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "history" -d 'List the stored versions of a memory'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "restore" -d 'Bring back an earlier version of a memory'
@@ -190,6 +193,64 @@ complete -c memlane -n "__fish_memlane_using_subcommand list" -l json -d 'Print 
 complete -c memlane -n "__fish_memlane_using_subcommand list" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand list" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand search" -s n -l limit -d 'How many results (default: `search.limit`, 5)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -s t -l type -d 'Only this type (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l tag -d 'Only memories with this tag (repeatable: any of them)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l status -d 'Only this status' -r -f -a "active\t''
+archived\t''"
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l after -d 'Only memories created at or after this time (ISO-8601 date or timestamp)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l before -d 'Only memories created before this time' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l since -d 'Only memories created within this long before now (`7d`, `12h`); overrides --after/--before' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l intent -d 'What kind of search: general, recall (favours exact words), exact, explore (favours meaning)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l profile -d 'Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l budget -d 'Return as many results as fit in this many tokens (at least one) instead of a count' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l include-archived -d 'Include archived memories'
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l explain -d 'Show every ranking stage\'s value for every result'
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l no-touch -d 'Do not count this search as a use of the results (no warming)'
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand search" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand search" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -292,22 +353,26 @@ complete -c memlane -n "__fish_memlane_using_subcommand generate" -l json -d 'Pr
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "init" -d 'Create a memory vault (`.memories/`) in the current directory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "add" -d 'Create a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "show" -d 'Print a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "edit" -d 'Open a memory in `$VISUAL` / `$EDITOR`'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "update" -d 'Replace a memory\'s content or change its metadata'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "append" -d 'Add text to the end of a memory, after a blank line'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "rm" -d 'Move memories to the trash (`memlane trash restore` brings them back)'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "mv" -d 'Rename a memory (its id stays the same)'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "list" -d 'List memories, newest first'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "trash" -d 'List, restore or empty the trash'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "history" -d 'List the stored versions of a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "restore" -d 'Bring back an earlier version of a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "config" -d 'Print the effective configuration and where each value came from'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "completions" -d 'Print a shell completion script'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list trash history restore config completions generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "init" -d 'Create a memory vault (`.memories/`) in the current directory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "add" -d 'Create a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "show" -d 'Print a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "edit" -d 'Open a memory in `$VISUAL` / `$EDITOR`'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "update" -d 'Replace a memory\'s content or change its metadata'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "append" -d 'Add text to the end of a memory, after a blank line'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "rm" -d 'Move memories to the trash (`memlane trash restore` brings them back)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "mv" -d 'Rename a memory (its id stays the same)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "list" -d 'List memories, newest first'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "search" -d 'Search memories by keyword and meaning'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "reindex" -d 'Rebuild the search indices from the memory files'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "model" -d 'Manage the local sentence-transformer model'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "trash" -d 'List, restore or empty the trash'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "history" -d 'List the stored versions of a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "restore" -d 'Bring back an earlier version of a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "completions" -d 'Print a shell completion script'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "list" -d 'List deleted memories, newest first'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "restore" -d 'Bring a deleted memory back'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "empty" -d 'Delete trash entries for good (the only permanent delete in memlane)'

@@ -41,6 +41,9 @@ pub enum Error {
     /// A configuration problem.
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    /// The derived indices failed.
+    #[error(transparent)]
+    Index(crate::index::store::IndexError),
     /// No vault was found.
     #[error(
         "no memlane vault found in {} or any parent folder\n  hint: run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT",
@@ -132,7 +135,7 @@ impl Error {
     /// Whether this is the user's input or a missing thing (exit code 2) rather than a failure
     /// of the machine (exit code 1).
     pub fn is_usage(&self) -> bool {
-        !matches!(self, Error::Io(_) | Error::Editor { .. })
+        !matches!(self, Error::Io(_) | Error::Editor { .. } | Error::Index(_))
     }
 }
 

@@ -8,6 +8,7 @@ pub mod config;
 pub mod error;
 pub mod index;
 pub mod privacy;
+pub mod search;
 
 pub use error::{Error, Result};
 pub mod model;

@@ -80,6 +80,9 @@ pub(crate) enum Command {
     Rm(commands::memory::RmArgs),
     Mv(commands::memory::MvArgs),
     List(commands::list::ListArgs),
+    Search(commands::search::SearchArgs),
+    Reindex(commands::search::ReindexArgs),
+    Model(commands::search::ModelArgs),
     Trash(commands::trash::TrashArgs),
     History(commands::trash::HistoryArgs),
     Restore(commands::trash::RestoreArgs),
@@ -109,7 +112,18 @@ impl Ctx {
     }
 
     fn config_flags(&self) -> anyhow::Result<Vec<(String, toml::Value, String)>> {
-        self.global
+        let mut flags: Vec<(String, toml::Value, String)> = Vec::new();
+        // MEMLANE_MODEL is a shorthand for `embedding.model`, above the config files.
+        if let Some((_, v)) = self.env.iter().find(|(k, _)| k.eq_ignore_ascii_case("MEMLANE_MODEL"))
+        {
+            flags.push((
+                "embedding.model".into(),
+                toml::Value::String(v.clone()),
+                "MEMLANE_MODEL".into(),
+            ));
+        }
+        let rest: anyhow::Result<Vec<(String, toml::Value, String)>> = self
+            .global
             .config_overrides
             .iter()
             .map(|kv| {
@@ -124,7 +138,9 @@ impl Ctx {
                     .unwrap_or_else(|| toml::Value::String(v.to_owned()));
                 Ok((k.trim().to_owned(), value, format!("-c {}", k.trim())))
             })
-            .collect()
+            .collect();
+        flags.extend(rest?);
+        Ok(flags)
     }
 
     /// Loads the layered config; `vault_file` adds the vault's own layer.
@@ -264,6 +280,9 @@ fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Rm(a) => memory::rm(ctx, &a),
         Command::Mv(a) => memory::mv(ctx, &a),
         Command::List(a) => list::run(ctx, &a),
+        Command::Search(a) => search::search(ctx, &a),
+        Command::Reindex(a) => search::reindex(ctx, &a),
+        Command::Model(a) => search::model(ctx, &a),
         Command::Trash(a) => trash::trash(ctx, &a),
         Command::History(a) => trash::history(ctx, &a),
         Command::Restore(a) => trash::restore(ctx, &a),

@@ -49,8 +49,33 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 /// hash-chosen sign (feature hashing with xxh3 and fixed seeds) into one of [`Self::DIM`] slots;
 /// the result is L2-normalised. A text without any word (empty, punctuation, only function
 /// words) embeds to the zero vector, which [`cosine`] scores 0 against everything.
-#[derive(Debug, Clone, Default)]
-pub struct BuiltinEmbedder;
+#[derive(Debug, Clone)]
+pub struct BuiltinEmbedder {
+    p: Params,
+}
+
+impl Default for BuiltinEmbedder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Experimental parameters (temporary, for tuning).
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct Params {
+    pub dim: usize,
+    pub word: f32,
+    pub ngram: f32,
+    pub nmin: usize,
+    pub nmax: usize,
+    pub sqrt_norm: bool,
+    pub stop: bool,
+    pub lenw: f32,
+    pub suffix: f32,
+    pub prefix: f32,
+    pub idf: Option<std::sync::Arc<HashMap<String, f32>>>,
+}
 
 impl BuiltinEmbedder {
     /// The embedder id recorded in vector indices.
@@ -68,7 +93,26 @@ impl BuiltinEmbedder {
 
     /// Creates the embedder (it has no state).
     pub fn new() -> Self {
-        Self
+        Self {
+            p: Params {
+                dim: Self::DIM,
+                word: Self::WORD_WEIGHT,
+                ngram: Self::NGRAM_WEIGHT,
+                nmin: 3,
+                nmax: 5,
+                sqrt_norm: true,
+                stop: true,
+                lenw: 0.0,
+                suffix: 1.0,
+                prefix: 1.0,
+                idf: None,
+            },
+        }
+    }
+
+    #[doc(hidden)]
+    pub fn with_params(p: Params) -> Self {
+        Self { p }
     }
 
     /// Embeds one text.
@@ -82,32 +126,47 @@ impl BuiltinEmbedder {
         };
         let mut chars: Vec<char> = Vec::with_capacity(32);
         for word in words(text) {
-            if is_stopword(&word) {
+            if self.p.stop && is_stopword(&word) {
                 continue;
             }
-            add(xxh3_64_with_seed(word.as_bytes(), Self::WORD_SEED), Self::WORD_WEIGHT);
+            let mut lw = ((word.chars().count().min(16) as f32) / 6.0).powf(self.p.lenw);
+            if let Some(idf) = &self.p.idf {
+                lw *= idf.get(&word).copied().unwrap_or(1.0);
+            }
+            add(xxh3_64_with_seed(word.as_bytes(), Self::WORD_SEED), self.p.word * lw);
             chars.clear();
             chars.push('<');
             chars.extend(word.chars());
             chars.push('>');
             let n_grams: usize =
-                Self::NGRAM_RANGE.map(|n| (chars.len() + 1).saturating_sub(n)).sum();
+                (self.p.nmin..=self.p.nmax).map(|n| (chars.len() + 1).saturating_sub(n)).sum();
             if n_grams == 0 {
                 continue;
             }
-            let weight = Self::NGRAM_WEIGHT / (n_grams as f32).sqrt();
+            let weight = if self.p.sqrt_norm {
+                self.p.ngram / (n_grams as f32).sqrt()
+            } else {
+                self.p.ngram
+            };
             let mut buf = String::with_capacity(24);
-            for n in Self::NGRAM_RANGE {
+            for n in self.p.nmin..=self.p.nmax {
                 for gram in chars.windows(n) {
                     buf.clear();
                     buf.extend(gram);
-                    add(xxh3_64_with_seed(buf.as_bytes(), Self::NGRAM_SEED), weight);
+                    let sw = if gram.last() == Some(&'>') {
+                        self.p.suffix
+                    } else if gram[0] == '<' {
+                        self.p.prefix
+                    } else {
+                        1.0
+                    };
+                    add(xxh3_64_with_seed(buf.as_bytes(), Self::NGRAM_SEED), weight * lw * sw);
                 }
             }
         }
-        let mut v = vec![0.0f32; Self::DIM];
+        let mut v = vec![0.0f32; self.p.dim];
         for (hash, (weight, tf)) in features {
-            let slot = (hash % Self::DIM as u64) as usize;
+            let slot = (hash % self.p.dim as u64) as usize;
             let sign = if hash >> 63 == 0 { 1.0 } else { -1.0 };
             v[slot] += sign * weight * (1.0 + (tf as f32).ln());
         }
@@ -125,7 +184,7 @@ impl Embedder for BuiltinEmbedder {
     }
 
     fn dim(&self) -> usize {
-        Self::DIM
+        self.p.dim
     }
 
     fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {

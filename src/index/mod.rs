@@ -1,7 +1,15 @@
-//! Derived indices (placeholder; being written).
+//! Derived indices: everything under `.memories/indices/`, rebuilt from the files at will.
+//!
+//! - [`chunk`] splits memories into sections; [`keyword`] is the tantivy BM25 index;
+//!   [`vector`] the usearch index; [`embed`] the embedder trait and the built-in embedder;
+//!   [`minilm`] the local sentence-transformer; [`select`] picks one from the config.
+//! - [`manifest`] records what was indexed; [`store`] ties them together and keeps them fresh.
 
 pub mod chunk;
 pub mod embed;
 pub mod keyword;
+pub mod manifest;
 pub mod minilm;
+pub mod select;
+pub mod store;
 pub mod vector;

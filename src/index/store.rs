@@ -188,17 +188,25 @@ impl Indexes {
             Err(e) => return Err(IndexError::from(e).into()),
         };
         let vdir = dir.join("vector");
-        let vector =
-            match VectorIndex::open(&vdir, embedder.id(), embedder.dim()).map_err(IndexError::from)? {
-                OpenOutcome::Ready(v) => v,
-                OpenOutcome::NeedsRebuild { reason } => {
-                    needs_rebuild.get_or_insert(reason);
-                    VectorIndex::create(&vdir, embedder.id(), embedder.dim())
-                        .map_err(IndexError::from)?
-                }
-            };
-        let mut idx =
-            Indexes { dir, keyword, vector, manifest, embedder, needs_rebuild, keys: HashMap::new() };
+        let vector = match VectorIndex::open(&vdir, embedder.id(), embedder.dim())
+            .map_err(IndexError::from)?
+        {
+            OpenOutcome::Ready(v) => v,
+            OpenOutcome::NeedsRebuild { reason } => {
+                needs_rebuild.get_or_insert(reason);
+                VectorIndex::create(&vdir, embedder.id(), embedder.dim())
+                    .map_err(IndexError::from)?
+            }
+        };
+        let mut idx = Indexes {
+            dir,
+            keyword,
+            vector,
+            manifest,
+            embedder,
+            needs_rebuild,
+            keys: HashMap::new(),
+        };
         if idx.needs_rebuild.is_none() {
             let total = idx.manifest.total_chunks();
             if idx.vector.len() != total || idx.keyword.num_chunks() as usize != total {
@@ -306,7 +314,8 @@ impl Indexes {
         let start = Instant::now();
         let stats = Self::stat_vault(vault)?;
         let (maybe_changed, removed, unchanged) = self.diff(&stats);
-        if !force && self.needs_rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty() {
+        if !force && self.needs_rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty()
+        {
             return Ok(ReconcileReport { unchanged, ..Default::default() });
         }
         let _lock = lock(&self.dir)?;
@@ -315,11 +324,8 @@ impl Indexes {
         *self = fresh;
         let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
         let mut report = ReconcileReport::default();
-        let (maybe_changed, removed, unchanged) = if rebuild.is_some() {
-            (stats.clone(), Vec::new(), 0)
-        } else {
-            self.diff(&stats)
-        };
+        let (maybe_changed, removed, unchanged) =
+            if rebuild.is_some() { (stats.clone(), Vec::new(), 0) } else { self.diff(&stats) };
         report.unchanged = unchanged;
         if rebuild.is_some() {
             self.manifest = Manifest::default();
@@ -331,8 +337,12 @@ impl Indexes {
         let mut kw = self.keyword.writer().map_err(IndexError::from)?;
         if rebuild.is_some() {
             kw.delete_all().map_err(IndexError::from)?;
-            self.vector = VectorIndex::create(&self.dir.join("vector"), self.embedder.id(), self.embedder.dim())
-                .map_err(IndexError::from)?;
+            self.vector = VectorIndex::create(
+                &self.dir.join("vector"),
+                self.embedder.id(),
+                self.embedder.dim(),
+            )
+            .map_err(IndexError::from)?;
         }
         for name in &removed {
             if let Some(old) = self.manifest.entries.remove(name) {
@@ -380,7 +390,8 @@ impl Indexes {
             let memory = vault.memory_from_text(s.name.clone(), path, raw);
             let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
             let chunks = chunk_markdown(&content, &ChunkOptions::default());
-            let title = markdown_title(&content).unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
+            let title = markdown_title(&content)
+                .unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
             let entry = Entry {
                 size: s.size,
                 mtime_ns: s.mtime_ns,
@@ -399,7 +410,13 @@ impl Indexes {
                 happens_at: memory.meta.happens_at.map(|t| t.as_second()),
                 warnings: memory.warnings.clone(),
             };
-            pending.push(Pending { name: s.name.to_string(), memory, entry, chunks, existed: old.is_some() });
+            pending.push(Pending {
+                name: s.name.to_string(),
+                memory,
+                entry,
+                chunks,
+                existed: old.is_some(),
+            });
         }
 
         let total: usize = pending.iter().map(|p| p.chunks.len()).sum();

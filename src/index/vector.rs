@@ -30,12 +30,16 @@
 //! # Search strategy
 //!
 //! Up to [`EXACT_SEARCH_MAX`] vectors (configurable per index with
-//! [`VectorIndex::set_exact_search_max`]) search is exact: usearch's brute-force `exact_search`
-//! without a filter, and a brute-force pass over the allowed keys with a filter. Above it, search
-//! uses the HNSW graph (`search`, or `filtered_search` with a filter). Filters are applied inside
-//! retrieval, before the top-k cut (SPEC §8 stage 1): a filter that allows a single vector out of
-//! 100,000 still returns it. If a filtered HNSW search returns fewer than `limit` hits, the exact
-//! filtered pass runs instead, so a selective filter never loses results to graph reachability.
+//! [`VectorIndex::set_exact_search_max`]) search is exact (usearch's brute-force `exact_search`);
+//! above it, search walks the HNSW graph (approximate; recall@10 ≥ 0.99 measured on clustered
+//! vectors). The graph is always maintained, so crossing the threshold costs nothing.
+//!
+//! Filters are applied inside retrieval, before the top-k cut (SPEC §8 stage 1): a filter that
+//! allows a single vector out of 100,000 still returns it. The filter is first run over every key;
+//! when it allows few keys (≤ max(2,048, n/8)) those are scored one by one (exact, and the fastest
+//! way for selective filters); otherwise the exact index over-fetches and keeps the allowed hits,
+//! and the HNSW index uses usearch's `filtered_search`. A filtered search that comes back with
+//! fewer than `limit` hits while more keys are allowed falls back to scoring the allowed keys.
 //!
 //! # Concurrency
 //!
@@ -67,8 +71,8 @@ use crate::error::{IoResultExt, PathError};
 
 /// Largest number of vectors searched exactly (brute force); larger indices search the HNSW graph.
 ///
-/// At 20,000 vectors of 384 dimensions an exact search scans 30 MB of vectors in a few
-/// milliseconds, with perfect recall.
+/// Measured in release on a busy 2-core machine, 384 dimensions: an exact search takes ≈ 0.6 ms
+/// at 10,000 vectors (≈ 1.2 ms at 20,000, 7.7 ms at 100,000), an HNSW search 0.1–0.5 ms.
 pub const EXACT_SEARCH_MAX: usize = 20_000;
 
 /// Version of the on-disk layout written by [`VectorIndex::save`].
@@ -88,8 +92,8 @@ pub const RESERVED_KEY: u64 = u64::MAX;
 
 /// HNSW graph degree (usearch's default).
 const CONNECTIVITY: usize = 16;
-/// Candidate list size while inserting.
-const EXPANSION_ADD: usize = 128;
+/// Candidate list size while inserting (64: 2.5x faster inserts than 128, same recall measured).
+const EXPANSION_ADD: usize = 64;
 /// Candidate list size while searching (at least the number of results asked for).
 const EXPANSION_SEARCH: usize = 128;
 /// Smallest capacity reserved in usearch.
@@ -322,11 +326,8 @@ impl VectorIndex {
         let meta_path = dir.join(META_FILE);
         let mut last_reason = String::new();
         for _ in 0..OPEN_ATTEMPTS {
-            let meta_bytes = match read_if_exists(&meta_path)? {
-                Some(bytes) => bytes,
-                None => {
-                    return Ok(rebuild(format!("no vector index in {}", dir.display())));
-                }
+            let Some(meta_bytes) = read_if_exists(&meta_path)? else {
+                return Ok(rebuild(format!("no vector index in {}", dir.display())));
             };
             match Self::open_with_meta(dir, &meta_bytes, embedder_id, dim)? {
                 Attempt::Ready(index) => return Ok(OpenOutcome::Ready(*index)),
@@ -391,7 +392,7 @@ impl VectorIndex {
         if stamp_of(&key_bytes) != meta.keys {
             return Ok(Attempt::Mismatch(format!("{KEYS_FILE} does not match {META_FILE}")));
         }
-        if key_bytes.len() % 8 != 0 || key_bytes.len() / 8 != meta.count {
+        if !key_bytes.len().is_multiple_of(8) || key_bytes.len() / 8 != meta.count {
             return Ok(Attempt::Rebuild(format!(
                 "{KEYS_FILE} holds {} bytes for {} keys",
                 key_bytes.len(),
@@ -405,7 +406,9 @@ impl VectorIndex {
         let mut positions = HashMap::with_capacity(keys.len());
         for (i, &key) in keys.iter().enumerate() {
             if key == RESERVED_KEY || positions.insert(key, i).is_some() {
-                return Ok(Attempt::Rebuild(format!("{KEYS_FILE} holds a reserved or repeated key")));
+                return Ok(Attempt::Rebuild(format!(
+                    "{KEYS_FILE} holds a reserved or repeated key"
+                )));
             }
         }
 
@@ -418,11 +421,19 @@ impl VectorIndex {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Ok(Attempt::Mismatch(format!("{VECTORS_FILE} is missing")));
             }
-            Err(e) => return Err(VectorError::Io(PathError { action: "open", path: vectors_path, source: e })),
+            Err(e) => {
+                return Err(VectorError::Io(PathError {
+                    action: "open",
+                    path: vectors_path,
+                    source: e,
+                }));
+            }
         };
         let identity = FileIdentity::of(&file.metadata().at("read", &vectors_path)?);
         if file.metadata().at("read", &vectors_path)?.len() != meta.vectors.bytes {
-            return Ok(Attempt::Mismatch(format!("{VECTORS_FILE} has another size than {META_FILE} records")));
+            return Ok(Attempt::Mismatch(format!(
+                "{VECTORS_FILE} has another size than {META_FILE} records"
+            )));
         }
         if stamp_of_reader(&mut file).at("read", &vectors_path)? != meta.vectors {
             return Ok(Attempt::Mismatch(format!("{VECTORS_FILE} does not match {META_FILE}")));
@@ -636,9 +647,8 @@ impl VectorIndex {
     ///
     /// `filter`, when given, decides which keys may be returned; it is applied inside retrieval,
     /// so up to `limit` allowed keys are returned however few the filter allows. Search is exact
-    /// up to [`exact_search_max`](Self::exact_search_max) vectors and HNSW (approximate, recall
-    /// ≈ 0.99 on real embeddings) above; a filtered HNSW search that finds fewer than `limit` hits
-    /// falls back to the exact filtered pass.
+    /// up to [`exact_search_max`](Self::exact_search_max) vectors and HNSW (approximate) above;
+    /// see the [module documentation](self) for how filters are run.
     ///
     /// A query of the wrong length or with NaN/infinite components is an error; an all-zero query,
     /// `limit == 0` or an empty index give no results. The filter may be called more than once per
@@ -657,14 +667,9 @@ impl VectorIndex {
             return Ok(Vec::new());
         };
         let wanted = limit.saturating_add(TIE_SLACK).min(self.keys.len());
-        let mut hits = match (self.searches_exactly(), filter) {
-            (true, None) => self.engine_search(&q, wanted, true, None)?,
-            (true, Some(filter)) => self.brute_force(&q, wanted, filter)?,
-            (false, None) => self.engine_search(&q, wanted, false, None)?,
-            (false, Some(filter)) => {
-                let hits = self.engine_search(&q, wanted, false, Some(filter))?;
-                if hits.len() < limit { self.brute_force(&q, wanted, filter)? } else { hits }
-            }
+        let mut hits = match filter {
+            None => self.engine_search(&q, wanted, self.searches_exactly(), None)?,
+            Some(filter) => self.filtered_search(&q, limit, wanted, filter)?,
         };
         hits.sort_unstable_by(by_rank);
         hits.truncate(limit);
@@ -682,7 +687,11 @@ impl VectorIndex {
         let matches = match filter {
             None => {
                 let _slot = self.slots.acquire();
-                if exact { self.index.exact_search(q, wanted) } else { self.index.search(q, wanted) }
+                if exact {
+                    self.index.exact_search(q, wanted)
+                } else {
+                    self.index.search(q, wanted)
+                }
             }
             Some(filter) => {
                 // The predicate is called from C++: a panic must not unwind through it. Catch it,
@@ -720,19 +729,56 @@ impl VectorIndex {
             .collect())
     }
 
-    /// Exact filtered search: every allowed key, scored by dot product with the unit query.
-    fn brute_force(
+    /// Filtered search (SPEC §8 stage 1: the filter applies before the top-k cut).
+    ///
+    /// The filter is first run over every key. Few allowed keys (at most
+    /// [`brute_force_max`] of them) are scored one by one. Otherwise an exact index over-fetches
+    /// its nearest neighbours (about twice `wanted` allowed keys expected among them) and keeps the
+    /// allowed ones; an HNSW index runs usearch's `filtered_search`. Either way, when fewer than
+    /// `limit` hits come back although more keys are allowed, the allowed keys are scored one by
+    /// one, so the result is never short.
+    fn filtered_search(
         &self,
         q: &[f32],
+        limit: usize,
         wanted: usize,
         filter: &dyn Fn(u64) -> bool,
     ) -> Result<Vec<(u64, f32)>, VectorError> {
+        let n = self.keys.len();
+        let allowed: Vec<u64> = self.keys.iter().copied().filter(|&key| filter(key)).collect();
+        if allowed.is_empty() {
+            return Ok(Vec::new());
+        }
+        if allowed.len() <= brute_force_max(n) {
+            return self.score_keys(q, wanted, &allowed);
+        }
+        let hits = if self.searches_exactly() {
+            // Any allowed key outside the exact top `fetch` is farther than every allowed key
+            // inside it, so the allowed keys inside are the exact filtered top.
+            let fetch = wanted.saturating_mul(2).saturating_mul(n.div_ceil(allowed.len())).min(n);
+            let mut hits = self.engine_search(q, fetch, true, None)?;
+            hits.retain(|&(key, _)| filter(key));
+            hits
+        } else {
+            self.engine_search(q, wanted, false, Some(filter))?
+        };
+        if hits.len() >= limit.min(allowed.len()) {
+            Ok(hits)
+        } else {
+            self.score_keys(q, wanted, &allowed)
+        }
+    }
+
+    /// Exact search over `keys`: each stored vector scored by dot product with the unit query.
+    fn score_keys(
+        &self,
+        q: &[f32],
+        wanted: usize,
+        keys: &[u64],
+    ) -> Result<Vec<(u64, f32)>, VectorError> {
         let mut buf = vec![0.0f32; self.dim];
-        let mut hits = Vec::new();
-        for &key in &self.keys {
-            if !filter(key) {
-                continue;
-            }
+        let mut hits = Vec::with_capacity(keys.len());
+        for &key in keys {
             let found = self.index.get(key, &mut buf).map_err(engine("read a vector"))?;
             if found > 0 {
                 hits.push((key, dot(q, &buf).clamp(-1.0, 1.0)));
@@ -774,8 +820,11 @@ impl VectorIndex {
         })?;
         let vectors = {
             // Write access so that fsync also works where it needs it (Windows).
-            let mut file =
-                OpenOptions::new().read(true).write(true).open(&vectors_tmp).at("open", &vectors_tmp)?;
+            let mut file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&vectors_tmp)
+                .at("open", &vectors_tmp)?;
             file.sync_all().at("sync", &vectors_tmp)?;
             stamp_of_reader(&mut file).at("read", &vectors_tmp)?
         };
@@ -800,7 +849,9 @@ impl VectorIndex {
 
         // meta.json last: until it is renamed, open() sees the old meta and detects new files by
         // their hashes.
-        for (tmp, name) in [(&vectors_tmp, VECTORS_FILE), (&keys_tmp, KEYS_FILE), (&meta_tmp, META_FILE)] {
+        for (tmp, name) in
+            [(&vectors_tmp, VECTORS_FILE), (&keys_tmp, KEYS_FILE), (&meta_tmp, META_FILE)]
+        {
             let target = dir.join(name);
             fs::rename(tmp, &target).at("rename", tmp)?;
         }
@@ -843,6 +894,12 @@ impl FileIdentity {
     }
 }
 
+/// Largest number of allowed keys that a filtered search scores one by one rather than through
+/// usearch: 2,048, or an eighth of the index (scoring costs ≈ 0.5 µs per 384-dimension vector).
+fn brute_force_max(n: usize) -> usize {
+    (n / 8).max(2_048)
+}
+
 /// Ranking order: higher similarity first, then lower key.
 fn by_rank(a: &(u64, f32), b: &(u64, f32)) -> Ordering {
     b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
@@ -879,7 +936,9 @@ fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, VectorError> {
     match fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(VectorError::Io(PathError { action: "read", path: path.to_path_buf(), source: e })),
+        Err(e) => {
+            Err(VectorError::Io(PathError { action: "read", path: path.to_path_buf(), source: e }))
+        }
     }
 }
 
@@ -924,7 +983,6 @@ fn sync_dir(dir: &Path) -> Result<(), VectorError> {
     Ok(())
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -953,8 +1011,7 @@ mod tests {
 
     /// `n` vectors around `centres` cluster centres, with noise: closer to real embeddings than
     /// uniform noise (STACK: HNSW recall on uniform random vectors is misleading).
-    fn clustered(rng: &mut Rng, n: usize, dim: usize, centres: usize, noise: f32) -> Vec<Vec<f32>> {
-        let centres: Vec<Vec<f32>> = (0..centres).map(|_| rng.vector(dim)).collect();
+    fn clustered(rng: &mut Rng, n: usize, centres: &[Vec<f32>], noise: f32) -> Vec<Vec<f32>> {
         (0..n)
             .map(|i| {
                 let c = &centres[(rng.next_u64() as usize + i) % centres.len()];
@@ -1003,7 +1060,9 @@ mod tests {
     fn expect_ready(outcome: OpenOutcome) -> VectorIndex {
         match outcome {
             OpenOutcome::Ready(index) => index,
-            OpenOutcome::NeedsRebuild { reason } => panic!("expected Ready, got NeedsRebuild: {reason}"),
+            OpenOutcome::NeedsRebuild { reason } => {
+                panic!("expected Ready, got NeedsRebuild: {reason}")
+            }
         }
     }
 
@@ -1024,7 +1083,12 @@ mod tests {
         assert_eq!(index.len(), 4);
         let hits = index.search(&[0.9, 0.1, 0.0], 4, None).unwrap();
         assert_eq!(keys(&hits), vec![1, 3, 2, 4]);
-        let expected = [0.9 / 0.82f32.sqrt(), 1.0 / (0.82f32.sqrt() * 2f32.sqrt()), 0.1 / 0.82f32.sqrt(), -0.9 / 0.82f32.sqrt()];
+        let expected = [
+            0.9 / 0.82f32.sqrt(),
+            1.0 / (0.82f32.sqrt() * 2f32.sqrt()),
+            0.1 / 0.82f32.sqrt(),
+            -0.9 / 0.82f32.sqrt(),
+        ];
         for ((_, sim), want) in hits.iter().zip(expected) {
             assert!((sim - want).abs() < 1e-5, "{sim} vs {want}");
         }
@@ -1087,7 +1151,10 @@ mod tests {
 
     #[test]
     fn bad_input_is_an_error_not_a_panic() {
-        assert!(matches!(VectorIndex::create_in_memory("test", 0), Err(VectorError::ZeroDimension)));
+        assert!(matches!(
+            VectorIndex::create_in_memory("test", 0),
+            Err(VectorError::ZeroDimension)
+        ));
         let mut index = VectorIndex::create_in_memory("test", 4).unwrap();
         assert!(matches!(
             index.upsert(1, &[1.0, 2.0]),
@@ -1104,7 +1171,10 @@ mod tests {
         assert!(matches!(index.search(&[], 3, None), Err(VectorError::DimensionMismatch { .. })));
         assert!(matches!(index.search(&[f32::INFINITY; 4], 3, None), Err(VectorError::NonFinite)));
         index.set_exact_search_max(0);
-        assert!(matches!(index.search(&[1.0; 3], 3, None), Err(VectorError::DimensionMismatch { .. })));
+        assert!(matches!(
+            index.search(&[1.0; 3], 3, None),
+            Err(VectorError::DimensionMismatch { .. })
+        ));
         let msg = index.search(&[1.0; 3], 3, None).unwrap_err().to_string();
         assert_eq!(msg, "vector has 3 dimensions but the index holds 4");
         assert!(matches!(index.save(), Err(VectorError::InMemory)));
@@ -1139,7 +1209,11 @@ mod tests {
             for _ in 0..5 {
                 let query = rng.vector(dim);
                 let hits = index.search(&query, 2, Some(&allow)).unwrap();
-                assert_eq!(keys(&hits), exact_reference(&vectors, &query, 2, allow), "exact_max {exact_max}");
+                assert_eq!(
+                    keys(&hits),
+                    exact_reference(&vectors, &query, 2, allow),
+                    "exact_max {exact_max}"
+                );
                 // The unfiltered top 2 are (almost surely) other keys.
                 let unfiltered = index.search(&query, 2, None).unwrap();
                 assert!(keys(&unfiltered).iter().all(|k| !allowed.contains(k)));
@@ -1149,6 +1223,34 @@ mod tests {
             assert!(index.search(&query, 5, Some(&|_| false)).unwrap().is_empty());
             let all = index.search(&query, 5, Some(&|_| true)).unwrap();
             assert_eq!(keys(&all), exact_reference(&vectors, &query, 5, |_| true));
+            // Half the keys: too many to score one by one, so usearch runs the search.
+            let odd = |k: u64| k % 2 == 1;
+            let hits = index.search(&query, 20, Some(&odd)).unwrap();
+            assert_eq!(hits.len(), 20);
+            assert!(keys(&hits).iter().all(|&k| odd(k)));
+            if index.searches_exactly() {
+                assert_eq!(keys(&hits), exact_reference(&vectors, &query, 20, odd));
+            }
+            // 30 % of the keys, all far from the query: the over-fetch finds none of them and
+            // the search falls back to scoring the allowed keys.
+            let q = normalized(&query).unwrap();
+            let mut by_sim: Vec<(u64, f32)> = vectors
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (i as u64, dot(&q, &normalized(v).unwrap())))
+                .collect();
+            by_sim.sort_by(by_rank);
+            let far: std::collections::HashSet<u64> =
+                by_sim[7_000..].iter().map(|&(k, _)| k).collect();
+            let is_far = |k: u64| far.contains(&k);
+            let hits = keys(&index.search(&query, 10, Some(&is_far)).unwrap());
+            let reference = exact_reference(&vectors, &query, 10, is_far);
+            if index.searches_exactly() {
+                assert_eq!(hits, reference);
+            } else {
+                assert!(hits.len() == 10 && hits.iter().all(|&k| is_far(k)));
+                assert!(hits.iter().filter(|k| reference.contains(k)).count() >= 8, "{hits:?}");
+            }
         }
     }
 
@@ -1159,8 +1261,25 @@ mod tests {
         for key in 0..10 {
             index.upsert(key, &[1.0, key as f32]).unwrap();
         }
-        index.set_exact_search_max(0);
         let _ = index.search(&[1.0, 1.0], 3, Some(&|_| panic!("filter exploded")));
+    }
+
+    #[test]
+    #[should_panic(expected = "filter exploded inside usearch")]
+    fn a_filter_panicking_inside_usearch_panics_in_the_caller() {
+        let mut rng = Rng(9);
+        let n = 5_000;
+        let vectors: Vec<Vec<f32>> = (0..n).map(|_| rng.vector(8)).collect();
+        let mut index = build(&vectors, 8);
+        index.set_exact_search_max(0);
+        // The first pass over the keys runs in Rust; the next calls come from usearch's C++.
+        let calls = std::cell::Cell::new(0);
+        let filter = |k: u64| {
+            calls.set(calls.get() + 1);
+            assert!(calls.get() <= n, "filter exploded inside usearch");
+            k.is_multiple_of(2)
+        };
+        let _ = index.search(&vectors[0], 3, Some(&filter));
     }
 
     #[test]
@@ -1169,7 +1288,8 @@ mod tests {
         let vdir = dir.path().join("indices").join("vector");
         let dim = 32;
         let mut rng = Rng(11);
-        let vectors = clustered(&mut rng, 2_000, dim, 40, 0.3);
+        let centres: Vec<Vec<f32>> = (0..40).map(|_| rng.vector(dim)).collect();
+        let vectors = clustered(&mut rng, 2_000, &centres, 0.3);
         let mut index = VectorIndex::create(&vdir, "builtin-v1", dim).unwrap();
         for (i, v) in vectors.iter().enumerate() {
             index.upsert(i as u64 * 3 + 1, v).unwrap();
@@ -1184,7 +1304,8 @@ mod tests {
             assert!(vdir.join(name).is_file(), "{name}");
             assert!(!vdir.join(format!("{name}.tmp")).exists(), "{name}.tmp");
         }
-        let meta: serde_json::Value = serde_json::from_slice(&fs::read(vdir.join(META_FILE)).unwrap()).unwrap();
+        let meta: serde_json::Value =
+            serde_json::from_slice(&fs::read(vdir.join(META_FILE)).unwrap()).unwrap();
         assert_eq!(meta["format"], 1);
         assert_eq!(meta["embedder_id"], "builtin-v1");
         assert_eq!(meta["dim"], dim);
@@ -1201,13 +1322,20 @@ mod tests {
         assert_eq!(a, b);
         let odd = |k: u64| k % 2 == 1;
         for exact_max in [EXACT_SEARCH_MAX, 0] {
-            let (mut index, mut opened) = (&mut index, expect_ready(VectorIndex::open(&vdir, "builtin-v1", dim).unwrap()));
+            let (mut index, mut opened) =
+                (&mut index, expect_ready(VectorIndex::open(&vdir, "builtin-v1", dim).unwrap()));
             index.set_exact_search_max(exact_max);
             opened.set_exact_search_max(exact_max);
             for _ in 0..10 {
                 let q = rng.vector(dim);
-                assert_eq!(index.search(&q, 10, None).unwrap(), opened.search(&q, 10, None).unwrap());
-                assert_eq!(index.search(&q, 10, Some(&odd)).unwrap(), opened.search(&q, 10, Some(&odd)).unwrap());
+                assert_eq!(
+                    index.search(&q, 10, None).unwrap(),
+                    opened.search(&q, 10, None).unwrap()
+                );
+                assert_eq!(
+                    index.search(&q, 10, Some(&odd)).unwrap(),
+                    opened.search(&q, 10, Some(&odd)).unwrap()
+                );
             }
             let _ = (&mut index, &mut opened);
         }
@@ -1220,6 +1348,17 @@ mod tests {
         let again = expect_ready(VectorIndex::open(&vdir, "builtin-v1", dim).unwrap());
         assert!(again.contains(5) && !again.contains(4));
         assert_eq!(again.len(), opened.len());
+    }
+
+    #[test]
+    fn an_empty_index_saves_and_opens() {
+        let dir = tempfile::tempdir().unwrap();
+        VectorIndex::create(dir.path(), "e", 4).unwrap().save().unwrap();
+        let mut opened = expect_ready(VectorIndex::open(dir.path(), "e", 4).unwrap());
+        assert!(opened.is_empty());
+        assert!(opened.search(&[1.0; 4], 5, None).unwrap().is_empty());
+        opened.upsert(1, &[1.0; 4]).unwrap();
+        assert_eq!(keys(&opened.search(&[1.0; 4], 5, None).unwrap()), vec![1]);
     }
 
     #[test]
@@ -1321,7 +1460,9 @@ mod tests {
     fn concurrent_searches_share_the_index() {
         let dim = 16;
         let mut rng = Rng(5);
-        let vectors: Vec<Vec<f32>> = (0..500).map(|_| rng.vector(dim)).collect();
+        // 5,000 vectors: half of them is too many to score one by one, so the filtered searches
+        // below run usearch's filtered_search concurrently too.
+        let vectors: Vec<Vec<f32>> = (0..5_000).map(|_| rng.vector(dim)).collect();
         let mut index = build(&vectors, dim);
         index.set_exact_search_max(0);
         let index = &index;
@@ -1334,7 +1475,7 @@ mod tests {
                         let v = &vectors[(t * 50 + i) % vectors.len()];
                         let hits = index.search(v, 3, None).unwrap();
                         assert_eq!(hits.len(), 3);
-                        let even = |k: u64| k % 2 == 0;
+                        let even = |k: u64| k.is_multiple_of(2);
                         assert_eq!(index.search(v, 3, Some(&even)).unwrap().len(), 3);
                     }
                 });
@@ -1347,10 +1488,13 @@ mod tests {
         let dim = 64;
         let n = 30_000;
         let mut rng = Rng(42);
-        let vectors = clustered(&mut rng, n, dim, 300, 0.35);
+        let centres: Vec<Vec<f32>> = (0..300).map(|_| rng.vector(dim)).collect();
+        let vectors = clustered(&mut rng, n, &centres, 0.35);
         let mut index = build(&vectors, dim);
         assert!(!index.searches_exactly());
-        let queries = clustered(&mut rng, 100, dim, 300, 0.35);
+        // Queries near the data (as real queries are) and half-way between a centre and noise.
+        let mut queries = clustered(&mut rng, 50, &centres, 0.35);
+        queries.extend(clustered(&mut rng, 50, &centres, 1.0));
         let (mut found, mut total) = (0usize, 0usize);
         let mut approx = Vec::new();
         for q in &queries {
@@ -1370,64 +1514,86 @@ mod tests {
             assert_eq!(exact, exact_reference(&vectors, q, 10, |_| true));
         }
     }
-}
 
-#[cfg(test)]
-mod tuning_tmp {
-    use super::*;
+    /// Timings at 10k and 100k vectors of dimension 384. Run with
+    /// `cargo test --release --lib vector -- --ignored --nocapture`.
     #[test]
-    #[ignore]
+    #[ignore = "performance measurement; run in release"]
     #[allow(clippy::print_stderr)]
-    fn recall_sweep() {
-        struct R(u64);
-        impl R {
-            fn u(&mut self) -> f32 {
-                self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-                let mut z = self.0;
-                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-                z ^= z >> 31;
-                ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            }
-            fn v(&mut self, d: usize) -> Vec<f32> { (0..d).map(|_| self.u()).collect() }
+    fn perf_384() {
+        use std::time::Instant;
+        fn median_and_p95(mut xs: Vec<f64>) -> (f64, f64) {
+            xs.sort_by(f64::total_cmp);
+            (xs[xs.len() / 2], xs[xs.len() * 95 / 100])
         }
-        let dim = 64;
-        let n = 30_000;
-        for (name, noise, rank) in [("iso0.35", 0.35f32, 0usize), ("iso0.2", 0.2, 0), ("lowrank8", 0.6, 8), ("lowrank16", 0.6, 16)] {
-            let mut r = R(42);
-            let centres: Vec<Vec<f32>> = (0..300).map(|_| r.v(dim)).collect();
-            let bases: Vec<Vec<Vec<f32>>> = (0..300).map(|_| (0..rank).map(|_| r.v(dim)).collect()).collect();
-            let mut make = |r: &mut R| {
-                let c = (r.u().abs() * 299.0) as usize;
-                let mut v = centres[c].clone();
-                if rank == 0 {
-                    for x in &mut v { *x += noise * r.u(); }
-                } else {
-                    for b in &bases[c] { let w = noise * r.u(); for (x, y) in v.iter_mut().zip(b) { *x += w * y; } }
-                    for x in &mut v { *x += 0.02 * r.u(); }
-                }
-                v
-            };
-            let data: Vec<Vec<f32>> = (0..n).map(|_| make(&mut r)).collect();
-            let mut queries: Vec<Vec<f32>> = (0..200).map(|_| make(&mut r)).collect();
-            let n_in = queries.len();
-            for _ in 0..200 { let mut v = r.v(dim); let c = (r.u().abs() * 299.0) as usize; for (x, y) in v.iter_mut().zip(&centres[c]) { *x = 0.5 * *x + 0.5 * y; } queries.push(v); }
-            let mut index = VectorIndex::create_in_memory("t", dim).unwrap();
-            for (i, v) in data.iter().enumerate() { index.upsert(i as u64, v).unwrap(); }
-            index.set_exact_search_max(usize::MAX);
-            let truth: Vec<Vec<u64>> = queries.iter().map(|q| index.search(q, 10, None).unwrap().iter().map(|h| h.0).collect()).collect();
-            index.set_exact_search_max(0);
-            for ef in [64usize, 128, 256] {
-                index.index.change_expansion_search(ef);
-                for (label, range) in [("in", 0..n_in), ("ood", n_in..queries.len())] {
-                let mut found = 0; let mut total = 0;
-                for (q, t) in queries[range.clone()].iter().zip(&truth[range]) {
-                    let a: Vec<u64> = index.search(q, 10, None).unwrap().iter().map(|h| h.0).collect();
-                    total += t.len(); found += t.iter().filter(|k| a.contains(k)).count();
-                }
-                eprintln!("{name} {label} ef={ef} recall@10={:.3}", found as f64 / total as f64);
+        let dim = 384;
+        for n in [10_000usize, 100_000] {
+            let mut rng = Rng(n as u64);
+            let centres: Vec<Vec<f32>> = (0..(n / 100)).map(|_| rng.vector(dim)).collect();
+            let vectors = clustered(&mut rng, n, &centres, 0.5);
+            let queries = clustered(&mut rng, 200, &centres, 0.8);
+
+            let dir = tempfile::tempdir().unwrap();
+            let mut index = VectorIndex::create(dir.path(), "perf", dim).unwrap();
+            let t = Instant::now();
+            for (i, v) in vectors.iter().enumerate() {
+                index.upsert(i as u64, v).unwrap();
+            }
+            let add = t.elapsed().as_secs_f64();
+            eprintln!(
+                "n={n}: upsert {:.2} s = {:.0} vectors/s; usearch memory {:.1} MB",
+                add,
+                n as f64 / add,
+                index.memory_usage() as f64 / 1e6
+            );
+
+            let half = |k: u64| k.is_multiple_of(2);
+            let one_percent = |k: u64| k % 100 == 7;
+            let three = |k: u64| k == 5 || k == 5_000 || k == 9_999;
+            type Filter<'a> = Option<&'a dyn Fn(u64) -> bool>;
+            let filters: [(&str, Filter<'_>); 4] = [
+                ("no filter", None),
+                ("50% filter", Some(&half)),
+                ("1% filter", Some(&one_percent)),
+                ("3-key filter", Some(&three)),
+            ];
+            for exact_max in [EXACT_SEARCH_MAX, usize::MAX, 0] {
+                index.set_exact_search_max(exact_max);
+                let mode = if index.searches_exactly() { "exact" } else { "hnsw" };
+                for (name, filter) in &filters {
+                    let mut times = Vec::new();
+                    for q in &queries {
+                        let t = Instant::now();
+                        let hits = index.search(q, 50, *filter).unwrap();
+                        times.push(t.elapsed().as_secs_f64() * 1e3);
+                        assert!(!hits.is_empty());
+                    }
+                    let (med, p95) = median_and_p95(times);
+                    eprintln!(
+                        "n={n} {mode:5} {name:12} limit 50: median {med:.3} ms, p95 {p95:.3} ms"
+                    );
                 }
             }
+
+            let t = Instant::now();
+            index.save().unwrap();
+            let save = t.elapsed().as_secs_f64();
+            let bytes = fs::metadata(dir.path().join(VECTORS_FILE)).unwrap().len();
+            let t = Instant::now();
+            let opened = expect_ready(VectorIndex::open(dir.path(), "perf", dim).unwrap());
+            let open = t.elapsed().as_secs_f64();
+            eprintln!(
+                "n={n}: save {:.0} ms, open {:.0} ms, {VECTORS_FILE} {:.1} MB",
+                save * 1e3,
+                open * 1e3,
+                bytes as f64 / 1e6
+            );
+            assert_eq!(opened.len(), n);
+            eprintln!(
+                "n={n}: usearch memory after open {:.1} MB ({:?})",
+                opened.memory_usage() as f64 / 1e6,
+                opened.index.memory_stats()
+            );
         }
     }
 }

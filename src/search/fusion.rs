@@ -2,10 +2,13 @@
 
 use std::collections::HashMap;
 
+/// A memory's place in one ranked list: `(memory, rank, best chunk ordinal, that chunk's score)`.
+pub type Ranked = (String, usize, usize, f32);
+
 /// The rank (1-based) of each memory in one ranked list of chunk hits: a memory's rank is the
 /// rank of its best chunk among the memories, so several chunks of one memory never push others
 /// down. Returns `(memory, rank, best chunk ordinal, score of that chunk)` in rank order.
-pub fn memory_ranks(hits: &[(String, usize, f32)]) -> Vec<(String, usize, usize, f32)> {
+pub fn memory_ranks(hits: &[(String, usize, f32)]) -> Vec<Ranked> {
     let mut seen: HashMap<&str, ()> = HashMap::new();
     let mut out = Vec::new();
     for (memory, ordinal, score) in hits {
@@ -17,7 +20,7 @@ pub fn memory_ranks(hits: &[(String, usize, f32)]) -> Vec<(String, usize, usize,
 }
 
 /// Weighted RRF: Σ wᵢ / (k + rankᵢ) over the lists a memory appears in.
-pub fn fuse_rrf<'a>(lists: &[(f64, &'a [(String, usize, usize, f32)])], k: f64) -> HashMap<&'a str, f64> {
+pub fn fuse_rrf<'a>(lists: &[(f64, &'a [Ranked])], k: f64) -> HashMap<&'a str, f64> {
     let mut fused: HashMap<&str, f64> = HashMap::new();
     for (weight, list) in lists {
         for (memory, rank, _, _) in list.iter() {
@@ -43,7 +46,8 @@ mod tests {
     #[test]
     fn memory_ranks_keep_the_best_chunk_and_never_duplicate() {
         let r = memory_ranks(&hits(&[("a", 2), ("a", 0), ("b", 1), ("a", 3), ("c", 0)]));
-        let names: Vec<(&str, usize, usize)> = r.iter().map(|(m, rank, o, _)| (m.as_str(), *rank, *o)).collect();
+        let names: Vec<(&str, usize, usize)> =
+            r.iter().map(|(m, rank, o, _)| (m.as_str(), *rank, *o)).collect();
         assert_eq!(names, [("a", 1, 2), ("b", 2, 1), ("c", 3, 0)]);
     }
 

@@ -7,8 +7,9 @@
 //! 3. **Calibrate** to an absolute relevance in [0, 1] from evidence — IDF-weighted query-term
 //!    coverage and normalised vector similarity — so a query about nothing in the vault scores
 //!    near 0 (the `ragdocs` profile uses that system's sigmoid over the raw RRF score instead).
-//! 4. **Type profile**: × weight × 1 / (1 + age / half-life).
-//! 5. **Recency**: + max_boost × rate^age within the type's window.
+//! 4. **Type profile**: the type's weight (bounded: `1 − (1 − r)^weight`), × 1 / (1 + age / half-life).
+//! 5. **Recency**: + max_boost × rate^age within the type's window (scaled by the calibrated
+//!    relevance except in the `ragdocs` profile, so it never lifts a non-match).
 //! 6. **Temperature**: × (0.3 + 0.7 T) — neutral (T = 1) until usage state exists.
 //! 7. **Supersession / expiry**: × penalty when superseded; × the expiration fade.
 //! 8. **Threshold**, clamp to [0, 1], sort (score, then name), limit or token budget.
@@ -208,7 +209,7 @@ fn stages(profile: SearchProfile) -> Stages {
 
 /// The cosine range of an embedder: below `floor` is noise, `ceiling` is a near-paraphrase.
 pub fn similarity_range(embedder_id: &str) -> (f64, f64) {
-    if embedder_id.starts_with("builtin") { (0.12, 0.55) } else { (0.15, 0.70) }
+    if embedder_id.starts_with("builtin") { (0.22, 0.55) } else { (0.15, 0.70) }
 }
 
 /// Runs a search over fresh indices (call [`Indexes::reconcile`] first).
@@ -237,7 +238,8 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
     };
     let manifest = idx.manifest();
     let allowed = |e: &Entry| -> bool {
-        (filter.types.is_empty() || filter.types.iter().any(|t| t.eq_ignore_ascii_case(&e.memory_type)))
+        (filter.types.is_empty()
+            || filter.types.iter().any(|t| t.eq_ignore_ascii_case(&e.memory_type)))
             && (filter.tags.is_empty()
                 || e.tags.iter().any(|t| filter.tags.iter().any(|f| f.eq_ignore_ascii_case(t))))
             && filter.statuses.iter().any(|s| s.eq_ignore_ascii_case(&e.status))
@@ -253,9 +255,7 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
         .collect();
     let qvec = idx.embedder().embed_batch(&[q.text.as_str()]).pop().unwrap_or_default();
     let vec_filter = |key: u64| -> bool {
-        idx.key_owner(key)
-            .and_then(|(name, _)| manifest.entries.get(name))
-            .is_some_and(&allowed)
+        idx.key_owner(key).and_then(|(name, _)| manifest.entries.get(name)).is_some_and(&allowed)
     };
     let vec_raw = if qvec.iter().any(|x| *x != 0.0) {
         idx.vector().search(&qvec, candidates, Some(&vec_filter)).map_err(IndexError::from)?
@@ -274,9 +274,9 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
     let vec_ranks = fusion::memory_ranks(&vector);
     let fused = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks)], cfg.rrf_k);
     let max_rrf = fusion::max_rrf(&[wb, wv], cfg.rrf_k);
-    let bm_by: HashMap<&str, &(String, usize, usize, f32)> =
+    let bm_by: HashMap<&str, &fusion::Ranked> =
         bm_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
-    let vec_by: HashMap<&str, &(String, usize, usize, f32)> =
+    let vec_by: HashMap<&str, &fusion::Ranked> =
         vec_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
 
     let query_terms = idx.keyword().query_terms(&q.text);
@@ -298,7 +298,11 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
         // The best chunk: the BM25 winner when the query's words matter most, else the vector's.
         let ordinal = match (bm, vr) {
             (Some(b), Some(v)) => {
-                if b.1 <= v.1 { b.2 } else { v.2 }
+                if b.1 <= v.1 {
+                    b.2
+                } else {
+                    v.2
+                }
             }
             (Some(b), None) => b.2,
             (None, Some(v)) => v.2,
@@ -325,7 +329,7 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
                 .iter()
                 .filter(|(t, _)| text_terms.contains(t))
                 .map(|(_, w)| f64::from(*w))
-                .sum::<f64>()
+                .fold(0.0, |a, b| a + b)
                 / idf_total
         } else {
             0.0
@@ -334,7 +338,12 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
             Some(v) => v.3,
             None => idx
                 .embedder()
-                .embed_batch(&[crate::index::store::embed_text(&entry.title, &chunk.header_path, &chunk.text).as_str()])
+                .embed_batch(&[crate::index::store::embed_text(
+                    &entry.title,
+                    &chunk.header_path,
+                    &chunk.text,
+                )
+                .as_str()])
                 .pop()
                 .map(|v| crate::index::embed::cosine(&qvec, &v))
                 .unwrap_or(0.0),
@@ -348,7 +357,12 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
         ex.calibrated = if st.rrf_calibration {
             rank::calibrate_rrf(*rrf, 0.035, 150.0)
         } else {
-            rank::calibrate_evidence(ex.evidence, rrf / max_rrf, cfg.calibration_midpoint, cfg.calibration_steepness)
+            rank::calibrate_evidence(
+                ex.evidence,
+                rrf / max_rrf,
+                cfg.calibration_midpoint,
+                cfg.calibration_steepness,
+            )
         };
         let mut score = ex.calibrated;
 
@@ -361,7 +375,7 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
             if st.type_profile {
                 ex.type_weight = p.weight;
                 ex.type_decay = rank::type_decay(ex.age_days, p.half_life_days);
-                score *= ex.type_weight * ex.type_decay;
+                score = rank::type_weighted(score, ex.type_weight) * ex.type_decay;
             }
             if st.recency {
                 ex.recency_bonus = rank::recency_bonus(
@@ -370,20 +384,22 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
                     p.recency_max_boost,
                     p.recency_rate,
                 );
-                // The bonus never lifts a memory the query does not match.
-                if ex.calibrated >= cfg.score_threshold {
-                    score += ex.recency_bonus;
-                } else {
-                    ex.recency_bonus = 0.0;
+                // ragdocs adds the bonus as is; elsewhere it is scaled by the calibrated relevance,
+                // so recency reorders good matches but never lifts a memory the query misses.
+                if !st.rrf_calibration {
+                    ex.recency_bonus *= ex.calibrated;
                 }
+                score += ex.recency_bonus;
             }
         }
         // 6. Temperature: neutral until usage state exists (lifecycle).
         ex.temperature = 1.0;
-        ex.temperature_factor = if st.temperature { rank::temperature_factor(ex.temperature) } else { 1.0 };
+        ex.temperature_factor =
+            if st.temperature { rank::temperature_factor(ex.temperature) } else { 1.0 };
         score *= ex.temperature_factor;
         // 7. Supersession and expiry.
-        ex.supersession_factor = if entry.superseded_by.is_some() { cfg.supersession_penalty } else { 1.0 };
+        ex.supersession_factor =
+            if entry.superseded_by.is_some() { cfg.supersession_penalty } else { 1.0 };
         score *= ex.supersession_factor;
         let past = entry.expires_at.map(|e| (now.as_second() - e) as f64 / 86_400.0);
         let Some(fade) = rank::expiry_factor(past, cfg.expiry_fade_days) else { continue };

@@ -23,6 +23,16 @@ pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// Mnestra's type weight, bounded: `1 − (1 − relevance)^weight`.
+///
+/// Mnestra multiplies unbounded RRF scores by the weight; memlane's relevance is calibrated to
+/// [0, 1], where a plain product would clamp every strong decision at 1.0 and erase the
+/// difference between good and perfect. Raising the complement to the weight keeps the order
+/// within a type, keeps 0 and 1 fixed, lifts weights above 1 and lowers weights below 1.
+pub fn type_weighted(relevance: f64, weight: f64) -> f64 {
+    1.0 - (1.0 - relevance.clamp(0.0, 1.0)).powf(weight.max(0.0))
+}
+
 /// Mnestra's type decay: `1 / (1 + age / half_life)`.
 pub fn type_decay(age_days: f64, half_life_days: f64) -> f64 {
     1.0 / (1.0 + age_days.max(0.0) / half_life_days)
@@ -72,6 +82,16 @@ mod tests {
     }
 
     #[test]
+    fn type_weight_is_bounded_and_ordered() {
+        assert_eq!(type_weighted(0.0, 1.5), 0.0);
+        assert_eq!(type_weighted(1.0, 0.6), 1.0);
+        assert!((type_weighted(0.7, 1.0) - 0.7).abs() < 1e-12);
+        assert!(type_weighted(0.7, 1.5) > 0.7 && type_weighted(0.7, 1.5) < 1.0);
+        assert!(type_weighted(0.7, 0.6) < 0.7);
+        assert!(type_weighted(0.8, 1.5) > type_weighted(0.7, 1.5));
+    }
+
+    #[test]
     fn mnestra_decay_and_remindb_temperature() {
         assert_eq!(type_decay(0.0, 30.0), 1.0);
         assert!((type_decay(30.0, 30.0) - 0.5).abs() < 1e-12);
@@ -96,6 +116,8 @@ mod tests {
         let first = calibrate_evidence(0.6, 1.0, 0.35, 10.0);
         let later = calibrate_evidence(0.6, 0.5, 0.35, 10.0);
         assert!(first > later);
-        assert!(calibrate_evidence(0.9, 0.3, 0.35, 10.0) > calibrate_evidence(0.4, 1.0, 0.35, 10.0));
+        assert!(
+            calibrate_evidence(0.9, 0.3, 0.35, 10.0) > calibrate_evidence(0.4, 1.0, 0.35, 10.0)
+        );
     }
 }

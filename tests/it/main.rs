@@ -5,8 +5,10 @@ mod common;
 
 mod cli_basics;
 mod config;
+mod freshness;
 mod generated;
 mod memories;
 mod privacy;
 mod safety;
+mod search;
 mod trash_history;

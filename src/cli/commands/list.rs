@@ -70,7 +70,9 @@ pub(crate) fn time_window(
 ) -> Result<(Option<jiff::Timestamp>, Option<jiff::Timestamp>), Error> {
     if let Some(s) = since {
         let secs = parse_duration_secs(s).ok_or_else(|| {
-            Error::Invalid(format!("--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"))
+            Error::Invalid(format!(
+                "--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"
+            ))
         })?;
         return Ok((Some(vault.clock.now() - jiff::SignedDuration::from_secs(secs)), None));
     }

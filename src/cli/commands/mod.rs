@@ -5,4 +5,5 @@ pub(crate) mod generate;
 pub(crate) mod init;
 pub(crate) mod list;
 pub(crate) mod memory;
+pub(crate) mod search;
 pub(crate) mod trash;

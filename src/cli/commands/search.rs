@@ -91,16 +91,20 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
     for t in &args.types {
         vault.check_type(t)?;
     }
-    let intent: Intent = args
-        .intent
-        .parse()
-        .map_err(|_| bad(format!("unknown intent `{}`\n  hint: use general, recall, exact or explore", args.intent)))?;
+    let intent: Intent = args.intent.parse().map_err(|_| {
+        bad(format!(
+            "unknown intent `{}`\n  hint: use general, recall, exact or explore",
+            args.intent
+        ))
+    })?;
     let profile = args
         .profile
         .as_deref()
         .map(|p| {
             p.parse::<SearchProfile>().map_err(|_| {
-                bad(format!("unknown profile `{p}`\n  hint: use balanced, ragdocs, mnestra, remindb or mira"))
+                bad(format!(
+                    "unknown profile `{p}`\n  hint: use balanced, ragdocs, mnestra, remindb or mira"
+                ))
             })
         })
         .transpose()?;
@@ -110,7 +114,8 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
     if args.budget == Some(0) {
         return Err(bad("--budget must be at least 1 token".into()));
     }
-    let (after, before) = time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
+    let (after, before) =
+        time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
     let mut idx = ctx.open_indexes(&vault)?;
     let report = idx.reconcile(&vault)?;
     ctx.report_reconcile(&report);
@@ -154,8 +159,19 @@ fn print_results(ctx: &Ctx, r: &SearchResults, explain: bool) -> anyhow::Result<
     }
     let mut text = String::new();
     for (i, h) in r.hits.iter().enumerate() {
-        let place = if h.header_path.is_empty() { String::new() } else { format!(" › {}", h.header_path) };
-        text.push_str(&format!("{}. {}{}  [{:.2}]  {}", i + 1, h.name, place, h.score, h.memory_type));
+        let place = if h.header_path.is_empty() {
+            String::new()
+        } else {
+            format!(" › {}", h.header_path)
+        };
+        text.push_str(&format!(
+            "{}. {}{}  [{:.2}]  {}",
+            i + 1,
+            h.name,
+            place,
+            h.score,
+            h.memory_type
+        ));
         if !h.tags.is_empty() {
             text.push_str(&format!("  #{}", h.tags.join(" #")));
         }
@@ -202,7 +218,10 @@ fn progress_printer(ctx: &Ctx) -> impl FnMut(Progress) + use<> {
             let filled = width * p.done / p.total;
             let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
             let mut err = std::io::stderr().lock();
-            let _ = std::io::Write::write_fmt(&mut err, format_args!("\r[{bar}] {}/{} chunks", p.done, p.total));
+            let _ = std::io::Write::write_fmt(
+                &mut err,
+                format_args!("\r[{bar}] {}/{} chunks", p.done, p.total),
+            );
             if p.done == p.total {
                 let _ = std::io::Write::write_all(&mut err, b"\n");
             }
@@ -246,7 +265,11 @@ pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
             if ctx.out.json {
                 return ctx.out.json(&serde_json::json!({ "installed": installed }));
             }
-            ctx.out.line(format!("installed the model from {} as {}", dir.display(), installed.display()))?;
+            ctx.out.line(format!(
+                "installed the model from {} as {}",
+                dir.display(),
+                installed.display()
+            ))?;
             ctx.out.note("`[embedding] model = \"auto\"` (the default) now uses it; run `memlane reindex` in each vault");
             Ok(())
         }

@@ -16,6 +16,9 @@
 //! tantivy is used in this module only.
 
 pub mod analyzer;
+mod terms;
+
+pub use terms::text_terms;
 
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -23,7 +26,8 @@ use std::path::{Path, PathBuf};
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
 use tantivy::query::{
-    BooleanQuery, BoostQuery, ConstScoreQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
+    BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
+    RangeQuery, TermQuery,
 };
 use tantivy::schema::{
     Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
@@ -34,7 +38,7 @@ use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, Ta
 /// Field boosts, highest first: a match in the title outweighs one in a heading, a tag, or the
 /// body (the ragdocs ordering).
 pub const FIELD_BOOSTS: FieldBoosts =
-    FieldBoosts { title: 3.0, headers: 2.0, tags: 1.5, body: 1.0 };
+    FieldBoosts { title: 3.0, headers: 2.0, tags: 1.5, body: 1.0, tie_breaker: 1.0 };
 
 /// Extra weight of a quoted phrase found verbatim (in the title or the body).
 pub const PHRASE_BOOST: f32 = 2.0;
@@ -53,6 +57,9 @@ pub struct FieldBoosts {
     pub tags: f32,
     /// The chunk's text.
     pub body: f32,
+    /// How a term's per-field scores combine: the best field's score plus `tie_breaker` times
+    /// the others' (0 = best field only, 1 = sum over fields).
+    pub tie_breaker: f32,
 }
 
 /// Errors of the keyword index.
@@ -350,6 +357,7 @@ impl KeywordIndex {
         }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for (term, count) in &counts {
+            let mut per_field: Vec<Box<dyn Query>> = Vec::with_capacity(weighted.len());
             for &(field, boost) in &weighted {
                 if boost <= 0.0 {
                     continue;
@@ -358,11 +366,12 @@ impl KeywordIndex {
                     Term::from_field_text(field, term),
                     IndexRecordOption::WithFreqs,
                 );
-                clauses.push((
-                    Occur::Should,
-                    Box::new(BoostQuery::new(Box::new(tq), boost * *count as f32)),
-                ));
+                per_field.push(Box::new(BoostQuery::new(Box::new(tq), boost * *count as f32)));
             }
+            clauses.push((
+                Occur::Should,
+                Box::new(DisjunctionMaxQuery::with_tie_breaker(per_field, b.tie_breaker)),
+            ));
         }
         for phrase in quoted_spans(query) {
             let terms = analyzer::analyze(&mut analyzer::phrase_analyzer(), phrase);

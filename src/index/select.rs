@@ -1,0 +1,64 @@
+//! Choosing the embedder: `[embedding] model = "auto" | "builtin" | <path>`.
+//!
+//! `auto` (the default) uses the model installed by `memlane model import` when there is one and
+//! the built-in embedder otherwise. A model named by path — or an installed model that no longer
+//! loads — is an error naming the path, never a silent fallback: switching embedders would
+//! re-embed the whole vault and change every result.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::embed::{BuiltinEmbedder, Embedder};
+use super::minilm::{ModelError, SentenceEmbedder};
+use crate::config::Config;
+use crate::error::Error;
+
+/// Where `memlane model import` installs the default model.
+pub fn default_model_dir() -> Option<PathBuf> {
+    directories::ProjectDirs::from("", "", "memlane").map(|d| d.data_dir().join("models/default"))
+}
+
+/// Which embedder `model` selects, without loading it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// The built-in embedder.
+    Builtin,
+    /// A sentence-transformer model directory.
+    Model(PathBuf),
+}
+
+/// Resolves the `embedding.model` setting.
+pub fn choose(model: &str) -> Choice {
+    match model.trim() {
+        "builtin" => Choice::Builtin,
+        "auto" => match super::minilm::installed_model_dir() {
+            Some(dir) => Choice::Model(dir),
+            None => Choice::Builtin,
+        },
+        path => Choice::Model(PathBuf::from(path)),
+    }
+}
+
+fn model_error(dir: &Path, e: ModelError) -> Error {
+    Error::Invalid(format!(
+        "cannot load the embedding model at {}: {e}\n  hint: fix or re-import it (`memlane model import DIR`), or set `[embedding] model = \"builtin\"`",
+        dir.display()
+    ))
+}
+
+/// Loads the embedder the config asks for.
+pub fn embedder_for(config: &Config) -> crate::Result<Arc<dyn Embedder>> {
+    match choose(&config.embedding.model) {
+        Choice::Builtin => Ok(Arc::new(BuiltinEmbedder::new())),
+        Choice::Model(dir) => {
+            let m = SentenceEmbedder::load(&dir).map_err(|e| model_error(&dir, e))?;
+            let _ = config.embedding.batch_size; // the model batches internally
+            Ok(Arc::new(m))
+        }
+    }
+}
+
+/// Installs the model at `src` as the default local model (validated by loading it first).
+pub fn import_model(src: &Path, dest: &Path) -> crate::Result<PathBuf> {
+    super::minilm::import_model(src, dest).map_err(|e| model_error(src, e))
+}
