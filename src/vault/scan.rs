@@ -12,6 +12,17 @@ use crate::error::{Error, IoResultExt};
 use crate::model::name::{RESERVED_DIRS, suggest};
 use crate::model::{Document, MemoryId, MemoryName, Meta};
 
+/// A memory file's name, size and modification time.
+#[derive(Debug, Clone)]
+pub struct FileStat {
+    /// The memory's name.
+    pub name: MemoryName,
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i128,
+}
+
 /// One memory as read from disk.
 #[derive(Debug, Clone)]
 pub struct Memory {
@@ -131,40 +142,81 @@ impl Vault {
         }
     }
 
-    /// Every memory name in the vault, sorted (files only; reserved folders and dot files skipped).
-    pub fn names(&self) -> crate::Result<Vec<MemoryName>> {
-        let mut names = Vec::new();
-        let walker =
-            walkdir::WalkDir::new(self.root()).min_depth(1).follow_links(false).into_iter();
-        let root = self.root().to_owned();
-        for entry in walker.filter_entry(move |e| {
-            let name = e.file_name().to_string_lossy();
-            let top = e.depth() == 1;
-            !(name.starts_with('.') || (top && RESERVED_DIRS.contains(&name.as_ref())))
-        }) {
-            let entry = match entry {
-                Ok(e) => e,
+    /// Every memory file in the vault with its size and mtime, sorted by name (reserved folders,
+    /// dot files and non-`.md` files skipped; symlinked files followed, symlinked folders not).
+    ///
+    /// One `readdir` per folder and one `stat` per memory: this is the whole cost of a
+    /// no-change reconcile, so it stays this lean.
+    pub fn files(&self) -> crate::Result<Vec<FileStat>> {
+        let root = self.root();
+        // Pass 1: directory entries only (no stat), depth first.
+        let mut found: Vec<(String, PathBuf, bool)> = Vec::new();
+        let mut stack = vec![(root.to_path_buf(), String::new())];
+        while let Some((dir, prefix)) = stack.pop() {
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(rd) => rd,
+                Err(e) if prefix.is_empty() => {
+                    return Err(
+                        crate::error::PathError { action: "read", path: dir, source: e }.into()
+                    );
+                }
                 Err(e) => {
-                    let path = e.path().map(Path::to_owned).unwrap_or_else(|| root.clone());
-                    let source = e
-                        .into_io_error()
-                        .unwrap_or_else(|| std::io::Error::other("filesystem loop"));
-                    return Err(crate::error::PathError { action: "read", path, source }.into());
+                    tracing::warn!(dir = %dir.display(), error = %e, "cannot read a folder in the vault; skipped");
+                    continue;
                 }
             };
-            let ft = entry.file_type();
-            let is_file = ft.is_file() || (ft.is_symlink() && entry.path().is_file());
-            if !is_file || entry.path().extension().is_none_or(|e| e != "md") {
-                continue;
-            }
-            let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if let Ok(name) = MemoryName::parse(&rel) {
-                names.push(name);
+            for entry in entries {
+                let Ok(entry) = entry else { continue };
+                let file_name = entry.file_name();
+                let Some(fname) = file_name.to_str() else { continue };
+                if fname.starts_with('.') || (prefix.is_empty() && RESERVED_DIRS.contains(&fname)) {
+                    continue;
+                }
+                let Ok(ft) = entry.file_type() else { continue };
+                let rel =
+                    if prefix.is_empty() { fname.to_owned() } else { format!("{prefix}/{fname}") };
+                if ft.is_dir() {
+                    stack.push((entry.path(), rel));
+                } else if fname.ends_with(".md") {
+                    found.push((rel, entry.path(), ft.is_symlink()));
+                }
             }
         }
-        names.sort();
-        Ok(names)
+        // Pass 2: one stat per memory, spread over the cores (stat dominates on large vaults).
+        let stat_one = |(rel, path, link): &(String, PathBuf, bool)| -> Option<FileStat> {
+            let meta =
+                if *link { std::fs::metadata(path) } else { std::fs::symlink_metadata(path) };
+            let meta = meta.ok().filter(std::fs::Metadata::is_file)?;
+            let name = MemoryName::parse(rel).ok()?;
+            let mtime_ns = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128);
+            Some(FileStat { name, size: meta.len(), mtime_ns })
+        };
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+        let mut out: Vec<FileStat> = if found.len() < 1_000 || threads == 1 {
+            found.iter().filter_map(stat_one).collect()
+        } else {
+            let per = found.len().div_ceil(threads);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = found
+                    .chunks(per)
+                    .map(|part| {
+                        s.spawn(move || part.iter().filter_map(stat_one).collect::<Vec<_>>())
+                    })
+                    .collect();
+                handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+            })
+        };
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Every memory name in the vault, sorted.
+    pub fn names(&self) -> crate::Result<Vec<MemoryName>> {
+        Ok(self.files()?.into_iter().map(|f| f.name).collect())
     }
 
     /// Loads every memory. Files that cannot be read at all are returned as warnings.

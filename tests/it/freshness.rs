@@ -67,7 +67,7 @@ fn deleting_indices_is_always_safe_and_reindex_rebuilds() {
     assert_eq!(out["embedder"], "builtin-ngram-v1");
     assert_eq!(env.run(["search", "JWT rotation", "--json"]).success().stdout, before);
     // A damaged manifest is rebuilt, not trusted.
-    std::fs::write(env.vault().join("indices/manifest.json"), b"{not json").unwrap();
+    std::fs::write(env.vault().join("indices/manifest.tsv"), b"{not json").unwrap();
     assert_eq!(env.run(["search", "JWT rotation", "--json"]).success().stdout, before);
     // A damaged vector file too.
     std::fs::write(env.vault().join("indices/vector/vectors.usearch"), b"garbage").unwrap();

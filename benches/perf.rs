@@ -1,0 +1,275 @@
+//! Speed and memory of memlane on a generated vault (SPEC §11), with the built-in embedder.
+//!
+//! `cargo bench --bench perf` (release). `MEMLANE_PERF_N` sets the number of memories
+//! (default 10,000). Prints a table; figures go into BENCHMARKS.md.
+
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use memlane::config::Config;
+use memlane::index::embed::BuiltinEmbedder;
+use memlane::index::store::Indexes;
+use memlane::search::{SearchQuery, search};
+use memlane::vault::{Clock, Vault};
+
+const WORDS: &[&str] = &[
+    "auth",
+    "token",
+    "session",
+    "cache",
+    "redis",
+    "postgres",
+    "migration",
+    "deploy",
+    "release",
+    "pipeline",
+    "schema",
+    "index",
+    "query",
+    "latency",
+    "budget",
+    "review",
+    "design",
+    "module",
+    "service",
+    "client",
+    "server",
+    "request",
+    "response",
+    "error",
+    "retry",
+    "timeout",
+    "queue",
+    "worker",
+    "batch",
+    "stream",
+    "event",
+    "handler",
+    "config",
+    "secret",
+    "rotation",
+    "policy",
+    "metric",
+    "alert",
+    "dashboard",
+    "incident",
+    "rollback",
+    "feature",
+    "flag",
+    "experiment",
+    "customer",
+    "invoice",
+    "payment",
+    "refund",
+    "order",
+    "cart",
+    "search",
+    "ranking",
+    "vector",
+    "embedding",
+    "keyword",
+    "memory",
+    "agent",
+    "prompt",
+    "context",
+    "window",
+    "tokenizer",
+    "parser",
+    "compiler",
+    "runtime",
+    "thread",
+    "lock",
+    "mutex",
+    "channel",
+    "async",
+    "future",
+    "the",
+    "a",
+    "we",
+    "decided",
+    "because",
+    "should",
+    "will",
+    "after",
+    "before",
+    "with",
+    "without",
+    "every",
+    "never",
+    "always",
+    "when",
+    "then",
+    "because",
+    "team",
+    "agreed",
+];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn word(&mut self) -> &'static str {
+        WORDS[(self.next() % WORDS.len() as u64) as usize]
+    }
+}
+
+fn generate(root: &Path, n: usize) {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let types = ["decision", "fact", "journal", "bug_fix", "plan", "observation"];
+    for i in 0..n {
+        let dir = root.join(format!("area{:02}", i % 50));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ty = types[i % types.len()];
+        let mut body = format!("# Note {i} about {} {}\n\n", rng.word(), rng.word());
+        for p in 0..3 {
+            if p == 2 {
+                body.push_str(&format!("## Details {}\n\n", rng.word()));
+            }
+            for _ in 0..50 {
+                body.push_str(rng.word());
+                body.push(' ');
+            }
+            body.push_str(&format!("code{i}_{p}\n\n"));
+        }
+        let text = format!(
+            "---\ntype: {ty}\ntags: [{}, {}]\ncreated_at: 2025-{:02}-{:02}T10:00:00Z\n---\n\n{body}",
+            rng.word(),
+            rng.word(),
+            1 + i % 12,
+            1 + i % 28
+        );
+        std::fs::write(dir.join(format!("m{i:05}.md")), text).unwrap();
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn p95(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[(v.len() * 95 / 100).min(v.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn main() {
+    let n: usize =
+        std::env::var("MEMLANE_PERF_N").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let bin = env!("CARGO_BIN_EXE_memlane");
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join(".memories");
+    std::fs::create_dir_all(&root).unwrap();
+    let t = Instant::now();
+    generate(&root, n);
+    println!("generated {n} memories in {:.1} s", t.elapsed().as_secs_f64());
+
+    let run = |args: &[&str]| {
+        let out = Command::new(bin)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .args(args)
+            .env("MEMLANE_VAULT", &root)
+            .env("MEMLANE_NOW", "2026-01-10T10:00:00Z")
+            .env("HOME", tmp.path())
+            .env("XDG_DATA_HOME", tmp.path().join("data"))
+            .env("XDG_CONFIG_HOME", tmp.path().join("config"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        out
+    };
+
+    let t = Instant::now();
+    run(&["reindex", "-q"]);
+    let reindex = t.elapsed();
+    println!("reindex (builtin, fresh process): {:.2} s", reindex.as_secs_f64());
+
+    let queries = [
+        "auth token rotation",
+        "postgres migration rollback",
+        "redis cache latency",
+        "code1234_1",
+        "deploy pipeline incident",
+        "vector embedding ranking",
+    ];
+    let mut fresh = Vec::new();
+    for _ in 0..5 {
+        for q in queries {
+            let t = Instant::now();
+            run(&["search", q, "--json", "--no-touch"]);
+            fresh.push(t.elapsed());
+        }
+    }
+    println!("search, fresh process: median {} p95 {}", ms(median(fresh.clone())), ms(p95(fresh)));
+
+    let rss = Command::new("/usr/bin/time")
+        .env_clear()
+        .args(["-f", "%M", bin, "search", "auth token rotation", "--json"])
+        .env("MEMLANE_VAULT", &root)
+        .env("HOME", tmp.path())
+        .env("XDG_DATA_HOME", tmp.path().join("data"))
+        .output();
+    if let Ok(out) = rss {
+        let err = String::from_utf8_lossy(&out.stderr);
+        if let Some(kb) = err.lines().last().and_then(|l| l.trim().parse::<u64>().ok()) {
+            println!("peak RSS, search in a fresh process: {:.1} MB", kb as f64 / 1024.0);
+        }
+    } else {
+        println!("peak RSS: skipped (/usr/bin/time not available)");
+    }
+
+    // In-process: the no-change reconcile and search as the MCP server would run them.
+    let vault = Vault::open(
+        &root,
+        Config::default(),
+        Clock::pinned("2026-01-10T10:00:00Z".parse().unwrap()),
+    )
+    .unwrap();
+    let mut idx = Indexes::open(&vault, Arc::new(BuiltinEmbedder::new())).unwrap();
+    let mut rec = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        let r = idx.reconcile(&vault).unwrap();
+        rec.push(t.elapsed());
+        assert!(!r.changed());
+    }
+    println!(
+        "no-change reconcile (in process): median {} p95 {}",
+        ms(median(rec.clone())),
+        ms(p95(rec))
+    );
+    let mut inproc = Vec::new();
+    for _ in 0..10 {
+        for q in queries {
+            let t = Instant::now();
+            let _ = search(&vault, &idx, &SearchQuery::new(q)).unwrap();
+            inproc.push(t.elapsed());
+        }
+    }
+    println!(
+        "search (in process, open indices): median {} p95 {}",
+        ms(median(inproc.clone())),
+        ms(p95(inproc))
+    );
+
+    // One edited file: reconcile picks it up.
+    let f = root.join("area07/m00007.md");
+    let mut text = std::fs::read_to_string(&f).unwrap();
+    text.push_str("\nfreshly edited zanzibar\n");
+    std::fs::write(&f, text).unwrap();
+    let t = Instant::now();
+    let r = idx.reconcile(&vault).unwrap();
+    println!("one edited file reconciled in {} ({} updated)", ms(t.elapsed()), r.updated);
+}
