@@ -44,6 +44,18 @@ pub enum Error {
     /// The derived indices failed.
     #[error(transparent)]
     Index(crate::index::store::IndexError),
+    /// The embedding model cannot be loaded.
+    #[error(
+        "cannot load the embedding model at {} (fix or re-import it with `memlane model import DIR`, or set `[embedding] model = \"builtin\"`)",
+        .path.display()
+    )]
+    Model {
+        /// The model directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: crate::index::minilm::ModelError,
+    },
     /// No vault was found.
     #[error(
         "no memlane vault found in {} or any parent folder\n  hint: run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT",

@@ -258,7 +258,12 @@ mod tests {
 
     #[test]
     fn manifest_round_trips_through_its_file_with_awkward_text() {
-        let mut m = Manifest { format: FORMAT, embedder_id: "builtin-ngram-v1".into(), dim: 384, ..Default::default() };
+        let mut m = Manifest {
+            format: FORMAT,
+            embedder_id: "builtin-ngram-v1".into(),
+            dim: 384,
+            ..Default::default()
+        };
         m.entries.insert(
             "auth/jwt plan".into(),
             Entry {

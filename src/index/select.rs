@@ -40,10 +40,7 @@ pub fn choose(model: &str) -> Choice {
 }
 
 fn model_error(dir: &Path, e: ModelError) -> Error {
-    Error::Invalid(format!(
-        "cannot load the embedding model at {}: {e}\n  hint: fix or re-import it (`memlane model import DIR`), or set `[embedding] model = \"builtin\"`",
-        dir.display()
-    ))
+    Error::Model { path: dir.to_owned(), source: e }
 }
 
 /// Loads the embedder the config asks for.

@@ -8,6 +8,7 @@ mod config;
 mod freshness;
 mod generated;
 mod memories;
+mod model;
 mod privacy;
 mod safety;
 mod search;
