@@ -43,7 +43,7 @@ pub enum Error {
     Config(#[from] crate::config::ConfigError),
     /// The derived indices failed.
     #[error(transparent)]
-    Index(crate::index::store::IndexError),
+    Index(Box<crate::index::store::IndexError>),
     /// The embedding model cannot be loaded.
     #[error(
         "cannot load the embedding model at {} (fix or re-import it with `memlane model import DIR`, or set `[embedding] model = \"builtin\"`)",
@@ -54,7 +54,7 @@ pub enum Error {
         path: PathBuf,
         /// What is wrong with it.
         #[source]
-        source: crate::index::minilm::ModelError,
+        source: Box<crate::index::minilm::ModelError>,
     },
     /// No vault was found.
     #[error(

@@ -252,6 +252,17 @@ pub fn chunk_key(name: &str, ordinal: usize) -> u64 {
     xxhash_rust::xxh3::xxh3_64(buf.as_bytes())
 }
 
+/// The keyword-index chunk id of chunk `ordinal` of memory `name`.
+pub fn chunk_id(name: &str, ordinal: usize) -> String {
+    format!("{name}#{ordinal}")
+}
+
+/// Splits a chunk id into the memory name and ordinal.
+pub fn parse_chunk_id(id: &str) -> Option<(&str, usize)> {
+    let (name, ord) = id.rsplit_once('#')?;
+    Some((name, ord.parse().ok()?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -297,15 +308,4 @@ mod tests {
         std::fs::write(&path, "{not json\n").unwrap();
         assert_eq!(Manifest::load(&path), None);
     }
-}
-
-/// The keyword-index chunk id of chunk `ordinal` of memory `name`.
-pub fn chunk_id(name: &str, ordinal: usize) -> String {
-    format!("{name}#{ordinal}")
-}
-
-/// Splits a chunk id into the memory name and ordinal.
-pub fn parse_chunk_id(id: &str) -> Option<(&str, usize)> {
-    let (name, ord) = id.rsplit_once('#')?;
-    Some((name, ord.parse().ok()?))
 }

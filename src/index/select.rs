@@ -40,7 +40,7 @@ pub fn choose(model: &str) -> Choice {
 }
 
 fn model_error(dir: &Path, e: ModelError) -> Error {
-    Error::Model { path: dir.to_owned(), source: e }
+    Error::Model { path: dir.to_owned(), source: Box::new(e) }
 }
 
 /// Loads the embedder the config asks for.

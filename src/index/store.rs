@@ -522,6 +522,6 @@ pub fn embed_text(title: &str, _header_path: &str, text: &str) -> String {
 
 impl From<IndexError> for Error {
     fn from(e: IndexError) -> Error {
-        Error::Index(e)
+        Error::Index(Box::new(e))
     }
 }
