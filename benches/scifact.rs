@@ -23,7 +23,7 @@
 //! Tuning aids (environment): `MEMLANE_BENCH_VAULT=<dir>` keeps the vault (and its indices) in
 //! `<dir>` and reuses it on the next run instead of rebuilding (the rebuild timing then says
 //! "reused"); `MEMLANE_BENCH_DUMP=<file>` writes every candidate's stage values (all candidates,
-//! before the limit) as JSON lines for offline analysis of ranking formulas.
+//! before the limit) as JSON lines for offline analysis of ranking formulas, instead of the table.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::{HashMap, HashSet};
@@ -281,6 +281,8 @@ fn run_embedder(
             config.search.intents.explore,
         ),
     ];
+    // A dump run only dumps (see the module docs).
+    let modes = if dump.is_some() { Vec::new() } else { modes };
     for (name, intent, weights) in modes {
         let mut cfg = config.clone();
         cfg.search.score_threshold = 0.0;
@@ -328,6 +330,9 @@ fn run_embedder(
         }
     }
 
+    if dump.is_some() {
+        return;
+    }
     // The raw indices, without the pipeline.
     let mut bm_runs = Vec::new();
     let mut vec_runs = Vec::new();

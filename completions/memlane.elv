@@ -45,6 +45,12 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand list 'List memories, newest first'
             cand search 'Search memories by keyword and meaning'
             cand reindex 'Rebuild the search indices from the memory files'
+            cand linked 'Memories that link to a document (`[[src/auth.py]]`), best match for the query first'
+            cand relationships 'A memory''s typed links, both ways, and its whole version chain'
+            cand related 'Memories exactly N links away, ranked by link type and confidence'
+            cand link 'Write a typed link into a memory''s frontmatter'
+            cand unlink 'Remove typed links from a memory''s frontmatter'
+            cand doctor 'Check the config and the vault: hand-written files with problems, links to missing memories'
             cand model 'Manage the local sentence-transformer model'
             cand trash 'List, restore or empty the trash'
             cand history 'List the stored versions of a memory'
@@ -280,6 +286,99 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;linked'= {
+            cand -n 'How many results'
+            cand --limit 'How many results'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;relationships'= {
+            cand --type 'Only links of this type (e.g. `supersedes`, `depends_on`)'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;related'= {
+            cand --depth 'How many hops away (a document or shared entity in between counts as a hop)'
+            cand -n 'How many results'
+            cand --limit 'How many results'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;link'= {
+            cand --type 'The link type'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --doc '`TO` is a document (a file path), not a memory'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;unlink'= {
+            cand --type 'Only links of this type'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;doctor'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memlane;model'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -478,6 +577,12 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand list 'List memories, newest first'
             cand search 'Search memories by keyword and meaning'
             cand reindex 'Rebuild the search indices from the memory files'
+            cand linked 'Memories that link to a document (`[[src/auth.py]]`), best match for the query first'
+            cand relationships 'A memory''s typed links, both ways, and its whole version chain'
+            cand related 'Memories exactly N links away, ranked by link type and confidence'
+            cand link 'Write a typed link into a memory''s frontmatter'
+            cand unlink 'Remove typed links from a memory''s frontmatter'
+            cand doctor 'Check the config and the vault: hand-written files with problems, links to missing memories'
             cand model 'Manage the local sentence-transformer model'
             cand trash 'List, restore or empty the trash'
             cand history 'List the stored versions of a memory'
@@ -508,6 +613,18 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;search'= {
         }
         &'memlane;help;reindex'= {
+        }
+        &'memlane;help;linked'= {
+        }
+        &'memlane;help;relationships'= {
+        }
+        &'memlane;help;related'= {
+        }
+        &'memlane;help;link'= {
+        }
+        &'memlane;help;unlink'= {
+        }
+        &'memlane;help;doctor'= {
         }
         &'memlane;help;model'= {
             cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'

@@ -48,6 +48,12 @@ complete -c memlane -n "__fish_memlane_needs_command" -f -a "mv" -d 'Rename a me
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "list" -d 'List memories, newest first'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "search" -d 'Search memories by keyword and meaning'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "reindex" -d 'Rebuild the search indices from the memory files'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "linked" -d 'Memories that link to a document (`[[src/auth.py]]`), best match for the query first'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "relationships" -d 'A memory\'s typed links, both ways, and its whole version chain'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "related" -d 'Memories exactly N links away, ranked by link type and confidence'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "link" -d 'Write a typed link into a memory\'s frontmatter'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "unlink" -d 'Remove typed links from a memory\'s frontmatter'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "doctor" -d 'Check the config and the vault: hand-written files with problems, links to missing memories'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "model" -d 'Manage the local sentence-transformer model'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "trash" -d 'List, restore or empty the trash'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "history" -d 'List the stored versions of a memory'
@@ -227,6 +233,73 @@ complete -c memlane -n "__fish_memlane_using_subcommand reindex" -l json -d 'Pri
 complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -s n -l limit -d 'How many results' -r
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -l type -d 'Only links of this type (e.g. `supersedes`, `depends_on`)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand related" -l depth -d 'How many hops away (a document or shared entity in between counts as a hop)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand related" -s n -l limit -d 'How many results' -r
+complete -c memlane -n "__fish_memlane_using_subcommand related" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand related" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand related" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand related" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand related" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand related" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand related" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand related" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand link" -l type -d 'The link type' -r
+complete -c memlane -n "__fish_memlane_using_subcommand link" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand link" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand link" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand link" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand link" -l doc -d '`TO` is a document (a file path), not a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand link" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand link" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand link" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand link" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -l type -d 'Only links of this type' -r
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -353,25 +426,31 @@ complete -c memlane -n "__fish_memlane_using_subcommand generate" -l json -d 'Pr
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "init" -d 'Create a memory vault (`.memories/`) in the current directory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "add" -d 'Create a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "show" -d 'Print a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "edit" -d 'Open a memory in `$VISUAL` / `$EDITOR`'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "update" -d 'Replace a memory\'s content or change its metadata'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "append" -d 'Add text to the end of a memory, after a blank line'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "rm" -d 'Move memories to the trash (`memlane trash restore` brings them back)'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "mv" -d 'Rename a memory (its id stays the same)'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "list" -d 'List memories, newest first'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "search" -d 'Search memories by keyword and meaning'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "reindex" -d 'Rebuild the search indices from the memory files'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "model" -d 'Manage the local sentence-transformer model'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "trash" -d 'List, restore or empty the trash'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "history" -d 'List the stored versions of a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "restore" -d 'Bring back an earlier version of a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "config" -d 'Print the effective configuration and where each value came from'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "completions" -d 'Print a shell completion script'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex model trash history restore config completions generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "init" -d 'Create a memory vault (`.memories/`) in the current directory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "add" -d 'Create a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "show" -d 'Print a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "edit" -d 'Open a memory in `$VISUAL` / `$EDITOR`'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "update" -d 'Replace a memory\'s content or change its metadata'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "append" -d 'Add text to the end of a memory, after a blank line'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "rm" -d 'Move memories to the trash (`memlane trash restore` brings them back)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "mv" -d 'Rename a memory (its id stays the same)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "list" -d 'List memories, newest first'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "search" -d 'Search memories by keyword and meaning'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "reindex" -d 'Rebuild the search indices from the memory files'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "linked" -d 'Memories that link to a document (`[[src/auth.py]]`), best match for the query first'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "relationships" -d 'A memory\'s typed links, both ways, and its whole version chain'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "related" -d 'Memories exactly N links away, ranked by link type and confidence'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "link" -d 'Write a typed link into a memory\'s frontmatter'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "unlink" -d 'Remove typed links from a memory\'s frontmatter'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "doctor" -d 'Check the config and the vault: hand-written files with problems, links to missing memories'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "model" -d 'Manage the local sentence-transformer model'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "trash" -d 'List, restore or empty the trash'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "history" -d 'List the stored versions of a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "restore" -d 'Bring back an earlier version of a memory'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "completions" -d 'Print a shell completion script'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "list" -d 'List deleted memories, newest first'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "restore" -d 'Bring a deleted memory back'

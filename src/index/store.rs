@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::chunk::{ChunkOptions, chunk_markdown, markdown_title};
 use super::embed::Embedder;
+use super::graph::{EdgeData, LinkGraph, OutLink};
 use super::keyword::{KeywordDoc, KeywordError, KeywordIndex};
 use super::manifest::{Entry, Manifest, chunk_id, chunk_key};
 use super::vector::{OpenOutcome, VectorIndex};
@@ -35,6 +36,9 @@ pub enum IndexError {
     /// The vector index failed.
     #[error(transparent)]
     Vector(#[from] super::vector::VectorError),
+    /// The graph failed.
+    #[error(transparent)]
+    Graph(#[from] super::graph::GraphError),
     /// Another process held the lock too long.
     #[error(
         "another memlane process has held the index lock {} for over {} s\n  hint: wait for it to finish (a reindex of a large vault can take a while) and run the command again",
@@ -97,6 +101,7 @@ pub struct Indexes {
     dir: PathBuf,
     keyword: KeywordIndex,
     vector: VectorIndex,
+    graph: LinkGraph,
     manifest: Manifest,
     embedder: Arc<dyn Embedder>,
     needs_rebuild: Option<String>,
@@ -207,10 +212,18 @@ impl Indexes {
                     .map_err(IndexError::from)?
             }
         };
+        let graph = match LinkGraph::load(&dir.join("graph")).map_err(IndexError::from)? {
+            Some(g) => g,
+            None => {
+                needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
+                LinkGraph::new()
+            }
+        };
         let mut idx = Indexes {
             dir,
             keyword,
             vector,
+            graph,
             manifest,
             embedder,
             needs_rebuild,
@@ -259,6 +272,11 @@ impl Indexes {
     /// The manifest (metadata of every indexed memory).
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
+    }
+
+    /// The memory graph (links, ghosts, entities).
+    pub fn graph(&self) -> &LinkGraph {
+        &self.graph
     }
 
     /// The embedder the vectors were built with.
@@ -356,6 +374,7 @@ impl Indexes {
 
         let mut kw = self.keyword.writer().map_err(IndexError::from)?;
         if rebuild.is_some() {
+            self.graph = LinkGraph::new();
             kw.delete_all().map_err(IndexError::from)?;
             self.vector = VectorIndex::create(
                 &self.dir.join("vector"),
@@ -370,6 +389,7 @@ impl Indexes {
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(name, ord)).map_err(IndexError::from)?;
                 }
+                self.graph.remove_memory(&format!("memory:{name}"));
                 report.removed += 1;
             }
         }
@@ -380,8 +400,11 @@ impl Indexes {
             memory: Memory,
             entry: Entry,
             chunks: Vec<super::chunk::Chunk>,
+            links: Vec<OutLink>,
             existed: bool,
         }
+        let on_disk: HashSet<String> = stats.iter().map(|s| s.name.to_string()).collect();
+        let is_memory = |n: &str| on_disk.contains(n);
         let mut pending: Vec<Pending> = Vec::new();
         for s in &maybe_changed {
             let path = vault.path_of(&s.name);
@@ -430,11 +453,13 @@ impl Indexes {
                 happens_at: memory.meta.happens_at.map(|t| t.as_second()),
                 warnings: memory.warnings.clone(),
             };
+            let links = memory_links(&memory, &content, &is_memory);
             pending.push(Pending {
                 name: s.name.to_string(),
                 memory,
                 entry,
                 chunks,
+                links,
                 existed: old.is_some(),
             });
         }
@@ -488,6 +513,7 @@ impl Indexes {
                 })
                 .map_err(IndexError::from)?;
             }
+            self.graph.set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
             report.chunks += p.chunks.len();
             if p.existed {
                 report.updated += 1;
@@ -500,14 +526,108 @@ impl Indexes {
             report.added = pending.len();
             report.updated = 0;
         }
+        // A new memory turns earlier links to a ghost of its name into links to itself.
+        let added_names: Vec<&String> =
+            pending.iter().filter(|p| !p.existed).map(|p| &p.name).collect();
+        let mut relink: Vec<String> = Vec::new();
+        for name in added_names {
+            for ghost in [format!("ghost:{name}"), format!("ghost:{name}.md")] {
+                for (src, _) in self.graph.memories_linking_to(&ghost) {
+                    relink.push(src);
+                }
+            }
+        }
+        relink.sort();
+        relink.dedup();
+        for key in relink {
+            let Some(name) = key.strip_prefix("memory:") else { continue };
+            let Ok(mname) = MemoryName::parse(name) else { continue };
+            let Ok(memory) = vault.load(&mname) else { continue };
+            let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
+            let links = memory_links(&memory, &content, &is_memory);
+            self.graph.set_links(&key, &links, LINK_ORIGINS);
+        }
         kw.commit().map_err(IndexError::from)?;
         self.vector.save().map_err(IndexError::from)?;
+        self.graph.save(&self.dir.join("graph")).map_err(IndexError::from)?;
         self.manifest.save(&self.dir.join("manifest.tsv"))?;
         self.rebuild_keys();
         report.rebuilt = rebuild;
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         Ok(report)
     }
+}
+
+/// The edge origins a re-parse of a file replaces (agent-made links survive it).
+pub const LINK_ORIGINS: &[&str] = &["keyword", "frontmatter", "entity"];
+
+/// How much a shared entity counts as a link (low: entities are dense and cheap).
+pub const ENTITY_CONFIDENCE: f32 = 0.3;
+
+/// Every outgoing link of a memory: body wikilinks, frontmatter `links:`, shared entities.
+pub fn memory_links(
+    memory: &Memory,
+    content: &str,
+    is_memory: &dyn Fn(&str) -> bool,
+) -> Vec<OutLink> {
+    use crate::model::links::{
+        LinkTarget, extract_entities, extract_links, frontmatter_links, resolve_target,
+    };
+    let mut out = Vec::new();
+    let mut push =
+        |target: &LinkTarget, edge_type: String, context: &str, confidence: f32, origin: &str| {
+            out.push(OutLink {
+                target: target.key(),
+                data: EdgeData {
+                    edge_type,
+                    context: context.to_owned(),
+                    confidence,
+                    origin: origin.to_owned(),
+                },
+            });
+        };
+    for l in extract_links(content, is_memory) {
+        push(
+            &l.target,
+            l.edge_type.as_str().into_owned(),
+            &l.context,
+            l.confidence,
+            l.origin.as_str(),
+        );
+    }
+    if let Ok(map) = memory.doc.mapping() {
+        if let Some(v) = map.get("links") {
+            let (links, _warnings) = frontmatter_links(v);
+            for l in links {
+                // A frontmatter target that names no memory is a document (ghost).
+                let target = match &l.target {
+                    LinkTarget::Memory(n) if !is_memory(n) => {
+                        resolve_target(&l.raw, is_memory).unwrap_or_else(|| l.target.clone())
+                    }
+                    t => t.clone(),
+                };
+                push(
+                    &target,
+                    l.edge_type.as_str().into_owned(),
+                    &l.context,
+                    l.confidence,
+                    l.origin.as_str(),
+                );
+            }
+        }
+    }
+    for entity in extract_entities(content, &memory.meta.tags) {
+        out.push(OutLink {
+            target: format!("entity:{entity}"),
+            data: EdgeData {
+                edge_type: format!("shares_entity:{entity}"),
+                context: String::new(),
+                confidence: ENTITY_CONFIDENCE,
+                origin: "entity".to_owned(),
+            },
+        });
+    }
+    out
 }
 
 /// The text a chunk is embedded as: the memory's title (when the chunk does not already start

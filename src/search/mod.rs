@@ -26,7 +26,7 @@ use jiff::Timestamp;
 use crate::config::{Intent, SearchProfile};
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
 use crate::index::keyword::KeywordFilter;
-use crate::index::manifest::{Entry, parse_chunk_id};
+use crate::index::manifest::{Entry, chunk_key, parse_chunk_id};
 use crate::index::store::{IndexError, Indexes};
 use crate::model::MemoryName;
 use crate::vault::Vault;
@@ -308,7 +308,8 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
             (None, Some(v)) => v.2,
             (None, None) => 0,
         };
-        let Some(chunk) = chunks.get(ordinal).or_else(|| chunks.first()) else { continue };
+        let ordinal = if ordinal < chunks.len() { ordinal } else { 0 };
+        let Some(chunk) = chunks.get(ordinal) else { continue };
 
         let mut ex = Explain {
             bm25_rank: bm.map(|b| b.1),
@@ -336,17 +337,26 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
         };
         let sim = match vr {
             Some(v) => v.3,
-            None => idx
-                .embedder()
-                .embed_batch(&[crate::index::store::embed_text(
-                    &entry.title,
-                    &chunk.header_path,
-                    &chunk.text,
-                )
-                .as_str()])
-                .pop()
+            // Not among the vector hits: the stored vector of the chosen chunk (re-embedding
+            // only when the index lacks it), so a BM25-only candidate costs no model call.
+            None if qvec.iter().any(|x| *x != 0.0) => idx
+                .vector()
+                .vector(chunk_key(name, ordinal))
+                .ok()
+                .flatten()
+                .or_else(|| {
+                    idx.embedder()
+                        .embed_batch(&[crate::index::store::embed_text(
+                            &entry.title,
+                            &chunk.header_path,
+                            &chunk.text,
+                        )
+                        .as_str()])
+                        .pop()
+                })
                 .map(|v| crate::index::embed::cosine(&qvec, &v))
                 .unwrap_or(0.0),
+            None => 0.0,
         };
         ex.vector_similarity = Some(sim);
         ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);

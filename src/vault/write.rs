@@ -774,3 +774,142 @@ fn merge_findings(a: Vec<SecretFinding>, b: Vec<SecretFinding>) -> Vec<SecretFin
     all.sort_by(|x, y| x.kind.cmp(y.kind));
     all
 }
+
+/// Links a person or agent writes into a memory's frontmatter (`link` / `unlink`), and the link
+/// rewriting that keeps `[[memory:old]]` working after a rename.
+impl Vault {
+    /// Adds `{ type, target }` to the memory's frontmatter `links:` (unless already there).
+    pub fn add_frontmatter_link(
+        &self,
+        m: &Memory,
+        edge_type: &str,
+        target: &str,
+    ) -> crate::Result<WriteOutcome> {
+        let mut items = frontmatter_link_items(m);
+        let exists = items.iter().any(|i| link_item_matches(i, target, Some(edge_type)));
+        if !exists {
+            let mut map = serde_yaml_ng::Mapping::new();
+            map.insert(str_value("type"), str_value(edge_type));
+            map.insert(str_value("target"), str_value(target));
+            items.push(Value::Mapping(map));
+        }
+        let mut doc = m.doc.clone();
+        doc.set("links", &Value::Sequence(items));
+        self.finish_rewrite(m, doc, WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id), "link")
+    }
+
+    /// Removes frontmatter links to `target` (of `edge_type` when given); returns how many went.
+    pub fn remove_frontmatter_links(
+        &self,
+        m: &Memory,
+        target: &str,
+        edge_type: Option<&str>,
+    ) -> crate::Result<(WriteOutcome, usize)> {
+        let items = frontmatter_link_items(m);
+        let before = items.len();
+        let kept: Vec<Value> =
+            items.into_iter().filter(|i| !link_item_matches(i, target, edge_type)).collect();
+        let removed = before - kept.len();
+        let mut doc = m.doc.clone();
+        if kept.is_empty() {
+            doc.remove("links");
+        } else {
+            doc.set("links", &Value::Sequence(kept));
+        }
+        let out = if removed == 0 {
+            let mut o = WriteOutcome::new(WriteStatus::Unchanged, &m.name, &m.id);
+            o.path = Some(m.path.clone());
+            o
+        } else {
+            self.finish_rewrite(
+                m,
+                doc,
+                WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id),
+                "unlink",
+            )?
+        };
+        Ok((out, removed))
+    }
+
+    /// After `from` was renamed to `to`: rewrites `[[memory:from]]` / `[[from]]` in every other
+    /// memory's body and `memory:from` targets in frontmatter `links:`, each with history.
+    pub fn rewrite_links(
+        &self,
+        from: &MemoryName,
+        to: &MemoryName,
+    ) -> crate::Result<Vec<WriteOutcome>> {
+        let mut outcomes = Vec::new();
+        for name in self.names()? {
+            if &name == to {
+                continue;
+            }
+            let Ok(m) = self.load(&name) else { continue };
+            if !m.raw.contains(from.as_str()) {
+                continue;
+            }
+            let mut doc = m.doc.clone();
+            let mut changed = false;
+            if let Some(body) =
+                crate::model::links::rewrite_memory_links(m.content(), from.as_str(), to.as_str())
+            {
+                doc.set_content(&body);
+                changed = true;
+            }
+            let items = frontmatter_link_items(&m);
+            if items.iter().any(|i| link_item_matches(i, from.as_str(), None)) {
+                let renamed: Vec<Value> = items
+                    .into_iter()
+                    .map(|mut i| {
+                        if link_item_matches(&i, from.as_str(), None) {
+                            if let Value::Mapping(map) = &mut i {
+                                map.insert(str_value("target"), str_value(&format!("memory:{to}")));
+                            }
+                        }
+                        i
+                    })
+                    .collect();
+                doc.set("links", &Value::Sequence(renamed));
+                changed = true;
+            }
+            if changed {
+                let out = WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id);
+                outcomes.push(self.finish_rewrite(&m, doc, out, "relink")?);
+            }
+        }
+        Ok(outcomes)
+    }
+
+    /// The memory that replaces a missing one, when one is recorded: the newest trash entry of
+    /// that name names it in `superseded_by`.
+    pub fn successor_of(&self, missing: &str) -> Option<String> {
+        let entry = self.trash_find(missing).ok()?;
+        let raw = std::fs::read_to_string(&entry.path).ok()?;
+        let map = Document::parse(&raw).mapping().ok()?;
+        let s = map.get("superseded_by")?.as_str()?;
+        let s = s.strip_prefix("memory:").unwrap_or(s);
+        let name = MemoryName::parse(s).ok()?;
+        self.path_of(&name).is_file().then(|| name.to_string())
+    }
+}
+
+fn frontmatter_link_items(m: &Memory) -> Vec<Value> {
+    match m.doc.mapping().ok().and_then(|map| map.get("links").cloned()) {
+        Some(Value::Sequence(items)) => items,
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => vec![other],
+    }
+}
+
+fn link_item_matches(item: &Value, target: &str, edge_type: Option<&str>) -> bool {
+    let bare = |s: &str| s.strip_prefix("memory:").unwrap_or(s).trim_end_matches(".md").to_owned();
+    let want = bare(target);
+    match item {
+        Value::String(s) => bare(s) == want && edge_type.is_none_or(|t| t == "related_to"),
+        Value::Mapping(map) => {
+            let t = map.get("target").and_then(Value::as_str).map(bare);
+            let ty = map.get("type").and_then(Value::as_str).unwrap_or("related_to");
+            t.as_deref() == Some(want.as_str()) && edge_type.is_none_or(|e| e == ty)
+        }
+        _ => false,
+    }
+}

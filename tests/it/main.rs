@@ -7,6 +7,7 @@ mod cli_basics;
 mod config;
 mod freshness;
 mod generated;
+mod graph;
 mod memories;
 mod model;
 mod privacy;

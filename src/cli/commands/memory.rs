@@ -401,5 +401,15 @@ pub(crate) fn mv(ctx: &mut Ctx, args: &MvArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let m = vault.resolve(&args.from)?;
     let to = MemoryName::parse(&args.to).map_err(Error::from)?;
-    print_outcome(ctx, &vault.rename(&m, &to)?)
+    let moved = vault.rename(&m, &to)?;
+    // Links to the old name follow the memory.
+    let relinked = vault.rewrite_links(&m.name, &to)?;
+    if ctx.out.json {
+        return ctx.out.json(&json!({ "moved": moved, "relinked": relinked }));
+    }
+    print_outcome(ctx, &moved)?;
+    for r in &relinked {
+        ctx.out.line(format!("  rewrote links in {}", r.name))?;
+    }
+    Ok(())
 }
