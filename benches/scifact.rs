@@ -252,6 +252,9 @@ fn run_embedder(
             report.chunks as f64 / build.as_secs_f64(),
             idx.embedder().id()
         ));
+        if reuse && let Some(why) = &report.rebuilt {
+            notes.push(format!("{label}: could not reuse {}: {why}", root.display()));
+        }
     } else {
         notes.push(format!(
             "{label}: indices reused from {} ({chunks} chunks; embedder {})",

@@ -14,7 +14,7 @@
 //!
 //! Besides the top-level keys and `[privacy]`, the sections `[embedding]`, `[search]` (with one
 //! `[search.intents.<intent>]` table per search intent), `[lifecycle]` and `[mcp]` hold plain
-//! keys described by a small schema ([`SECTIONS`]); every key of those sections is optional.
+//! keys described by a small schema (`SECTIONS`); every key of those sections is optional.
 //!
 //! This module does no discovery of its own beyond [`default_user_config_path`]: the caller
 //! decides which files to read and passes the environment in, so tests never touch the process

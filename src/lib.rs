@@ -7,6 +7,7 @@
 pub mod config;
 pub mod error;
 pub mod index;
+pub mod lifecycle;
 pub mod privacy;
 pub mod search;
 

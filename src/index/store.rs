@@ -595,25 +595,25 @@ pub fn memory_links(
             l.origin.as_str(),
         );
     }
-    if let Ok(map) = memory.doc.mapping() {
-        if let Some(v) = map.get("links") {
-            let (links, _warnings) = frontmatter_links(v);
-            for l in links {
-                // A frontmatter target that names no memory is a document (ghost).
-                let target = match &l.target {
-                    LinkTarget::Memory(n) if !is_memory(n) => {
-                        resolve_target(&l.raw, is_memory).unwrap_or_else(|| l.target.clone())
-                    }
-                    t => t.clone(),
-                };
-                push(
-                    &target,
-                    l.edge_type.as_str().into_owned(),
-                    &l.context,
-                    l.confidence,
-                    l.origin.as_str(),
-                );
-            }
+    if let Ok(map) = memory.doc.mapping()
+        && let Some(v) = map.get("links")
+    {
+        let (links, _warnings) = frontmatter_links(v);
+        for l in links {
+            // A frontmatter target that names no memory is a document (ghost).
+            let target = match &l.target {
+                LinkTarget::Memory(n) if !is_memory(n) => {
+                    resolve_target(&l.raw, is_memory).unwrap_or_else(|| l.target.clone())
+                }
+                t => t.clone(),
+            };
+            push(
+                &target,
+                l.edge_type.as_str().into_owned(),
+                &l.context,
+                l.confidence,
+                l.origin.as_str(),
+            );
         }
     }
     for entity in extract_entities(content, &memory.meta.tags) {

@@ -1616,6 +1616,28 @@ pub fn extract_entities(body: &str, tags: &[String]) -> Vec<String> {
     out
 }
 
+/// How much a link of this type counts when ranking related memories (`related`, `--expand`).
+///
+/// MIRA separates sparse, high-value semantic links from dense, cheap structural ones; these
+/// weights keep that order: explicit relationships first, document verbs and plain mentions
+/// next, shared entities last.
+pub fn link_weight(edge_type: &str) -> f32 {
+    let kind = edge_type.split(':').next().unwrap_or(edge_type);
+    match kind {
+        "supersedes" => 1.0,
+        "contradicts" | "invalidated_by" => 0.9,
+        "causes" => 0.85,
+        "depends_on" => 0.8,
+        "instance_of" | "motivated_by" => 0.75,
+        "extends" => 0.7,
+        "refactors" | "plans" | "debugs" => 0.6,
+        "related_to" => 0.5,
+        "mentions" | "was_context_for" => 0.4,
+        "shares_entity" => 0.3,
+        _ => 0.3,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2531,27 +2553,5 @@ let user_id = open(\"data/seed.json\");
             let _ = extract_entities(body, &[]);
             let _ = rewrite_memory_links(body, "x", "y");
         }
-    }
-}
-
-/// How much a link of this type counts when ranking related memories (`related`, `--expand`).
-///
-/// MIRA separates sparse, high-value semantic links from dense, cheap structural ones; these
-/// weights keep that order: explicit relationships first, document verbs and plain mentions
-/// next, shared entities last.
-pub fn link_weight(edge_type: &str) -> f32 {
-    let kind = edge_type.split(':').next().unwrap_or(edge_type);
-    match kind {
-        "supersedes" => 1.0,
-        "contradicts" | "invalidated_by" => 0.9,
-        "causes" => 0.85,
-        "depends_on" => 0.8,
-        "instance_of" | "motivated_by" => 0.75,
-        "extends" => 0.7,
-        "refactors" | "plans" | "debugs" => 0.6,
-        "related_to" => 0.5,
-        "mentions" | "was_context_for" => 0.4,
-        "shares_entity" => 0.3,
-        _ => 0.3,
     }
 }

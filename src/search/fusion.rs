@@ -1,4 +1,5 @@
-//! Reciprocal-rank fusion, as pure functions.
+//! Fusion of the two retrievers, as pure functions: reciprocal-rank fusion (the `ragdocs`
+//! profile, and `--explain`) and score fusion (every other profile).
 
 use std::collections::HashMap;
 
@@ -28,6 +29,20 @@ pub fn fuse_rrf<'a>(lists: &[(f64, &'a [Ranked])], k: f64) -> HashMap<&'a str, f
         }
     }
     fused
+}
+
+/// A score relative to the query's best, in [0, 1]; 0 for a missing score or a best of 0.
+pub fn relative_score(score: Option<f64>, best: f64) -> f64 {
+    match score {
+        Some(s) if best > 0.0 && s.is_finite() => (s / best).clamp(0.0, 1.0),
+        _ => 0.0,
+    }
+}
+
+/// Score fusion: `(wa × a + wb × b) / (wa + wb)`, 0 when both weights are 0.
+pub fn weighted_mean(a: f64, b: f64, wa: f64, wb: f64) -> f64 {
+    let w = wa.max(0.0) + wb.max(0.0);
+    if w > 0.0 { (wa.max(0.0) * a + wb.max(0.0) * b) / w } else { 0.0 }
 }
 
 /// The largest fused score possible: first in every list.
@@ -62,5 +77,16 @@ mod tests {
         let exact = fuse_rrf(&[(0.8, &bm), (0.2, &vec)], 60.0);
         assert!(exact["a"] > exact["b"], "a BM25-heavy intent prefers the BM25 winner");
         assert!((max_rrf(&[0.4, 0.6], 60.0) - 1.0 / 61.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn score_fusion_is_a_bounded_weighted_mean() {
+        assert_eq!(relative_score(Some(5.0), 10.0), 0.5);
+        assert_eq!(relative_score(None, 10.0), 0.0);
+        assert_eq!(relative_score(Some(5.0), 0.0), 0.0);
+        assert_eq!(relative_score(Some(f64::NAN), 1.0), 0.0);
+        assert!((weighted_mean(1.0, 0.0, 0.4, 0.6) - 0.4).abs() < 1e-12);
+        assert_eq!(weighted_mean(0.3, 0.9, 1.0, 0.0), 0.3, "a zero weight ignores its side");
+        assert_eq!(weighted_mean(0.3, 0.9, 0.0, 0.0), 0.0);
     }
 }

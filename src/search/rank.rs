@@ -1,15 +1,26 @@
 //! The ranking stages after fusion, as pure functions of their inputs (SPEC §8 stages 3–8).
 
-/// Calibrates fused evidence into an absolute relevance in [0, 1].
+/// The lexical score: `(1 − share) × bm25_norm + share × coverage`, in [0, 1].
 ///
-/// `evidence` is the weighted mean of query-term coverage (IDF-weighted share of the query's
-/// terms found in the memory) and normalised vector similarity, both in [0, 1], so a memory
-/// matching nothing of the query has evidence 0 whatever its rank. The rank position
-/// (`rrf / max_rrf`) then scales the evidence between 80 % and 100 %, so the fused order still
-/// counts among memories with similar evidence. A sigmoid maps the result to [0, 1]:
+/// `bm25_norm` (BM25 relative to the query's best) keeps BM25's term-frequency and length
+/// normalisation; `coverage` (the IDF-weighted share of the query's terms present) rewards a
+/// memory that matches the whole query over one that repeats a single rare term.
+pub fn lexical_score(bm25_norm: f64, coverage: f64, share: f64) -> f64 {
+    let s = share.clamp(0.0, 1.0);
+    (1.0 - s) * bm25_norm.clamp(0.0, 1.0) + s * coverage.clamp(0.0, 1.0)
+}
+
+/// Calibrates a fused score into an absolute relevance in [0, 1]:
+/// `sigmoid(steepness × (gate × fused_share − midpoint))`.
+///
+/// `fused_share` is the memory's fused score relative to the query's best (so the order is the
+/// fused order, untouched); `gate` is the best absolute evidence among the query's candidates
+/// (query-term coverage and normalised vector similarity, in [0, 1]). The best result therefore
+/// scores `sigmoid(steepness × (gate − midpoint))` — high when something really matches, near 0
+/// when even the least-bad candidate matches nothing — and the others scale down from it.
 /// `midpoint` is the evidence that scores 0.5.
-pub fn calibrate_evidence(evidence: f64, rrf_share: f64, midpoint: f64, steepness: f64) -> f64 {
-    let e = evidence.clamp(0.0, 1.0) * (0.8 + 0.2 * rrf_share.clamp(0.0, 1.0));
+pub fn calibrate_fused(gate: f64, fused_share: f64, midpoint: f64, steepness: f64) -> f64 {
+    let e = gate.clamp(0.0, 1.0) * fused_share.clamp(0.0, 1.0);
     sigmoid(steepness * (e - midpoint))
 }
 
@@ -110,14 +121,29 @@ mod tests {
     }
 
     #[test]
-    fn calibration_gives_nothing_for_no_evidence_and_respects_order() {
-        assert!(calibrate_evidence(0.0, 1.0, 0.35, 10.0) < 0.05);
-        assert!(calibrate_evidence(1.0, 1.0, 0.35, 10.0) > 0.99);
-        let first = calibrate_evidence(0.6, 1.0, 0.35, 10.0);
-        let later = calibrate_evidence(0.6, 0.5, 0.35, 10.0);
-        assert!(first > later);
-        assert!(
-            calibrate_evidence(0.9, 0.3, 0.35, 10.0) > calibrate_evidence(0.4, 1.0, 0.35, 10.0)
-        );
+    fn calibration_gives_nothing_for_no_evidence_and_keeps_the_fused_order() {
+        assert!(calibrate_fused(0.0, 1.0, 0.35, 10.0) < 0.05);
+        assert!(calibrate_fused(1.0, 0.0, 0.35, 10.0) < 0.05);
+        assert!(calibrate_fused(1.0, 1.0, 0.35, 10.0) > 0.99);
+        // Monotone in the fused share at a fixed gate, and in the gate at a fixed share.
+        let mut last = 0.0;
+        for i in 0..=10 {
+            let c = calibrate_fused(0.7, f64::from(i) / 10.0, 0.35, 10.0);
+            assert!(c > last);
+            last = c;
+        }
+        assert!(calibrate_fused(0.8, 0.9, 0.35, 10.0) > calibrate_fused(0.5, 0.9, 0.35, 10.0));
+        // Bands: a strong match ≥ 0.6, noise < 0.2.
+        assert!(calibrate_fused(0.6, 1.0, 0.35, 10.0) > 0.9);
+        assert!(calibrate_fused(0.6, 0.3, 0.35, 10.0) < 0.2);
+    }
+
+    #[test]
+    fn lexical_score_mixes_bm25_and_coverage() {
+        assert_eq!(lexical_score(1.0, 1.0, 0.5), 1.0);
+        assert_eq!(lexical_score(0.0, 0.0, 0.5), 0.0);
+        assert!((lexical_score(1.0, 0.2, 0.5) - 0.6).abs() < 1e-12);
+        assert_eq!(lexical_score(0.4, 0.9, 0.0), 0.4);
+        assert_eq!(lexical_score(2.0, -1.0, 0.5), 0.5, "inputs are clamped");
     }
 }

@@ -860,10 +860,10 @@ impl Vault {
                 let renamed: Vec<Value> = items
                     .into_iter()
                     .map(|mut i| {
-                        if link_item_matches(&i, from.as_str(), None) {
-                            if let Value::Mapping(map) = &mut i {
-                                map.insert(str_value("target"), str_value(&format!("memory:{to}")));
-                            }
+                        if link_item_matches(&i, from.as_str(), None)
+                            && let Value::Mapping(map) = &mut i
+                        {
+                            map.insert(str_value("target"), str_value(&format!("memory:{to}")));
                         }
                         i
                     })
