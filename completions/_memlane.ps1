@@ -54,6 +54,11 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('link', 'link', [CompletionResultType]::ParameterValue, 'Write a typed link into a memory''s frontmatter')
             [CompletionResult]::new('unlink', 'unlink', [CompletionResultType]::ParameterValue, 'Remove typed links from a memory''s frontmatter')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the config and the vault: hand-written files with problems, links to missing memories')
+            [CompletionResult]::new('pin', 'pin', [CompletionResultType]::ParameterValue, 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature')
+            [CompletionResult]::new('unpin', 'unpin', [CompletionResultType]::ParameterValue, 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature')
+            [CompletionResult]::new('cold', 'cold', [CompletionResultType]::ParameterValue, 'List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first')
+            [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Print the vault as a tree: folders, memories and their sections, with temperature and tokens')
+            [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Shrink a memory in place: same name, id and links; the old version goes to history')
             [CompletionResult]::new('model', 'model', [CompletionResultType]::ParameterValue, 'Manage the local sentence-transformer model')
             [CompletionResult]::new('trash', 'trash', [CompletionResultType]::ParameterValue, 'List, restore or empty the trash')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the stored versions of a memory')
@@ -106,6 +111,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the file exactly as it is on disk')
+            [CompletionResult]::new('--no-touch', '--no-touch', [CompletionResultType]::ParameterName, 'Do not count this read as a use (no warming)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
@@ -122,6 +128,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print the file exactly as it is on disk')
+            [CompletionResult]::new('--no-touch', '--no-touch', [CompletionResultType]::ParameterName, 'Do not count this read as a use (no warming)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
@@ -402,6 +409,86 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memlane;pin' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;unpin' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;cold' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;tree' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--no-sections', '--no-sections', [CompletionResultType]::ParameterName, 'Leave out the heading sections')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;summarize' {
+            [CompletionResult]::new('--content', '--content', [CompletionResultType]::ParameterName, 'The shorter content; `-` reads standard input')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Read the shorter content from this file')
+            [CompletionResult]::new('--file', '--file', [CompletionResultType]::ParameterName, 'Read the shorter content from this file')
+            [CompletionResult]::new('--temperature', '--temperature', [CompletionResultType]::ParameterName, 'The temperature afterwards (default: `lifecycle.temperature_start`)')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memlane;model' {
             [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
@@ -625,6 +712,11 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('link', 'link', [CompletionResultType]::ParameterValue, 'Write a typed link into a memory''s frontmatter')
             [CompletionResult]::new('unlink', 'unlink', [CompletionResultType]::ParameterValue, 'Remove typed links from a memory''s frontmatter')
             [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check the config and the vault: hand-written files with problems, links to missing memories')
+            [CompletionResult]::new('pin', 'pin', [CompletionResultType]::ParameterValue, 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature')
+            [CompletionResult]::new('unpin', 'unpin', [CompletionResultType]::ParameterValue, 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature')
+            [CompletionResult]::new('cold', 'cold', [CompletionResultType]::ParameterValue, 'List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first')
+            [CompletionResult]::new('tree', 'tree', [CompletionResultType]::ParameterValue, 'Print the vault as a tree: folders, memories and their sections, with temperature and tokens')
+            [CompletionResult]::new('summarize', 'summarize', [CompletionResultType]::ParameterValue, 'Shrink a memory in place: same name, id and links; the old version goes to history')
             [CompletionResult]::new('model', 'model', [CompletionResultType]::ParameterValue, 'Manage the local sentence-transformer model')
             [CompletionResult]::new('trash', 'trash', [CompletionResultType]::ParameterValue, 'List, restore or empty the trash')
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the stored versions of a memory')
@@ -684,6 +776,21 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             break
         }
         'memlane;help;doctor' {
+            break
+        }
+        'memlane;help;pin' {
+            break
+        }
+        'memlane;help;unpin' {
+            break
+        }
+        'memlane;help;cold' {
+            break
+        }
+        'memlane;help;tree' {
+            break
+        }
+        'memlane;help;summarize' {
             break
         }
         'memlane;help;model' {

@@ -22,6 +22,9 @@ _memlane() {
             memlane,append)
                 cmd="memlane__subcmd__append"
                 ;;
+            memlane,cold)
+                cmd="memlane__subcmd__cold"
+                ;;
             memlane,completions)
                 cmd="memlane__subcmd__completions"
                 ;;
@@ -64,6 +67,9 @@ _memlane() {
             memlane,mv)
                 cmd="memlane__subcmd__mv"
                 ;;
+            memlane,pin)
+                cmd="memlane__subcmd__pin"
+                ;;
             memlane,read)
                 cmd="memlane__subcmd__show"
                 ;;
@@ -88,11 +94,20 @@ _memlane() {
             memlane,show)
                 cmd="memlane__subcmd__show"
                 ;;
+            memlane,summarize)
+                cmd="memlane__subcmd__summarize"
+                ;;
             memlane,trash)
                 cmd="memlane__subcmd__trash"
                 ;;
+            memlane,tree)
+                cmd="memlane__subcmd__tree"
+                ;;
             memlane,unlink)
                 cmd="memlane__subcmd__unlink"
+                ;;
+            memlane,unpin)
+                cmd="memlane__subcmd__unpin"
                 ;;
             memlane,update)
                 cmd="memlane__subcmd__update"
@@ -102,6 +117,9 @@ _memlane() {
                 ;;
             memlane__subcmd__help,append)
                 cmd="memlane__subcmd__help__subcmd__append"
+                ;;
+            memlane__subcmd__help,cold)
+                cmd="memlane__subcmd__help__subcmd__cold"
                 ;;
             memlane__subcmd__help,completions)
                 cmd="memlane__subcmd__help__subcmd__completions"
@@ -142,6 +160,9 @@ _memlane() {
             memlane__subcmd__help,mv)
                 cmd="memlane__subcmd__help__subcmd__mv"
                 ;;
+            memlane__subcmd__help,pin)
+                cmd="memlane__subcmd__help__subcmd__pin"
+                ;;
             memlane__subcmd__help,reindex)
                 cmd="memlane__subcmd__help__subcmd__reindex"
                 ;;
@@ -163,11 +184,20 @@ _memlane() {
             memlane__subcmd__help,show)
                 cmd="memlane__subcmd__help__subcmd__show"
                 ;;
+            memlane__subcmd__help,summarize)
+                cmd="memlane__subcmd__help__subcmd__summarize"
+                ;;
             memlane__subcmd__help,trash)
                 cmd="memlane__subcmd__help__subcmd__trash"
                 ;;
+            memlane__subcmd__help,tree)
+                cmd="memlane__subcmd__help__subcmd__tree"
+                ;;
             memlane__subcmd__help,unlink)
                 cmd="memlane__subcmd__help__subcmd__unlink"
+                ;;
+            memlane__subcmd__help,unpin)
+                cmd="memlane__subcmd__help__subcmd__unpin"
                 ;;
             memlane__subcmd__help,update)
                 cmd="memlane__subcmd__help__subcmd__update"
@@ -227,7 +257,7 @@ _memlane() {
 
     case "${cmd}" in
         memlane)
-            opts="-q -v -c -h -V --vault --json --quiet --verbose --color --now --config --help --version init add show read edit update append rm delete mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help"
+            opts="-q -v -c -h -V --vault --json --quiet --verbose --color --now --config --help --version init add show read edit update append rm delete mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize model trash history restore config completions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -329,6 +359,40 @@ _memlane() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__cold)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --vault)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -531,7 +595,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help)
-            opts="init add show edit update append rm mv list search reindex linked relationships related link unlink doctor model trash history restore config completions generate help"
+            opts="init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize model trash history restore config completions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -559,6 +623,20 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help__subcmd__append)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__cold)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -768,6 +846,20 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__help__subcmd__pin)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__help__subcmd__reindex)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -866,6 +958,20 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__help__subcmd__summarize)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__help__subcmd__trash)
             opts="list restore empty"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -922,7 +1028,35 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__help__subcmd__tree)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__help__subcmd__unlink)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__unpin)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1316,6 +1450,40 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__pin)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__reindex)
             opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1589,12 +1757,62 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__show)
-            opts="-q -v -c -h --raw --vault --json --quiet --verbose --color --now --config --help"
+            opts="-q -v -c -h --raw --no-touch --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__summarize)
+            opts="-f -q -v -c -h --content --file --temperature --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --content)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --temperature)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --vault)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1836,6 +2054,40 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__tree)
+            opts="-q -v -c -h --no-sections --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__unlink)
             opts="-q -v -c -h --type --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1847,6 +2099,40 @@ _memlane() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__unpin)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --vault)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

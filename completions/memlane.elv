@@ -51,6 +51,11 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand link 'Write a typed link into a memory''s frontmatter'
             cand unlink 'Remove typed links from a memory''s frontmatter'
             cand doctor 'Check the config and the vault: hand-written files with problems, links to missing memories'
+            cand pin 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature'
+            cand unpin 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature'
+            cand cold 'List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first'
+            cand tree 'Print the vault as a tree: folders, memories and their sections, with temperature and tokens'
+            cand summarize 'Shrink a memory in place: same name, id and links; the old version goes to history'
             cand model 'Manage the local sentence-transformer model'
             cand trash 'List, restore or empty the trash'
             cand history 'List the stored versions of a memory'
@@ -100,6 +105,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
             cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
             cand --raw 'Print the file exactly as it is on disk'
+            cand --no-touch 'Do not count this read as a use (no warming)'
             cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
             cand -q 'Print no warnings or progress'
             cand --quiet 'Print no warnings or progress'
@@ -115,6 +121,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
             cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
             cand --raw 'Print the file exactly as it is on disk'
+            cand --no-touch 'Do not count this read as a use (no warming)'
             cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
             cand -q 'Print no warnings or progress'
             cand --quiet 'Print no warnings or progress'
@@ -379,6 +386,81 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;pin'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;unpin'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;cold'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;tree'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --no-sections 'Leave out the heading sections'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;summarize'= {
+            cand --content 'The shorter content; `-` reads standard input'
+            cand -f 'Read the shorter content from this file'
+            cand --file 'Read the shorter content from this file'
+            cand --temperature 'The temperature afterwards (default: `lifecycle.temperature_start`)'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memlane;model'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -583,6 +665,11 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand link 'Write a typed link into a memory''s frontmatter'
             cand unlink 'Remove typed links from a memory''s frontmatter'
             cand doctor 'Check the config and the vault: hand-written files with problems, links to missing memories'
+            cand pin 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature'
+            cand unpin 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature'
+            cand cold 'List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first'
+            cand tree 'Print the vault as a tree: folders, memories and their sections, with temperature and tokens'
+            cand summarize 'Shrink a memory in place: same name, id and links; the old version goes to history'
             cand model 'Manage the local sentence-transformer model'
             cand trash 'List, restore or empty the trash'
             cand history 'List the stored versions of a memory'
@@ -625,6 +712,16 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;unlink'= {
         }
         &'memlane;help;doctor'= {
+        }
+        &'memlane;help;pin'= {
+        }
+        &'memlane;help;unpin'= {
+        }
+        &'memlane;help;cold'= {
+        }
+        &'memlane;help;tree'= {
+        }
+        &'memlane;help;summarize'= {
         }
         &'memlane;help;model'= {
             cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'

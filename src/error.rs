@@ -56,6 +56,9 @@ pub enum Error {
         #[source]
         source: Box<crate::index::minilm::ModelError>,
     },
+    /// The usage state failed.
+    #[error(transparent)]
+    Lifecycle(#[from] crate::lifecycle::LifecycleError),
     /// No vault was found.
     #[error(
         "no memlane vault found in {} or any parent folder\n  hint: run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT",
@@ -147,7 +150,7 @@ impl Error {
     /// Whether this is the user's input or a missing thing (exit code 2) rather than a failure
     /// of the machine (exit code 1).
     pub fn is_usage(&self) -> bool {
-        !matches!(self, Error::Io(_) | Error::Editor { .. } | Error::Index(_))
+        !matches!(self, Error::Io(_) | Error::Editor { .. } | Error::Index(_) | Error::Lifecycle(_))
     }
 }
 

@@ -68,6 +68,9 @@ pub struct ReconcileReport {
     pub rebuilt: Option<String>,
     /// Files that could not be indexed, with the reason.
     pub problems: Vec<String>,
+    /// Ids of the memories indexed for the first time (the lifecycle starts their clocks).
+    #[serde(skip)]
+    pub added_ids: Vec<String>,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
 }
@@ -519,6 +522,7 @@ impl Indexes {
                 report.updated += 1;
             } else {
                 report.added += 1;
+                report.added_ids.push(p.entry.id.clone());
             }
             self.manifest.entries.insert(p.name.clone(), p.entry.clone());
         }

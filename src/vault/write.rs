@@ -913,3 +913,17 @@ fn link_item_matches(item: &Value, target: &str, edge_type: Option<&str>) -> boo
         _ => false,
     }
 }
+
+impl Vault {
+    /// Sets or clears `pinned: true` in the frontmatter (history kept).
+    pub fn set_pinned(&self, m: &Memory, pinned: bool) -> crate::Result<WriteOutcome> {
+        let mut doc = m.doc.clone();
+        if pinned {
+            doc.set("pinned", &Value::Bool(true));
+        } else {
+            doc.remove("pinned");
+        }
+        let out = WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id);
+        self.finish_rewrite(m, doc, out, if pinned { "pin" } else { "unpin" })
+    }
+}

@@ -8,6 +8,7 @@ mod config;
 mod freshness;
 mod generated;
 mod graph;
+mod lifecycle;
 mod memories;
 mod model;
 mod privacy;

@@ -96,7 +96,7 @@ fn parse_type(t: &str) -> anyhow::Result<String> {
 pub(crate) fn linked(ctx: &mut Ctx, args: &LinkedArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let mut idx = ctx.open_indexes(&vault)?;
-    ctx.report_reconcile(&idx.reconcile(&vault)?);
+    ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
     let ghost = format!("ghost:{}", normalize_target(&args.document));
     let mut links = idx.graph().memories_linking_to(&ghost);
     // One result per memory: its most confident link.
@@ -175,7 +175,7 @@ fn resolve_key(vault: &Vault, name: &str) -> anyhow::Result<(String, memlane::va
 pub(crate) fn relationships(ctx: &mut Ctx, args: &RelationshipsArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let mut idx = ctx.open_indexes(&vault)?;
-    ctx.report_reconcile(&idx.reconcile(&vault)?);
+    ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
     let (key, m) = resolve_key(&vault, &args.name)?;
     let filter = args.edge_type.as_deref().map(parse_type).transpose()?;
     let keep = |e: &EdgeData| {
@@ -220,7 +220,7 @@ pub(crate) fn related(ctx: &mut Ctx, args: &RelatedArgs) -> anyhow::Result<()> {
     }
     let vault = ctx.open_vault()?;
     let mut idx = ctx.open_indexes(&vault)?;
-    ctx.report_reconcile(&idx.reconcile(&vault)?);
+    ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
     let (key, m) = resolve_key(&vault, &args.name)?;
     let mut rel = idx.graph().neighbors(&key, args.depth, &link_weight);
     rel.truncate(args.limit);
@@ -285,6 +285,7 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let mut idx = ctx.open_indexes(&vault)?;
     let report = idx.reconcile(&vault)?;
+    ctx.report_reconcile(&vault, &report);
     let mut problems: Vec<serde_json::Value> = Vec::new();
     for p in &report.problems {
         problems.push(json!({ "kind": "unreadable", "message": p }));

@@ -41,6 +41,9 @@ pub(crate) struct ShowArgs {
     /// Print the file exactly as it is on disk
     #[arg(long)]
     raw: bool,
+    /// Do not count this read as a use (no warming)
+    #[arg(long)]
+    no_touch: bool,
 }
 
 /// Open a memory in `$VISUAL` / `$EDITOR`
@@ -196,6 +199,15 @@ pub(crate) fn add(ctx: &mut Ctx, args: &AddArgs) -> anyhow::Result<()> {
     let req =
         AddRequest { content, memory_type: args.memory_type.clone(), tags: args.tags.clone() };
     let outcome = vault.add(&name, &req)?;
+    if outcome.status == WriteStatus::Created {
+        let now = vault.clock.now();
+        let cfg = &vault.config.lifecycle;
+        memlane::lifecycle::UsageStore::update(vault.root(), |state| {
+            state.touch_day(now);
+            state.observe(&outcome.id, now, cfg);
+        })
+        .map_err(Error::from)?;
+    }
     print_outcome(ctx, &outcome)
 }
 
@@ -238,6 +250,9 @@ pub(crate) fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let m = vault.resolve(&args.name)?;
     warn_memory(ctx, &m);
+    if !args.no_touch {
+        crate::cli::commands::lifecycle::touch(ctx, &vault, &[(m.id.to_string(), m.meta.pinned)])?;
+    }
     if args.raw {
         if ctx.out.json {
             return ctx

@@ -3,6 +3,7 @@
 pub(crate) mod config;
 pub(crate) mod generate;
 pub(crate) mod init;
+pub(crate) mod lifecycle;
 pub(crate) mod links;
 pub(crate) mod list;
 pub(crate) mod memory;

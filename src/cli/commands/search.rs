@@ -118,7 +118,7 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
     let mut idx = ctx.open_indexes(&vault)?;
     let report = idx.reconcile(&vault)?;
-    ctx.report_reconcile(&report);
+    ctx.report_reconcile(&vault, &report);
     let q = SearchQuery {
         text: args.query.clone(),
         limit: args.limit,
@@ -133,7 +133,14 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         profile,
     };
     let results = memlane::search::search(&vault, &idx, &q)?;
-    let _ = args.no_touch; // usage state (warming) arrives with the lifecycle
+    if !args.no_touch && !results.hits.is_empty() {
+        let used: Vec<(String, bool)> = results
+            .hits
+            .iter()
+            .map(|h| (h.id.clone(), idx.manifest().entries.get(&h.name).is_some_and(|e| e.pinned)))
+            .collect();
+        crate::cli::commands::lifecycle::touch(ctx, &vault, &used)?;
+    }
     print_results(ctx, &results, args.explain)
 }
 
@@ -283,8 +290,21 @@ impl Ctx {
         Ok(Indexes::open(vault, embedder)?)
     }
 
-    /// Tells the user about work the reconcile did (on stderr, at info level).
-    pub fn report_reconcile(&self, r: &ReconcileReport) {
+    /// Tells the user about work the reconcile did (on stderr, at info level), and starts the
+    /// usage clock of memories seen for the first time.
+    pub fn report_reconcile(&self, vault: &memlane::vault::Vault, r: &ReconcileReport) {
+        if !r.added_ids.is_empty() {
+            let now = vault.clock.now();
+            let cfg = &vault.config.lifecycle;
+            let observed = memlane::lifecycle::UsageStore::update(vault.root(), |state| {
+                for id in &r.added_ids {
+                    state.observe(id, now, cfg);
+                }
+            });
+            if let Err(e) = observed {
+                self.out.warn(format!("cannot record usage state: {e}"));
+            }
+        }
         for p in &r.problems {
             self.out.warn(p);
         }

@@ -1,0 +1,254 @@
+//! `memlane pin`, `unpin`, `cold`, `tree`, `summarize`: the lifecycle on the command line.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use memlane::Error;
+use memlane::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
+use memlane::lifecycle::{UsageState, UsageStore};
+use memlane::vault::{Memory, UpdateRequest, Vault};
+use serde_json::json;
+
+use crate::cli::Ctx;
+use crate::cli::commands::memory::print_outcome;
+
+/// Pin a memory: it never cools, never counts as cold, and ranks at full temperature
+#[derive(Debug, clap::Args)]
+pub(crate) struct PinArgs {
+    /// The memory: its name, `name.md`, `memory:name`, or its id
+    name: String,
+}
+
+/// List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first
+#[derive(Debug, clap::Args)]
+pub(crate) struct ColdArgs {}
+
+/// Print the vault as a tree: folders, memories and their sections, with temperature and tokens
+#[derive(Debug, clap::Args)]
+pub(crate) struct TreeArgs {
+    /// Leave out the heading sections
+    #[arg(long)]
+    no_sections: bool,
+}
+
+/// Shrink a memory in place: same name, id and links; the old version goes to history
+#[derive(Debug, clap::Args)]
+pub(crate) struct SummarizeArgs {
+    /// The memory: its name, `name.md`, `memory:name`, or its id
+    name: String,
+    /// The shorter content; `-` reads standard input
+    #[arg(long, value_name = "TEXT")]
+    content: Option<String>,
+    /// Read the shorter content from this file
+    #[arg(short, long, conflicts_with = "content", value_name = "PATH")]
+    file: Option<PathBuf>,
+    /// The temperature afterwards (default: `lifecycle.temperature_start`)
+    #[arg(long, value_name = "T")]
+    temperature: Option<f64>,
+}
+
+fn warn_reset(ctx: &Ctx, reset: Option<memlane::lifecycle::StateReset>) {
+    if let Some(r) = reset {
+        ctx.out.warn(r.to_string());
+    }
+}
+
+/// Warms the memories an agent or person just used (reads, search results).
+pub(crate) fn touch(ctx: &Ctx, vault: &Vault, used: &[(String, bool)]) -> anyhow::Result<()> {
+    let now = vault.clock.now();
+    let cfg = &vault.config.lifecycle;
+    let (_, reset) = UsageStore::update(vault.root(), |state| {
+        state.touch_day(now);
+        for (id, pinned) in used {
+            state.warm(id, *pinned, now, cfg);
+        }
+    })
+    .map_err(Error::from)?;
+    warn_reset(ctx, reset);
+    Ok(())
+}
+
+/// Current temperatures, read without writing.
+pub(crate) fn temperatures(ctx: &Ctx, vault: &Vault) -> anyhow::Result<UsageState> {
+    let (store, reset) = UsageStore::open(vault.root()).map_err(Error::from)?;
+    warn_reset(ctx, reset);
+    Ok(store.into_state())
+}
+
+fn set_pinned(ctx: &mut Ctx, args: &PinArgs, pinned: bool) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    let m = vault.resolve(&args.name)?;
+    let now = vault.clock.now();
+    let cfg = vault.config.lifecycle.clone();
+    let was = m.meta.pinned;
+    // Freeze (or restart) cooling at the value reached so far.
+    let (_, reset) =
+        UsageStore::update(vault.root(), |state| state.settle(m.id.as_str(), was, now, &cfg))
+            .map_err(Error::from)?;
+    warn_reset(ctx, reset);
+    let out = vault.set_pinned(&m, pinned)?;
+    print_outcome(ctx, &out)
+}
+
+pub(crate) fn pin(ctx: &mut Ctx, args: &PinArgs) -> anyhow::Result<()> {
+    set_pinned(ctx, args, true)
+}
+
+pub(crate) fn unpin(ctx: &mut Ctx, args: &PinArgs) -> anyhow::Result<()> {
+    set_pinned(ctx, args, false)
+}
+
+pub(crate) fn cold(ctx: &mut Ctx, _args: &ColdArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    let now = vault.clock.now();
+    let cfg = vault.config.lifecycle.clone();
+    let (memories, _) = vault.scan()?;
+    let by_id: BTreeMap<String, &Memory> = memories.iter().map(|m| (m.id.to_string(), m)).collect();
+    // Observing records memories the state has not seen yet, so they start cooling.
+    let (cold, reset) = UsageStore::update(vault.root(), |state| {
+        for m in &memories {
+            state.observe(m.id.as_str(), now, &cfg);
+        }
+        state.cold_set(
+            memories.iter().map(|m| (m.id.as_str(), m.meta.pinned)),
+            cfg.cold_threshold,
+            now,
+            &cfg,
+        )
+    })
+    .map_err(Error::from)?;
+    warn_reset(ctx, reset);
+    let items: Vec<serde_json::Value> = cold
+        .iter()
+        .filter_map(|c| by_id.get(&c.id).map(|m| (c, m)))
+        .map(|(c, m)| {
+            json!({
+                "id": c.id,
+                "name": m.name,
+                "file": m.path,
+                "temperature": (c.temperature * 1000.0).round() / 1000.0,
+                "tokens": estimate_tokens(m.content()),
+            })
+        })
+        .collect();
+    if ctx.out.json {
+        return ctx.out.json(&items);
+    }
+    if items.is_empty() {
+        ctx.out.note("no cold memories");
+        return Ok(());
+    }
+    let mut text = String::new();
+    for i in &items {
+        text.push_str(&format!(
+            "{:.3}  {}  ({} tokens)\n",
+            i["temperature"].as_f64().unwrap_or_default(),
+            i["name"].as_str().unwrap_or_default(),
+            i["tokens"]
+        ));
+    }
+    ctx.out.text(&text)
+}
+
+pub(crate) fn tree(ctx: &mut Ctx, args: &TreeArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    let state = temperatures(ctx, &vault)?;
+    let now = vault.clock.now();
+    let cfg = &vault.config.lifecycle;
+    let (memories, _) = vault.scan()?;
+    let scrub = vault.config.privacy.scrub_secrets;
+    let mut rows = Vec::new();
+    for m in &memories {
+        let content = m.redacted_content(scrub);
+        let t = state.temperature(m.id.as_str(), m.meta.pinned, now, cfg);
+        let sections: Vec<serde_json::Value> = if args.no_sections {
+            Vec::new()
+        } else {
+            chunk_markdown(&content, &ChunkOptions::default())
+                .into_iter()
+                .filter(|c| !c.header_path.is_empty())
+                .map(
+                    |c| json!({ "header_path": c.header_path, "tokens": estimate_tokens(&c.text) }),
+                )
+                .collect()
+        };
+        rows.push(json!({
+            "name": m.name,
+            "id": m.id,
+            "type": m.memory_type,
+            "temperature": (t * 1000.0).round() / 1000.0,
+            "pinned": m.meta.pinned,
+            "tokens": estimate_tokens(&content),
+            "sections": sections,
+        }));
+    }
+    if ctx.out.json {
+        return ctx.out.json(&rows);
+    }
+    let mut text = format!("{}\n", vault.root().display());
+    let mut open_dirs: Vec<String> = Vec::new();
+    for r in &rows {
+        let name = r["name"].as_str().unwrap_or_default();
+        let parts: Vec<&str> = name.split('/').collect();
+        let dirs = &parts[..parts.len() - 1];
+        let common = open_dirs.iter().zip(dirs).take_while(|(a, b)| a == *b).count();
+        open_dirs.truncate(common);
+        for d in &dirs[common..] {
+            text.push_str(&format!("{}{d}/\n", "  ".repeat(open_dirs.len() + 1)));
+            open_dirs.push((*d).to_owned());
+        }
+        let indent = "  ".repeat(open_dirs.len() + 1);
+        let pin = if r["pinned"].as_bool().unwrap_or(false) { " pinned" } else { "" };
+        text.push_str(&format!(
+            "{indent}{}  [T {:.2}{pin}, {} tokens, {}]\n",
+            parts[parts.len() - 1],
+            r["temperature"].as_f64().unwrap_or_default(),
+            r["tokens"],
+            r["type"].as_str().unwrap_or_default()
+        ));
+        for s in r["sections"].as_array().into_iter().flatten() {
+            text.push_str(&format!(
+                "{indent}  § {}  ({} tokens)\n",
+                s["header_path"].as_str().unwrap_or_default(),
+                s["tokens"]
+            ));
+        }
+    }
+    ctx.out.text(&text)
+}
+
+pub(crate) fn summarize(ctx: &mut Ctx, args: &SummarizeArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    let m = vault.resolve(&args.name)?;
+    if let Some(t) = args.temperature {
+        if !(0.0..=1.0).contains(&t) {
+            return Err(Error::Invalid(format!("--temperature {t} is not between 0 and 1")).into());
+        }
+    }
+    let content = match (&args.content, &args.file) {
+        (Some(c), _) if c == "-" => ctx.read_stdin()?,
+        (Some(c), _) => Some(c.clone()),
+        (None, Some(f)) => Some(
+            std::fs::read_to_string(f)
+                .map_err(|e| Error::Invalid(format!("cannot read {}: {e}", f.display())))?,
+        ),
+        (None, None) => ctx.read_stdin()?.filter(|s| !s.is_empty()),
+    }
+    .ok_or_else(|| {
+        Error::Invalid(
+            "no summary given\n  hint: pass `--content TEXT`, `--file PATH`, or pipe it in".into(),
+        )
+    })?;
+    let req = UpdateRequest { content: Some(content), action: "summarize", ..Default::default() };
+    let out = vault.update(&m, &req)?;
+    if out.status == memlane::vault::WriteStatus::Updated {
+        let now = vault.clock.now();
+        let cfg = vault.config.lifecycle.clone();
+        let t = args.temperature.unwrap_or(cfg.temperature_start);
+        let (_, reset) =
+            UsageStore::update(vault.root(), |state| state.reset(m.id.as_str(), t, now, &cfg))
+                .map_err(Error::from)?;
+        warn_reset(ctx, reset);
+    }
+    print_outcome(ctx, &out)
+}
