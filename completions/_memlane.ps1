@@ -278,6 +278,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('--intent', '--intent', [CompletionResultType]::ParameterName, 'What kind of search: general, recall (favours exact words), exact, explore (favours meaning)')
             [CompletionResult]::new('--profile', '--profile', [CompletionResultType]::ParameterName, 'Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira')
             [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'Return as many results as fit in this many tokens (at least one) instead of a count')
+            [CompletionResult]::new('--expand', '--expand', [CompletionResultType]::ParameterName, 'Also return memories linked to the top N results, marked with the link that brought them')
             [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
             [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')

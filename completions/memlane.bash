@@ -1675,7 +1675,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__search)
-            opts="-n -t -q -v -c -h --limit --type --tag --status --include-archived --after --before --since --intent --profile --budget --explain --no-touch --vault --json --quiet --verbose --color --now --config --help"
+            opts="-n -t -q -v -c -h --limit --type --tag --status --include-archived --after --before --since --intent --profile --budget --explain --no-touch --expand --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1726,6 +1726,10 @@ _memlane() {
                     return 0
                     ;;
                 --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --expand)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

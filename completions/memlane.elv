@@ -263,6 +263,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand --intent 'What kind of search: general, recall (favours exact words), exact, explore (favours meaning)'
             cand --profile 'Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira'
             cand --budget 'Return as many results as fit in this many tokens (at least one) instead of a count'
+            cand --expand 'Also return memories linked to the top N results, marked with the link that brought them'
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
             cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'

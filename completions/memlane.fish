@@ -217,6 +217,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand search" -l since -d 'Onl
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l intent -d 'What kind of search: general, recall (favours exact words), exact, explore (favours meaning)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l profile -d 'Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l budget -d 'Return as many results as fit in this many tokens (at least one) instead of a count' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l expand -d 'Also return memories linked to the top N results, marked with the link that brought them' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always'

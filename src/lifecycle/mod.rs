@@ -34,6 +34,7 @@
 //! ```
 
 mod clock;
+pub mod consolidate;
 pub mod importance;
 mod state;
 mod temperature;

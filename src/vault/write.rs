@@ -927,3 +927,92 @@ impl Vault {
         self.finish_rewrite(m, doc, out, if pinned { "pin" } else { "unpin" })
     }
 }
+
+/// Writes for consolidation (merge, split, expiry): a memory whose frontmatter the caller
+/// generates, and frontmatter-only changes (archive, `superseded_by`) with history.
+impl Vault {
+    /// Creates memory `name` with `content` (redacted like every write) and a generated
+    /// frontmatter: a new `id`, the default `type`, `status: active`, `created_at` and
+    /// `updated_at` now, then every `(key, value)` of `fields` in order (overriding those
+    /// defaults; `id` cannot be overridden). Refuses an existing name; stores nothing (and answers
+    /// `skipped`) when the content is empty after redaction; the file must read back cleanly.
+    pub fn create_with_frontmatter(
+        &self,
+        name: &MemoryName,
+        content: &str,
+        fields: &[(&str, Value)],
+    ) -> crate::Result<WriteOutcome> {
+        let path = self.path_of(name);
+        if path.exists() || std::fs::symlink_metadata(&path).is_ok() {
+            return Err(Error::Exists(name.to_string()));
+        }
+        let target = self.write_target(&path)?;
+        let clean = sanitize(content, self.config.privacy.scrub_secrets);
+        let id = MemoryId::random();
+        let mut out = WriteOutcome::new(WriteStatus::Created, name, &id);
+        out.had_private_content = clean.had_private_content;
+        out.private_blocks = clean.private_blocks;
+        out.secrets = clean.secrets.clone();
+        if clean.is_empty() {
+            return Ok(skipped(out, clean.had_private_content));
+        }
+        let now = self.clock.now();
+        let mut doc = Document::new(&clean.text);
+        doc.set("id", &str_value(id.as_str()));
+        doc.set("type", &str_value(&self.config.default_type));
+        doc.set("status", &str_value("active"));
+        doc.set("created_at", &ts_value(now));
+        doc.set("updated_at", &ts_value(now));
+        for (key, value) in fields {
+            if *key != "id" {
+                doc.set(key, value);
+            }
+        }
+        if clean.had_private_content {
+            doc.set("had_private_content", &Value::Bool(true));
+        }
+        let text = doc.render();
+        self.check_written(name, &text)?;
+        atomic_create(&target, text.as_bytes()).map_err(|e| exists_or(e, name))?;
+        out.path = Some(path);
+        Ok(out)
+    }
+
+    /// Sets (`Some`) or removes (`None`) top-level frontmatter keys of `m`, keeping everything
+    /// else byte for byte; the previous version goes to history under `action`. `Unchanged` when
+    /// the file would not change.
+    pub fn set_fields(
+        &self,
+        m: &Memory,
+        fields: &[(&str, Option<Value>)],
+        action: &str,
+    ) -> crate::Result<WriteOutcome> {
+        let mut doc = m.doc.clone();
+        for (key, value) in fields {
+            match value {
+                Some(v) => doc.set(key, v),
+                None => {
+                    doc.remove(key);
+                }
+            }
+        }
+        let mut out = WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id);
+        out.path = Some(m.path.clone());
+        self.finish_rewrite(m, doc, out, action)
+    }
+
+    /// Archives `m` (`status: archived`, and `superseded_by` when given), with history under
+    /// `action`. Archiving never deletes: the memory stays searchable as archived.
+    pub fn archive(
+        &self,
+        m: &Memory,
+        superseded_by: Option<&MemoryName>,
+        action: &str,
+    ) -> crate::Result<WriteOutcome> {
+        let mut fields = vec![("status", Some(str_value("archived")))];
+        if let Some(s) = superseded_by {
+            fields.push(("superseded_by", Some(str_value(s.as_str()))));
+        }
+        self.set_fields(m, &fields, action)
+    }
+}

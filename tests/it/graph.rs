@@ -203,3 +203,27 @@ fn the_graph_after_outside_edits_equals_a_rebuild() {
     env.run(["reindex"]).success();
     assert_eq!(snapshot(&env), reconciled);
 }
+
+#[test]
+fn search_expand_adds_linked_neighbours_marked_with_their_link() {
+    let env = TestEnv::with_vault("links");
+    let out = env
+        .run(["search", "JWT access tokens", "-n", "1", "--expand", "1", "--json"])
+        .success()
+        .json();
+    let hits = out.as_array().unwrap();
+    assert_eq!(hits[0]["name"], "auth-v3");
+    assert!(hits[0].get("expanded_from").is_none());
+    let added: Vec<(&str, &str)> = hits[1..]
+        .iter()
+        .map(|h| (h["name"].as_str().unwrap(), h["edge_type"].as_str().unwrap()))
+        .collect();
+    assert!(
+        added.contains(&("auth-v2", "supersedes"))
+            && added.contains(&("key-rotation", "depends_on")),
+        "{out:#}"
+    );
+    assert!(hits[1..].iter().all(|h| h["expanded_from"] == "auth-v3"));
+    let plain = env.run(["search", "JWT access tokens", "-n", "1", "--json"]).success().json();
+    assert_eq!(plain.as_array().unwrap().len(), 1);
+}

@@ -59,6 +59,9 @@ pub(crate) struct SearchArgs {
     /// Do not count this search as a use of the results (no warming)
     #[arg(long)]
     no_touch: bool,
+    /// Also return memories linked to the top N results, marked with the link that brought them
+    #[arg(long, value_name = "N")]
+    expand: Option<usize>,
 }
 
 /// Rebuild the search indices from the memory files
@@ -141,12 +144,92 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
             .collect();
         crate::cli::commands::lifecycle::touch(ctx, &vault, &used)?;
     }
-    print_results(ctx, &results, args.explain)
+    let expanded = match args.expand {
+        Some(n) if n > 0 => expand(&vault, &idx, &results, n),
+        _ => Vec::new(),
+    };
+    print_results(ctx, &results, &expanded, args.explain)
 }
 
-fn print_results(ctx: &Ctx, r: &SearchResults, explain: bool) -> anyhow::Result<()> {
+/// A memory linked to one of the top hits (`--expand`).
+#[derive(Debug, Clone, serde::Serialize)]
+struct Expanded {
+    memory_id: String,
+    name: String,
+    id: String,
+    /// The hit's score × the link's weight and confidence.
+    score: f64,
+    content: String,
+    #[serde(rename = "type")]
+    memory_type: String,
+    status: String,
+    tags: Vec<String>,
+    file_path: String,
+    /// The hit that brought it.
+    expanded_from: String,
+    /// The link between them (in either direction).
+    edge_type: String,
+}
+
+fn expand(
+    vault: &memlane::vault::Vault,
+    idx: &Indexes,
+    r: &SearchResults,
+    n: usize,
+) -> Vec<Expanded> {
+    let shown: std::collections::HashSet<&str> = r.hits.iter().map(|h| h.name.as_str()).collect();
+    let mut best: std::collections::BTreeMap<String, Expanded> = Default::default();
+    for hit in r.hits.iter().take(n) {
+        for rel in idx.graph().neighbors(
+            &format!("memory:{}", hit.name),
+            1,
+            &memlane::model::links::link_weight,
+        ) {
+            let Some(name) = rel.key.strip_prefix("memory:") else { continue };
+            if shown.contains(name) {
+                continue;
+            }
+            let Some(entry) = idx.manifest().entries.get(name) else { continue };
+            if entry.status != "active" {
+                continue;
+            }
+            let score = hit.score * f64::from(rel.score);
+            if best.get(name).is_some_and(|e| e.score >= score) {
+                continue;
+            }
+            let Ok(mname) = memlane::model::MemoryName::parse(name) else { continue };
+            let Ok(m) = vault.load(&mname) else { continue };
+            best.insert(
+                name.to_owned(),
+                Expanded {
+                    memory_id: format!("memory:{name}"),
+                    name: name.to_owned(),
+                    id: entry.id.clone(),
+                    score: (score * 10_000.0).round() / 10_000.0,
+                    content: m.redacted_content(vault.config.privacy.scrub_secrets),
+                    memory_type: entry.memory_type.clone(),
+                    status: entry.status.clone(),
+                    tags: entry.tags.clone(),
+                    file_path: m.path.display().to_string(),
+                    expanded_from: hit.name.clone(),
+                    edge_type: rel.path.first().map(|(_, t)| t.clone()).unwrap_or_default(),
+                },
+            );
+        }
+    }
+    let mut out: Vec<Expanded> = best.into_values().collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    out
+}
+
+fn print_results(
+    ctx: &Ctx,
+    r: &SearchResults,
+    expanded: &[Expanded],
+    explain: bool,
+) -> anyhow::Result<()> {
     if ctx.out.json {
-        let hits: Vec<serde_json::Value> = r
+        let mut hits: Vec<serde_json::Value> = r
             .hits
             .iter()
             .map(|h| {
@@ -158,6 +241,7 @@ fn print_results(ctx: &Ctx, r: &SearchResults, explain: bool) -> anyhow::Result<
                 v
             })
             .collect();
+        hits.extend(expanded.iter().map(|e| serde_json::to_value(e).expect("serialises")));
         return ctx.out.json(&hits);
     }
     if r.hits.is_empty() {
@@ -207,6 +291,12 @@ fn print_results(ctx: &Ctx, r: &SearchResults, explain: bool) -> anyhow::Result<
                 e.supersession_factor, e.expiry_factor, e.score
             ));
         }
+    }
+    for e in expanded {
+        text.push_str(&format!(
+            "+ {}  [{:.2}]  {}  ({} of {})\n",
+            e.name, e.score, e.memory_type, e.edge_type, e.expanded_from
+        ));
     }
     ctx.out.text(&text)
 }
