@@ -56,6 +56,10 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand cold 'List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first'
             cand tree 'Print the vault as a tree: folders, memories and their sections, with temperature and tokens'
             cand summarize 'Shrink a memory in place: same name, id and links; the old version goes to history'
+            cand merge 'Merge memories into a new one; the sources go to the trash (or are archived)'
+            cand suggest-merges 'Find clusters of near-duplicate memories worth merging'
+            cand split 'Split a memory into one memory per section'
+            cand maintain 'Run the self-maintenance jobs once and report what was found and changed'
             cand model 'Manage the local sentence-transformer model'
             cand trash 'List, restore or empty the trash'
             cand history 'List the stored versions of a memory'
@@ -90,6 +94,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
             cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
             cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --force 'Add it even when an existing memory is nearly the same (`lifecycle.dedup_threshold`)'
             cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
             cand -q 'Print no warnings or progress'
             cand --quiet 'Print no warnings or progress'
@@ -462,6 +467,71 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;merge'= {
+            cand --into 'The new memory''s name'
+            cand --content 'Its content (default: the sources'' contents, each under its name as a heading)'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --archive 'Archive the sources (status: archived, superseded_by the target) instead of trashing them'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;suggest-merges'= {
+            cand --threshold 'How similar the members of a cluster must all be (default: `lifecycle.merge_threshold`)'
+            cand -t 'Only memories of this type'
+            cand --type 'Only memories of this type'
+            cand -n 'How many clusters'
+            cand --limit 'How many clusters'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;split'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --replace 'Move the original to the trash (links to it then point to the first piece)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;maintain'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memlane;model'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -671,6 +741,10 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand cold 'List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first'
             cand tree 'Print the vault as a tree: folders, memories and their sections, with temperature and tokens'
             cand summarize 'Shrink a memory in place: same name, id and links; the old version goes to history'
+            cand merge 'Merge memories into a new one; the sources go to the trash (or are archived)'
+            cand suggest-merges 'Find clusters of near-duplicate memories worth merging'
+            cand split 'Split a memory into one memory per section'
+            cand maintain 'Run the self-maintenance jobs once and report what was found and changed'
             cand model 'Manage the local sentence-transformer model'
             cand trash 'List, restore or empty the trash'
             cand history 'List the stored versions of a memory'
@@ -723,6 +797,14 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;tree'= {
         }
         &'memlane;help;summarize'= {
+        }
+        &'memlane;help;merge'= {
+        }
+        &'memlane;help;suggest-merges'= {
+        }
+        &'memlane;help;split'= {
+        }
+        &'memlane;help;maintain'= {
         }
         &'memlane;help;model'= {
             cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'

@@ -93,7 +93,7 @@ fn usage_errors_exit_2_and_help_exits_0() {
 fn a_closed_pipe_exits_quietly() {
     let env = TestEnv::with_vault("basic");
     for i in 0..40 {
-        env.run(["add", &format!("n{i:02}"), "filler memory"]).success();
+        env.run(["add", &format!("n{i:02}"), "filler memory", "--force"]).success();
     }
     let mut cmd = env.command();
     cmd.args(["list"]).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());

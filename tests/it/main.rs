@@ -5,6 +5,7 @@ mod common;
 
 mod cli_basics;
 mod config;
+mod consolidate;
 mod freshness;
 mod generated;
 mod graph;

@@ -220,10 +220,10 @@ pub(crate) fn tree(ctx: &mut Ctx, args: &TreeArgs) -> anyhow::Result<()> {
 pub(crate) fn summarize(ctx: &mut Ctx, args: &SummarizeArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let m = vault.resolve(&args.name)?;
-    if let Some(t) = args.temperature {
-        if !(0.0..=1.0).contains(&t) {
-            return Err(Error::Invalid(format!("--temperature {t} is not between 0 and 1")).into());
-        }
+    if let Some(t) = args.temperature
+        && !(0.0..=1.0).contains(&t)
+    {
+        return Err(Error::Invalid(format!("--temperature {t} is not between 0 and 1")).into());
     }
     let content = match (&args.content, &args.file) {
         (Some(c), _) if c == "-" => ctx.read_stdin()?,

@@ -31,6 +31,9 @@ pub(crate) struct AddArgs {
     /// A tag (repeatable; `a,b` adds both)
     #[arg(long = "tag", value_name = "TAG", value_delimiter = ',')]
     tags: Vec<String>,
+    /// Add it even when an existing memory is nearly the same (`lifecycle.dedup_threshold`)
+    #[arg(long)]
+    force: bool,
 }
 
 /// Print a memory
@@ -196,6 +199,25 @@ pub(crate) fn add(ctx: &mut Ctx, args: &AddArgs) -> anyhow::Result<()> {
     }
     let content = read_content(ctx, args.content.as_deref(), args.file.as_deref(), true)?
         .ok_or_else(|| no_content("add"))?;
+    if !args.force && !vault.path_of(&name).exists() {
+        let clean = memlane::privacy::sanitize(&content, vault.config.privacy.scrub_secrets);
+        if !clean.is_empty() {
+            let mut idx = ctx.open_indexes(&vault)?;
+            ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
+            let threshold = vault.config.lifecycle.dedup_threshold;
+            if let Some((dup, sim)) = memlane::lifecycle::consolidate::find_duplicate(
+                &vault,
+                &idx,
+                &clean.text,
+                threshold,
+            ) {
+                return Err(Error::Invalid(format!(
+                    "the content is {sim:.2} similar to the existing memory `{dup}`; nothing was written\n  hint: `memlane append {dup} …` or `memlane update {dup} …` to change it, or `--force` to add it anyway"
+                ))
+                .into());
+            }
+        }
+    }
     let req =
         AddRequest { content, memory_type: args.memory_type.clone(), tags: args.tags.clone() };
     let outcome = vault.add(&name, &req)?;

@@ -1,6 +1,7 @@
 //! One module per command family; each holds its `*Args` and `run` functions.
 
 pub(crate) mod config;
+pub(crate) mod consolidate;
 pub(crate) mod generate;
 pub(crate) mod init;
 pub(crate) mod lifecycle;
