@@ -98,10 +98,13 @@ pub struct Explain {
     pub lexical: f64,
     /// Vector similarity normalised to [0, 1] for this embedder ([`similarity_range`]).
     pub vector_evidence: f64,
+    /// The same rescaling without the cap at 1 (a near-duplicate still outranks a paraphrase):
+    /// the vector side of the fused score.
+    pub vector_score: f64,
     /// Absolute evidence: the intent-weighted mean of `coverage` and `vector_evidence`.
     pub evidence: f64,
     /// Stage 2: the fused score that orders results — the weighted mean of `lexical` and
-    /// `vector_evidence` (intent weights, the vector's scaled by [`vector_reliability`]).
+    /// `vector_score` (intent weights, the vector's scaled by [`vector_reliability`]).
     pub fused: f64,
     /// Stage 3: the query's gate — the best `evidence` among all candidates.
     pub gate: f64,
@@ -247,6 +250,17 @@ fn is_builtin(embedder_id: &str) -> bool {
 
 /// Runs a search over fresh indices (call [`Indexes::reconcile`] first).
 pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<SearchResults> {
+    search_with(vault, idx, q, &|_, _| 1.0)
+}
+
+/// [`search`] with each memory's temperature (stage 6) from `temperature(id, pinned)`, in [0, 1]
+/// (the lifecycle's usage state; [`search`] uses 1.0, i.e. no temperature effect).
+pub fn search_with(
+    vault: &Vault,
+    idx: &Indexes,
+    q: &SearchQuery,
+    temperature: &dyn Fn(&str, bool) -> f64,
+) -> crate::Result<SearchResults> {
     let cfg = &vault.config.search;
     let profile = q.profile.unwrap_or(cfg.profile);
     let st = stages(profile);
@@ -417,11 +431,12 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
         };
         ex.vector_similarity = Some(sim);
         ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
+        ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
         // Absolute evidence, weighted by the intent: what calibration trusts for the level.
         ex.evidence =
             fusion::weighted_mean(ex.coverage, ex.vector_evidence, weights.bm25, weights.vector);
         // The fused score: what orders the results.
-        ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_evidence, fb, fv);
+        ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
         cands.push(Candidate { name, entry, path: memory.path.display().to_string(), chunk, ex });
     }
     // The query's gate: the best absolute evidence any candidate has; and the best fused score.
@@ -462,22 +477,32 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
                     p.recency_max_boost,
                     p.recency_rate,
                 );
-                // ragdocs adds the bonus as is; elsewhere it is scaled by the calibrated relevance,
-                // so recency reorders good matches but never lifts a memory the query misses.
+                // ragdocs adds the bonus as is. Elsewhere it is scaled by the calibrated
+                // relevance, so recency reorders good matches but never lifts a memory the query
+                // misses, and by the headroom left below 1, so strong matches never reach the
+                // clamp, where ties would erase their order.
                 if !st.rrf_calibration {
-                    ex.recency_bonus *= ex.calibrated;
+                    ex.recency_bonus *= ex.calibrated * (1.0 - score).max(0.0);
                 }
                 score += ex.recency_bonus;
             }
         }
         // 6. Temperature: neutral until usage state exists (lifecycle).
-        ex.temperature = 1.0;
+        ex.temperature = temperature(&entry.id, entry.pinned).clamp(0.0, 1.0);
         ex.temperature_factor =
             if st.temperature { rank::temperature_factor(ex.temperature) } else { 1.0 };
         score *= ex.temperature_factor;
-        // 7. Supersession and expiry (the fade was computed with the candidate).
+        // 7. Supersession and expiry (the fade was computed with the candidate). A memory is
+        // superseded by its frontmatter `superseded_by` or by another memory's `supersedes` link.
+        let superseded_by = entry.superseded_by.clone().or_else(|| {
+            idx.graph()
+                .incoming(&format!("memory:{name}"))
+                .into_iter()
+                .find(|(_, e)| e.edge_type == "supersedes")
+                .map(|(k, _)| k.trim_start_matches("memory:").to_owned())
+        });
         ex.supersession_factor =
-            if entry.superseded_by.is_some() { cfg.supersession_penalty } else { 1.0 };
+            if superseded_by.is_some() { cfg.supersession_penalty } else { 1.0 };
         score *= ex.supersession_factor;
         score *= ex.expiry_factor;
         // 8. Clamp; threshold below.
@@ -497,7 +522,7 @@ pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<Se
             tags: entry.tags.clone(),
             file_path: path,
             header_path: chunk.header_path,
-            superseded_by: entry.superseded_by.clone(),
+            superseded_by,
             explain: ex,
         });
     }

@@ -74,7 +74,14 @@ pub fn expiry_factor(days_past_expiry: Option<f64>, fade_days: f64) -> Option<f6
 /// Normalises a cosine similarity to [0, 1] between an embedder's noise floor and the
 /// similarity of a near-paraphrase.
 pub fn vector_evidence(cosine: f64, floor: f64, ceiling: f64) -> f64 {
-    ((cosine - floor) / (ceiling - floor)).clamp(0.0, 1.0)
+    vector_score(cosine, floor, ceiling).min(1.0)
+}
+
+/// [`vector_evidence`] without the cap at 1: 0 at the noise floor, 1 at the ceiling, above 1
+/// beyond it. Fusion uses it so that similarities past the ceiling keep their order.
+pub fn vector_score(cosine: f64, floor: f64, ceiling: f64) -> f64 {
+    let s = (cosine - floor) / (ceiling - floor);
+    if s.is_finite() { s.max(0.0) } else { 0.0 }
 }
 
 #[cfg(test)]
@@ -136,6 +143,16 @@ mod tests {
         // Bands: a strong match ≥ 0.6, noise < 0.2.
         assert!(calibrate_fused(0.6, 1.0, 0.35, 10.0) > 0.9);
         assert!(calibrate_fused(0.6, 0.3, 0.35, 10.0) < 0.2);
+    }
+
+    #[test]
+    fn vector_scores_rescale_the_cosine_and_only_the_evidence_is_capped() {
+        assert_eq!(vector_evidence(0.1, 0.2, 0.6), 0.0);
+        assert!((vector_evidence(0.4, 0.2, 0.6) - 0.5).abs() < 1e-12);
+        assert_eq!(vector_evidence(0.9, 0.2, 0.6), 1.0);
+        assert!((vector_score(0.8, 0.2, 0.6) - 1.5).abs() < 1e-12);
+        assert!(vector_score(0.9, 0.2, 0.6) > vector_score(0.8, 0.2, 0.6));
+        assert_eq!(vector_score(0.5, 0.5, 0.5), 0.0, "a degenerate range is no evidence");
     }
 
     #[test]

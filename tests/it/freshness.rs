@@ -59,19 +59,31 @@ fn a_bulk_change_like_git_pull_is_reconciled() {
 #[test]
 fn deleting_indices_is_always_safe_and_reindex_rebuilds() {
     let env = TestEnv::with_vault("search");
-    let before = env.run(["search", "JWT rotation", "--json"]).success().stdout;
+    let before = env.run(["search", "JWT rotation", "--json", "--no-touch"]).success().stdout;
     std::fs::remove_dir_all(env.vault().join("indices")).unwrap();
-    assert_eq!(env.run(["search", "JWT rotation", "--json"]).success().stdout, before);
+    assert_eq!(
+        env.run(["search", "JWT rotation", "--json", "--no-touch"]).success().stdout,
+        before
+    );
     let out = env.run(["reindex", "--json"]).success().json();
     assert_eq!(out["memories"], 11);
     assert_eq!(out["embedder"], "builtin-ngram-v1");
-    assert_eq!(env.run(["search", "JWT rotation", "--json"]).success().stdout, before);
+    assert_eq!(
+        env.run(["search", "JWT rotation", "--json", "--no-touch"]).success().stdout,
+        before
+    );
     // A damaged manifest is rebuilt, not trusted.
     std::fs::write(env.vault().join("indices/manifest.tsv"), b"{not json").unwrap();
-    assert_eq!(env.run(["search", "JWT rotation", "--json"]).success().stdout, before);
+    assert_eq!(
+        env.run(["search", "JWT rotation", "--json", "--no-touch"]).success().stdout,
+        before
+    );
     // A damaged vector file too.
     std::fs::write(env.vault().join("indices/vector/vectors.usearch"), b"garbage").unwrap();
-    assert_eq!(env.run(["search", "JWT rotation", "--json"]).success().stdout, before);
+    assert_eq!(
+        env.run(["search", "JWT rotation", "--json", "--no-touch"]).success().stdout,
+        before
+    );
 }
 
 #[test]

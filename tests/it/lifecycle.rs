@@ -101,3 +101,29 @@ fn a_corrupt_usage_state_is_reported_and_rebuilt_without_touching_memories() {
     assert_eq!(before, after);
     assert_eq!(temperature(&env, "auth-v1"), 0.65, "state rebuilt from scratch, then warmed once");
 }
+
+#[test]
+fn reading_a_memory_raises_it_above_an_equally_relevant_unread_one() {
+    let env = TestEnv::with_vault("basic");
+    let body = "---\ntype: fact\ncreated_at: 2026-01-09T10:00:00Z\n---\n\n# Cache notes\n\nThe page cache lives in Redis for five minutes.\n";
+    env.write("zz-read.md", body);
+    env.write("aa-unread.md", body);
+    let order = |env: &TestEnv| -> Vec<String> {
+        let out = env
+            .run(["search", "page cache redis", "--json", "--no-touch", "--explain"])
+            .success()
+            .json();
+        out.as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap().to_owned()).collect()
+    };
+    // Equal relevance: ties go by name.
+    assert_eq!(order(&env)[..2], ["aa-unread".to_owned(), "zz-read".to_owned()]);
+    for _ in 0..3 {
+        env.run(["show", "zz-read"]).success();
+    }
+    assert_eq!(order(&env)[..2], ["zz-read".to_owned(), "aa-unread".to_owned()]);
+    let out = env
+        .run(["search", "page cache redis", "--json", "--no-touch", "--explain", "-n", "1"])
+        .success()
+        .json();
+    assert!((out[0]["explain"]["temperature"].as_f64().unwrap() - 0.95).abs() < 1e-9, "{out:#}");
+}

@@ -121,9 +121,21 @@ fn hostile_queries_never_fail() {
 #[test]
 fn filters_apply_inside_retrieval() {
     let env = TestEnv::with_vault("search");
-    // The best match for "cache" overall is a decision; with --type fact and -n 1 we still get one.
+    // The best match overall is a fact; with --type decision and -n 1 the decision still comes
+    // back (threshold 0: only the filter decides, not how weak the match is).
     assert_eq!(
-        names(&env, &["database migrations", "--type", "decision", "-n", "1"]),
+        names(
+            &env,
+            &[
+                "database migrations",
+                "--type",
+                "decision",
+                "-n",
+                "1",
+                "-c",
+                "search.score_threshold=0"
+            ]
+        ),
         ["db/postgres-choice"]
     );
     assert_eq!(names(&env, &["tests", "--tag", "ci", "-n", "1"]), ["ops/flaky-tests"]);
@@ -228,7 +240,11 @@ fn profiles_and_intents() {
 #[test]
 fn results_are_reproducible_with_a_pinned_clock() {
     let env = TestEnv::with_vault("search");
-    let a = env.run(["search", "deploy", "--json", "--explain"]).success().stdout;
-    let b = env.run(["search", "deploy", "--json", "--explain"]).success().stdout;
-    assert_eq!(a, b);
+    let a = env.run(["search", "deploy", "--json", "--explain", "--no-touch"]).success().stdout;
+    let b = env.run(["search", "deploy", "--json", "--explain", "--no-touch"]).success().stdout;
+    assert_eq!(a, b, "--no-touch searches change nothing");
+    // A search that touches its results warms them: the next identical search scores them higher.
+    let first = env.run(["search", "deploy", "--json", "-n", "1"]).success().json();
+    let second = env.run(["search", "deploy", "--json", "-n", "1"]).success().json();
+    assert!(second[0]["score"].as_f64().unwrap() > first[0]["score"].as_f64().unwrap());
 }

@@ -135,7 +135,11 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         budget: args.budget,
         profile,
     };
-    let results = memlane::search::search(&vault, &idx, &q)?;
+    let state = crate::cli::commands::lifecycle::temperatures(ctx, &vault)?;
+    let (now, lc) = (vault.clock.now(), vault.config.lifecycle.clone());
+    let results = memlane::search::search_with(&vault, &idx, &q, &|id, pinned| {
+        state.temperature(id, pinned, now, &lc)
+    })?;
     if !args.no_touch && !results.hits.is_empty() {
         let used: Vec<(String, bool)> = results
             .hits
