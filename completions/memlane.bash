@@ -1348,7 +1348,7 @@ _memlane() {
                     return 0
                     ;;
                 --sort)
-                    COMPREPLY=($(compgen -W "created updated name" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "created updated name temperature importance" -- "${cur}"))
                     return 0
                     ;;
                 --limit)

@@ -198,7 +198,9 @@ complete -c memlane -n "__fish_memlane_using_subcommand list" -l before -d 'Only
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l since -d 'Only memories created within this long before now (`7d`, `12h`, `2w`); overrides --after/--before' -r
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l sort -d 'Sort order' -r -f -a "created\t'Newest first'
 updated\t'Most recently updated first'
-name\t'By name'"
+name\t'By name'
+temperature\t'Warmest first (remindb\'s temperature)'
+importance\t'Most important first (MIRA\'s importance score)'"
 complete -c memlane -n "__fish_memlane_using_subcommand list" -s n -l limit -d 'Show at most this many' -r
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'

@@ -127,3 +127,23 @@ fn reading_a_memory_raises_it_above_an_equally_relevant_unread_one() {
         .json();
     assert!((out[0]["explain"]["temperature"].as_f64().unwrap() - 0.95).abs() < 1e-9, "{out:#}");
 }
+
+#[test]
+fn list_sorts_by_temperature_and_importance() {
+    let env = TestEnv::with_vault("links");
+    env.run(["show", "auth-v1"]).success();
+    env.run(["show", "auth-v1"]).success();
+    let by_temp = env.run(["list", "--sort", "temperature", "--json"]).success().json();
+    assert_eq!(by_temp[0]["name"], "auth-v1");
+    assert_eq!(by_temp[0]["temperature"], 0.8);
+    let by_importance = env.run(["list", "--sort", "importance", "--json"]).success().json();
+    assert_eq!(by_importance[0]["name"], "auth-v1", "read twice and linked to: {by_importance:#}");
+    let scores: Vec<f64> = by_importance
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["importance"].as_f64().unwrap())
+        .collect();
+    assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
+    assert!(scores.iter().all(|s| (0.0..=1.0).contains(s)));
+}

@@ -17,6 +17,10 @@ pub(crate) enum SortKey {
     Updated,
     /// By name
     Name,
+    /// Warmest first (remindb's temperature)
+    Temperature,
+    /// Most important first (MIRA's importance score)
+    Importance,
 }
 
 /// List memories, newest first
@@ -106,12 +110,40 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
         sort: match args.sort {
             SortKey::Created => ListSort::Created,
             SortKey::Updated => ListSort::Updated,
-            SortKey::Name => ListSort::Name,
+            SortKey::Name | SortKey::Temperature | SortKey::Importance => ListSort::Name,
         },
-        reverse: args.reverse,
-        limit: args.limit,
+        reverse: false,
+        limit: None,
     };
-    let (memories, problems) = vault.list(&filter)?;
+    let (mut memories, problems) = vault.list(&filter)?;
+    // Lifecycle sort keys, computed per memory.
+    let keyed: Option<(&str, std::collections::HashMap<String, f64>)> = match args.sort {
+        SortKey::Temperature => {
+            let state = crate::cli::commands::lifecycle::temperatures(ctx, &vault)?;
+            let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
+            let map = memories
+                .iter()
+                .map(|m| {
+                    (m.id.to_string(), state.temperature(m.id.as_str(), m.meta.pinned, now, cfg))
+                })
+                .collect();
+            Some(("temperature", map))
+        }
+        SortKey::Importance => Some(("importance", importance_of(ctx, &vault, &memories)?)),
+        _ => None,
+    };
+    if let Some((_, map)) = &keyed {
+        memories.sort_by(|a, b| {
+            let (ka, kb) = (map[a.id.as_str()], map[b.id.as_str()]);
+            kb.total_cmp(&ka).then_with(|| a.name.cmp(&b.name))
+        });
+    }
+    if args.reverse {
+        memories.reverse();
+    }
+    if let Some(limit) = args.limit {
+        memories.truncate(limit);
+    }
     for p in &problems {
         ctx.out.warn(p);
     }
@@ -121,7 +153,16 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
         }
     }
     if ctx.out.json {
-        let items: Vec<_> = memories.iter().map(|m| memory_json(&vault, m, false)).collect();
+        let items: Vec<_> = memories
+            .iter()
+            .map(|m| {
+                let mut v = memory_json(&vault, m, false);
+                if let Some((key, map)) = &keyed {
+                    v[*key] = serde_json::json!((map[m.id.as_str()] * 1000.0).round() / 1000.0);
+                }
+                v
+            })
+            .collect();
         return ctx.out.json(&items);
     }
     if memories.is_empty() {
@@ -131,14 +172,55 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
     let rows: Vec<Vec<String>> = memories
         .iter()
         .map(|m| {
-            vec![
-                m.name.to_string(),
-                m.memory_type.clone(),
-                m.status.clone(),
-                format_timestamp(m.created_at),
-                m.meta.tags.join(","),
-            ]
+            let mut row = vec![m.name.to_string(), m.memory_type.clone(), m.status.clone()];
+            if let Some((_, map)) = &keyed {
+                row.push(format!("{:.3}", map[m.id.as_str()]));
+            }
+            row.push(format_timestamp(m.created_at));
+            row.push(m.meta.tags.join(","));
+            row
         })
         .collect();
-    ctx.out.text(&table(&["NAME", "TYPE", "STATUS", "CREATED", "TAGS"], &rows))
+    let mut header = vec!["NAME", "TYPE", "STATUS"];
+    if let Some((key, _)) = &keyed {
+        header.push(if *key == "temperature" { "TEMP" } else { "IMPORTANCE" });
+    }
+    header.extend(["CREATED", "TAGS"]);
+    ctx.out.text(&table(&header, &rows))
+}
+
+/// MIRA's importance per memory id: usage from the lifecycle state, hub and entity links from
+/// the graph, event and expiry dates from the frontmatter.
+fn importance_of(
+    ctx: &Ctx,
+    vault: &memlane::vault::Vault,
+    memories: &[memlane::vault::Memory],
+) -> anyhow::Result<std::collections::HashMap<String, f64>> {
+    let mut idx = ctx.open_indexes(vault)?;
+    ctx.report_reconcile(vault, &idx.reconcile(vault)?);
+    let state = crate::cli::commands::lifecycle::temperatures(ctx, vault)?;
+    let now = vault.clock.now();
+    let clock = vault.config.lifecycle.clock;
+    let g = idx.graph();
+    let days = |ts: jiff::Timestamp| (ts.as_second() - now.as_second()) as f64 / 86_400.0;
+    let mut out = std::collections::HashMap::new();
+    for m in memories {
+        let key = format!("memory:{}", m.name);
+        let inbound = g.incoming(&key).iter().filter(|(k, _)| k.starts_with("memory:")).count();
+        let entity_links: f64 = g
+            .outgoing(&key)
+            .iter()
+            .filter(|(k, _)| k.starts_with("entity:"))
+            .map(|(k, _)| g.incoming(k).len().saturating_sub(1) as f64)
+            .sum();
+        let inputs = memlane::lifecycle::ImportanceInputs {
+            inbound_links: inbound,
+            entity_links,
+            happens_in_days: m.meta.happens_at.map(days),
+            days_past_expiry: m.meta.expires_at.map(|t| -days(t)),
+            ..state.importance_inputs(m.id.as_str(), m.created_at, now, clock)
+        };
+        out.insert(m.id.to_string(), memlane::lifecycle::importance(&inputs).score);
+    }
+    Ok(out)
 }
