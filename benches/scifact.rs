@@ -222,7 +222,14 @@ fn run_embedder(
     let (_tmp, root, reuse) = match std::env::var_os("MEMLANE_BENCH_VAULT") {
         Some(dir) => {
             let root = PathBuf::from(dir).join(label).join(".memories");
-            let reuse = root.join("indices/manifest.json").is_file();
+            // Reuse a complete earlier vault; `reconcile` rebuilds whatever is out of date.
+            let reuse = root.join("indices").is_dir()
+                && std::fs::read_dir(&root).map_or(0, |d| {
+                    d.filter(|e| {
+                        e.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "md"))
+                    })
+                    .count()
+                }) == data.corpus.len();
             (None, root, reuse)
         }
         None => {
@@ -264,26 +271,19 @@ fn run_embedder(
     }
 
     let general = config.search.intents.general;
-    let modes: Vec<(String, Intent, Weights)> = vec![
+    let mut modes: Vec<(String, Intent, Weights)> = vec![
         ("BM25 only (1/0)".to_owned(), Intent::General, Weights { bm25: 1.0, vector: 0.0 }),
         ("vector only (0/1)".to_owned(), Intent::General, Weights { bm25: 0.0, vector: 1.0 }),
-        (fmt_mode("hybrid general", general), Intent::General, general),
-        (
-            fmt_mode("hybrid recall", config.search.intents.recall),
-            Intent::Recall,
-            config.search.intents.recall,
-        ),
-        (
-            fmt_mode("hybrid exact", config.search.intents.exact),
-            Intent::Exact,
-            config.search.intents.exact,
-        ),
-        (
-            fmt_mode("hybrid explore", config.search.intents.explore),
-            Intent::Explore,
-            config.search.intents.explore,
-        ),
     ];
+    for (name, intent) in [
+        ("general", Intent::General),
+        ("recall", Intent::Recall),
+        ("exact", Intent::Exact),
+        ("explore", Intent::Explore),
+    ] {
+        let w = config.search.intents.get(intent);
+        modes.push((fmt_mode(&format!("hybrid {name}"), w), intent, w));
+    }
     // A dump run only dumps (see the module docs).
     let modes = if dump.is_some() { Vec::new() } else { modes };
     for (name, intent, weights) in modes {

@@ -104,7 +104,10 @@ pub struct Indexes {
     dir: PathBuf,
     keyword: KeywordIndex,
     vector: VectorIndex,
-    graph: LinkGraph,
+    /// Loaded on first use: most searches never need the whole graph (supersession comes from
+    /// the small `supersedes.tsv` beside it).
+    graph: std::sync::OnceLock<LinkGraph>,
+    supersedes: std::sync::OnceLock<HashMap<String, String>>,
     manifest: Manifest,
     embedder: Arc<dyn Embedder>,
     needs_rebuild: Option<String>,
@@ -215,18 +218,27 @@ impl Indexes {
                     .map_err(IndexError::from)?
             }
         };
-        let graph = match LinkGraph::load(&dir.join("graph")).map_err(IndexError::from)? {
-            Some(g) => g,
-            None => {
-                needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
-                LinkGraph::new()
-            }
-        };
+        let graph = std::sync::OnceLock::new();
+        if !read_only {
+            let loaded = match LinkGraph::load(&dir.join("graph")).map_err(IndexError::from)? {
+                Some(g) => g,
+                None => {
+                    needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
+                    LinkGraph::new()
+                }
+            };
+            let _ = graph.set(loaded);
+        } else if !dir.join("graph").join(super::graph::FILE).is_file()
+            || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
+        {
+            needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
+        }
         let mut idx = Indexes {
             dir,
             keyword,
             vector,
             graph,
+            supersedes: std::sync::OnceLock::new(),
             manifest,
             embedder,
             needs_rebuild,
@@ -277,9 +289,38 @@ impl Indexes {
         &self.manifest
     }
 
-    /// The memory graph (links, ghosts, entities).
+    /// The memory graph (links, ghosts, entities), loaded on first use. A graph file that cannot
+    /// be read gives an empty graph (logged); the next reconcile that writes rebuilds it.
     pub fn graph(&self) -> &LinkGraph {
-        &self.graph
+        self.graph.get_or_init(|| match LinkGraph::load(&self.dir.join("graph")) {
+            Ok(Some(g)) => g,
+            Ok(None) => LinkGraph::new(),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the link graph; treating it as empty");
+                LinkGraph::new()
+            }
+        })
+    }
+
+    fn graph_mut(&mut self) -> &mut LinkGraph {
+        self.graph();
+        self.graph.get_mut().expect("initialised just above")
+    }
+
+    /// The memory that supersedes `name` through a `supersedes` link, if any (from the small
+    /// `graph/supersedes.tsv`, without loading the graph).
+    pub fn superseded_by_link(&self, name: &str) -> Option<&str> {
+        self.supersedes
+            .get_or_init(|| {
+                let text = std::fs::read_to_string(self.dir.join("graph").join(SUPERSEDES_FILE))
+                    .unwrap_or_default();
+                text.lines()
+                    .filter_map(|l| l.split_once('\t'))
+                    .map(|(old, new)| (old.to_owned(), new.to_owned()))
+                    .collect()
+            })
+            .get(name)
+            .map(String::as_str)
     }
 
     /// The embedder the vectors were built with.
@@ -377,7 +418,7 @@ impl Indexes {
 
         let mut kw = self.keyword.writer().map_err(IndexError::from)?;
         if rebuild.is_some() {
-            self.graph = LinkGraph::new();
+            self.graph = std::sync::OnceLock::from(LinkGraph::new());
             kw.delete_all().map_err(IndexError::from)?;
             self.vector = VectorIndex::create(
                 &self.dir.join("vector"),
@@ -392,7 +433,7 @@ impl Indexes {
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(name, ord)).map_err(IndexError::from)?;
                 }
-                self.graph.remove_memory(&format!("memory:{name}"));
+                self.graph_mut().remove_memory(&format!("memory:{name}"));
                 report.removed += 1;
             }
         }
@@ -516,7 +557,7 @@ impl Indexes {
                 })
                 .map_err(IndexError::from)?;
             }
-            self.graph.set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
+            self.graph_mut().set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
             report.chunks += p.chunks.len();
             if p.existed {
                 report.updated += 1;
@@ -536,7 +577,7 @@ impl Indexes {
         let mut relink: Vec<String> = Vec::new();
         for name in added_names {
             for ghost in [format!("ghost:{name}"), format!("ghost:{name}.md")] {
-                for (src, _) in self.graph.memories_linking_to(&ghost) {
+                for (src, _) in self.graph().memories_linking_to(&ghost) {
                     relink.push(src);
                 }
             }
@@ -549,16 +590,41 @@ impl Indexes {
             let Ok(memory) = vault.load(&mname) else { continue };
             let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
             let links = memory_links(&memory, &content, &is_memory);
-            self.graph.set_links(&key, &links, LINK_ORIGINS);
+            self.graph_mut().set_links(&key, &links, LINK_ORIGINS);
         }
         kw.commit().map_err(IndexError::from)?;
         self.vector.save().map_err(IndexError::from)?;
-        self.graph.save(&self.dir.join("graph")).map_err(IndexError::from)?;
+        self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
+        self.save_supersedes()?;
         self.manifest.save(&self.dir.join("manifest.tsv"))?;
         self.rebuild_keys();
         report.rebuilt = rebuild;
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         Ok(report)
+    }
+}
+
+/// Beside the graph: `old<TAB>new` for every `supersedes` link, read by search.
+pub const SUPERSEDES_FILE: &str = "supersedes.tsv";
+
+impl Indexes {
+    fn save_supersedes(&mut self) -> crate::Result<()> {
+        let mut lines: Vec<String> = Vec::new();
+        let g = self.graph();
+        for name in self.manifest.entries.keys() {
+            for (target, e) in g.outgoing(&format!("memory:{name}")) {
+                if e.edge_type == super::graph::SUPERSEDES {
+                    if let Some(old) = target.strip_prefix("memory:") {
+                        lines.push(format!("{old}\t{name}"));
+                    }
+                }
+            }
+        }
+        lines.sort();
+        let path = self.dir.join("graph").join(SUPERSEDES_FILE);
+        crate::vault::atomic_write(&path, lines.join("\n").as_bytes())?;
+        self.supersedes = std::sync::OnceLock::new();
+        Ok(())
     }
 }
 
