@@ -65,6 +65,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand history 'List the stored versions of a memory'
             cand restore 'Bring back an earlier version of a memory'
             cand config 'Print the effective configuration and where each value came from'
+            cand mcp 'Serve memories to an agent over MCP (stdio)'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -689,6 +690,20 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;mcp'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memlane;completions'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -750,6 +765,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand history 'List the stored versions of a memory'
             cand restore 'Bring back an earlier version of a memory'
             cand config 'Print the effective configuration and where each value came from'
+            cand mcp 'Serve memories to an agent over MCP (stdio)'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -827,6 +843,8 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;restore'= {
         }
         &'memlane;help;config'= {
+        }
+        &'memlane;help;mcp'= {
         }
         &'memlane;help;completions'= {
         }

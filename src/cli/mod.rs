@@ -102,6 +102,7 @@ pub(crate) enum Command {
     History(commands::trash::HistoryArgs),
     Restore(commands::trash::RestoreArgs),
     Config(commands::config::ConfigArgs),
+    Mcp(commands::mcp::McpArgs),
     Completions(commands::generate::CompletionsArgs),
     #[command(hide = true)]
     Generate(commands::generate::GenerateArgs),
@@ -317,6 +318,7 @@ fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::History(a) => trash::history(ctx, &a),
         Command::Restore(a) => trash::restore(ctx, &a),
         Command::Config(a) => config::run(ctx, &a),
+        Command::Mcp(a) => mcp::run(ctx, &a),
         Command::Completions(a) => generate::completions(ctx, &a),
         Command::Generate(a) => generate::run(ctx, &a),
     }?;

@@ -613,10 +613,10 @@ impl Indexes {
         let g = self.graph();
         for name in self.manifest.entries.keys() {
             for (target, e) in g.outgoing(&format!("memory:{name}")) {
-                if e.edge_type == super::graph::SUPERSEDES {
-                    if let Some(old) = target.strip_prefix("memory:") {
-                        lines.push(format!("{old}\t{name}"));
-                    }
+                if e.edge_type == super::graph::SUPERSEDES
+                    && let Some(old) = target.strip_prefix("memory:")
+                {
+                    lines.push(format!("{old}\t{name}"));
                 }
             }
         }

@@ -10,6 +10,7 @@ mod freshness;
 mod generated;
 mod graph;
 mod lifecycle;
+mod mcp;
 mod memories;
 mod model;
 mod privacy;

@@ -7,6 +7,7 @@ pub(crate) mod init;
 pub(crate) mod lifecycle;
 pub(crate) mod links;
 pub(crate) mod list;
+pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod search;
 pub(crate) mod trash;

@@ -1,0 +1,16 @@
+//! `memlane mcp`: serve the vault to an agent over MCP (stdio).
+
+use crate::cli::Ctx;
+
+/// Serve memories to an agent over MCP (stdio)
+///
+/// Register it with an MCP client as the command `memlane mcp`. stdout carries the protocol;
+/// logs go to stderr.
+#[derive(Debug, clap::Args)]
+pub(crate) struct McpArgs {}
+
+pub(crate) fn run(ctx: &mut Ctx, _args: &McpArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    memlane::mcp::serve_stdio_blocking(vault)?;
+    Ok(())
+}
