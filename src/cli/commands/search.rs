@@ -286,8 +286,8 @@ fn print_results(
                 e.vector_similarity.map_or("-".to_owned(), |s| format!("{s:.3}")),
             ));
             text.push_str(&format!(
-                "   fuse: rrf {:.5}; evidence {:.3} (coverage {:.3}, vector {:.3}); calibrated {:.3}\n",
-                e.rrf, e.evidence, e.coverage, e.vector_evidence, e.calibrated
+                "   fuse: lexical {:.3} (bm25 {:.3}, coverage {:.3}), vector {:.3} → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",
+                e.lexical, e.bm25_norm, e.coverage, e.vector_score, e.fused, e.rrf, e.evidence, e.vector_evidence, e.gate, e.calibrated
             ));
             text.push_str(&format!(
                 "   type: weight {:.2} × decay {:.3} (age {:.1} d); recency +{:.3}; temperature {:.2} (×{:.2}); superseded ×{:.2}; expiry ×{:.2} → {:.3}\n",
