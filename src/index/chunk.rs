@@ -123,18 +123,21 @@ pub fn chunk_markdown(body: &str, opts: &ChunkOptions) -> Vec<Chunk> {
     chunks
 }
 
+/// An ATX heading of a Markdown body (outside code fences).
 #[derive(Debug)]
-struct Heading {
+pub struct Heading {
     /// Byte offset of the heading line.
-    start: usize,
+    pub start: usize,
     /// Byte offset just past the heading line (including its newline).
-    line_end: usize,
-    level: usize,
-    text: String,
+    pub line_end: usize,
+    /// 1 for `#` … 6 for `######`.
+    pub level: usize,
+    /// The heading's text, without the `#`s and a closing sequence.
+    pub text: String,
 }
 
 /// Finds the ATX headings of `body`, skipping fenced code blocks.
-fn scan_headings(body: &str) -> Vec<Heading> {
+pub fn scan_headings(body: &str) -> Vec<Heading> {
     let mut headings = Vec::new();
     let mut fence: Option<(char, usize)> = None;
     let mut offset = 0;

@@ -58,6 +58,7 @@ use serde_yaml_ng::Value;
 
 use crate::error::Error;
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens, markdown_title};
+use crate::index::chunk::{Heading, scan_headings as headings};
 use crate::index::embed::{Embedder, cosine};
 use crate::index::graph::GraphStats;
 use crate::index::manifest::{Entry, chunk_key};
@@ -335,64 +336,6 @@ struct Sections<'a> {
     intro: Option<&'a str>,
     /// `(heading text, section text including its heading line)`.
     sections: Vec<(String, &'a str)>,
-}
-
-/// One ATX heading outside code fences.
-struct Heading {
-    start: usize,
-    level: usize,
-    text: String,
-}
-
-/// The ATX headings of `body` outside fenced code blocks.
-fn headings(body: &str) -> Vec<Heading> {
-    let mut out = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
-    let mut offset = 0;
-    for line in body.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let content = line.trim_end_matches(['\n', '\r']);
-        let indent = content.len() - content.trim_start_matches(' ').len();
-        if indent > 3 {
-            continue;
-        }
-        let content = &content[indent..];
-        let marker = content.chars().next().filter(|c| matches!(c, '`' | '~'));
-        if let Some(ch) = marker {
-            let len = content.len() - content.trim_start_matches(ch).len();
-            if len >= 3 {
-                match fence {
-                    None => fence = Some((ch, len)),
-                    Some((open, open_len))
-                        if ch == open && len >= open_len && content[len..].trim().is_empty() =>
-                    {
-                        fence = None;
-                    }
-                    Some(_) => {}
-                }
-                continue;
-            }
-        }
-        if fence.is_some() {
-            continue;
-        }
-        let level = content.len() - content.trim_start_matches('#').len();
-        let rest = &content[level..];
-        if (1..=6).contains(&level) && (rest.is_empty() || rest.starts_with([' ', '\t'])) {
-            let text = rest.trim();
-            let stripped = text.trim_end_matches('#');
-            let text = if stripped.is_empty() {
-                ""
-            } else if stripped.len() < text.len() && stripped.ends_with([' ', '\t']) {
-                stripped.trim_end()
-            } else {
-                text
-            };
-            out.push(Heading { start, level, text: text.to_owned() });
-        }
-    }
-    out
 }
 
 /// Cuts `body` at the first heading level that occurs more than once (a lone `# Title` above

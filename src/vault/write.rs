@@ -70,7 +70,8 @@ pub struct WriteOutcome {
 }
 
 impl WriteOutcome {
-    fn new(status: WriteStatus, name: &MemoryName, id: &MemoryId) -> WriteOutcome {
+    /// An outcome with nothing recorded yet but its status, name and id.
+    pub fn new(status: WriteStatus, name: &MemoryName, id: &MemoryId) -> WriteOutcome {
         WriteOutcome {
             status,
             name: name.to_string(),

@@ -366,19 +366,9 @@ pub(crate) fn edit(ctx: &mut Ctx, args: &EditArgs) -> anyhow::Result<()> {
 }
 
 fn unchanged(m: &Memory) -> WriteOutcome {
-    WriteOutcome {
-        status: WriteStatus::Unchanged,
-        name: m.name.to_string(),
-        id: m.id.to_string(),
-        path: Some(m.path.clone()),
-        had_private_content: false,
-        private_blocks: 0,
-        secrets: Vec::new(),
-        history_version: None,
-        trash_entry: None,
-        from: None,
-        reason: None,
-    }
+    let mut out = WriteOutcome::new(WriteStatus::Unchanged, &m.name, &m.id);
+    out.path = Some(m.path.clone());
+    out
 }
 
 pub(crate) fn update(ctx: &mut Ctx, args: &UpdateArgs) -> anyhow::Result<()> {
