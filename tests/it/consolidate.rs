@@ -103,3 +103,27 @@ fn maintain_archives_expired_memories_and_a_second_run_changes_nothing() {
     let hist = env.run(["history", "freeze-notice", "--json"]).success().json();
     assert_eq!(hist["versions"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn split_with_replace_is_reversible_from_the_trash() {
+    let env = TestEnv::with_vault("basic");
+    let original = "---\ntype: plan\ntags: [q3]\n---\n\n# Plan\n\n## Goals\n\nShip search.\n\n## Risks\n\nThe model is slow.\n";
+    env.write("big.md", original);
+    env.run(["split", "big", "--replace"]).success();
+    assert!(!env.exists("big.md"));
+    assert!(env.exists("big/goals.md") && env.exists("big/risks.md"));
+    env.run(["trash", "restore", "big", "--as", "big-again"]).success();
+    let restored = env.read("big-again.md");
+    // The trashed file carries `superseded_by`; its pre-split bytes are in history.
+    let hist = env.run(["history", "big-again", "--json"]).success().json();
+    let first = hist["versions"][0]["path"]
+        .as_str()
+        .unwrap()
+        .replace("[ROOT]", &env.root.display().to_string());
+    assert_eq!(
+        std::fs::read_to_string(first).unwrap(),
+        original,
+        "history holds the exact original"
+    );
+    assert!(restored.contains("superseded_by"), "{restored}");
+}
