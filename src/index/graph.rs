@@ -1181,3 +1181,30 @@ mod tests {
         assert!(LinkGraph::load(dir.path()).unwrap().is_some());
     }
 }
+
+/// A memory's links of one type (or all), both ways, with its version chain.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Relationships {
+    /// Links from the memory: `(target key, edge)`.
+    pub outgoing: Vec<(String, EdgeData)>,
+    /// Links to the memory: `(source key, edge)`.
+    pub incoming: Vec<(String, EdgeData)>,
+    /// The `supersedes` chain through it, newest first (empty when filtered to another type).
+    pub version_chain: Vec<String>,
+}
+
+impl LinkGraph {
+    /// The links of memory `key`, keeping only `edge_type` when given (`shares_entity` matches
+    /// every `shares_entity:<Name>`), and its version chain (for no filter or `supersedes`).
+    pub fn relationships(&self, key: &str, edge_type: Option<&str>) -> Relationships {
+        let keep = |e: &EdgeData| {
+            edge_type.is_none_or(|t| e.edge_type == t || e.edge_type.starts_with(&format!("{t}:")))
+        };
+        let show_chain = edge_type.is_none_or(|t| t == SUPERSEDES);
+        Relationships {
+            outgoing: self.outgoing(key).into_iter().filter(|(_, e)| keep(e)).collect(),
+            incoming: self.incoming(key).into_iter().filter(|(_, e)| keep(e)).collect(),
+            version_chain: if show_chain { self.version_chain(key) } else { Vec::new() },
+        }
+    }
+}

@@ -390,29 +390,13 @@ impl MemlaneServer {
         let m = self.vault.resolve(&p.name)?;
         let key = format!("memory:{}", m.name);
         let filter = p.edge_type.as_deref().map(edge_type).transpose()?;
-        let keep = |e: &EdgeData| {
-            filter
-                .as_deref()
-                .is_none_or(|t| e.edge_type == t || e.edge_type.starts_with(&format!("{t}:")))
-        };
-        let g = idx.graph();
-        let outgoing: Vec<Value> = g
-            .outgoing(&key)
-            .iter()
-            .filter(|(_, e)| keep(e))
-            .map(|(k, e)| edge_json(k, e))
-            .collect();
-        let incoming: Vec<Value> = g
-            .incoming(&key)
-            .iter()
-            .filter(|(_, e)| keep(e))
-            .map(|(k, e)| edge_json(k, e))
-            .collect();
-        let show_chain = filter.as_deref().is_none_or(|t| t == "supersedes");
+        let r = idx.graph().relationships(&key, filter.as_deref());
+        let outgoing: Vec<Value> = r.outgoing.iter().map(|(k, e)| edge_json(k, e)).collect();
+        let incoming: Vec<Value> = r.incoming.iter().map(|(k, e)| edge_json(k, e)).collect();
         Ok(json!({
             "memory_id": key,
             "name": m.name.to_string(),
-            "version_chain": if show_chain { g.version_chain(&key) } else { Vec::new() },
+            "version_chain": r.version_chain,
             "outgoing": outgoing,
             "incoming": incoming,
         }))

@@ -178,21 +178,14 @@ pub(crate) fn relationships(ctx: &mut Ctx, args: &RelationshipsArgs) -> anyhow::
     ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
     let (key, m) = resolve_key(&vault, &args.name)?;
     let filter = args.edge_type.as_deref().map(parse_type).transpose()?;
-    let keep = |e: &EdgeData| {
-        filter
-            .as_deref()
-            .is_none_or(|t| e.edge_type == t || e.edge_type.starts_with(&format!("{t}:")))
-    };
-    let g = idx.graph();
-    let outgoing: Vec<_> = g.outgoing(&key).into_iter().filter(|(_, e)| keep(e)).collect();
-    let incoming: Vec<_> = g.incoming(&key).into_iter().filter(|(_, e)| keep(e)).collect();
-    let chain = g.version_chain(&key);
-    let show_chain = filter.as_deref().is_none_or(|t| t == "supersedes");
+    let r = idx.graph().relationships(&key, filter.as_deref());
+    let (outgoing, incoming, chain) = (r.outgoing, r.incoming, r.version_chain);
+    let show_chain = !chain.is_empty();
     if ctx.out.json {
         return ctx.out.json(&json!({
             "memory_id": key,
             "name": m.name,
-            "version_chain": if show_chain { chain.clone() } else { Vec::new() },
+            "version_chain": chain,
             "outgoing": outgoing.iter().map(|(k, e)| edge_json(k, e)).collect::<Vec<_>>(),
             "incoming": incoming.iter().map(|(k, e)| edge_json(k, e)).collect::<Vec<_>>(),
         }));
