@@ -1208,3 +1208,17 @@ impl LinkGraph {
         }
     }
 }
+
+impl EdgeData {
+    /// The edge as memlane prints it (`relationships --json`, MCP): `{memory_id, edge_type,
+    /// context, confidence, origin}`, `memory_id` being the node key at the other end.
+    pub fn to_json(&self, key: &str) -> serde_json::Value {
+        serde_json::json!({
+            "memory_id": key,
+            "edge_type": self.edge_type,
+            "context": self.context,
+            "confidence": self.confidence,
+            "origin": self.origin,
+        })
+    }
+}

@@ -1,6 +1,5 @@
 //! The MCP tools: thin wrappers over the library, one per agent action.
 
-use std::str::FromStr as _;
 use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -150,18 +149,7 @@ fn outcome_json<T: serde::Serialize>(o: &T) -> crate::Result<Value> {
 }
 
 fn edge_type(t: &str) -> crate::Result<String> {
-    let ty = EdgeType::from_str(t).map_err(|e| Error::Invalid(e.to_string()))?;
-    Ok(ty.as_str().into_owned())
-}
-
-fn edge_json(key: &str, e: &EdgeData) -> Value {
-    json!({
-        "memory_id": key,
-        "edge_type": e.edge_type,
-        "context": e.context,
-        "confidence": e.confidence,
-        "origin": e.origin,
-    })
+    EdgeType::canonical(t).map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// A name from the first words of `content`: slugified, at most six words, unique in the vault.
@@ -391,8 +379,8 @@ impl MemlaneServer {
         let key = format!("memory:{}", m.name);
         let filter = p.edge_type.as_deref().map(edge_type).transpose()?;
         let r = idx.graph().relationships(&key, filter.as_deref());
-        let outgoing: Vec<Value> = r.outgoing.iter().map(|(k, e)| edge_json(k, e)).collect();
-        let incoming: Vec<Value> = r.incoming.iter().map(|(k, e)| edge_json(k, e)).collect();
+        let outgoing: Vec<Value> = r.outgoing.iter().map(|(k, e)| e.to_json(k)).collect();
+        let incoming: Vec<Value> = r.incoming.iter().map(|(k, e)| e.to_json(k)).collect();
         Ok(json!({
             "memory_id": key,
             "name": m.name.to_string(),

@@ -159,6 +159,12 @@ const SHARES_ENTITY: &str = "shares_entity";
 pub const ALL_NAMED: &[&str] = EdgeType::ALL_NAMED;
 
 impl EdgeType {
+    /// The canonical name of a link type as a user typed it (`Depends-On` → `depends_on`), or
+    /// an error listing the allowed names.
+    pub fn canonical(typed: &str) -> Result<String, LinkError> {
+        typed.parse::<EdgeType>().map(|t| t.as_str().into_owned())
+    }
+
     /// The names of the non-parametric types, in precedence order for keyword typing.
     pub const ALL_NAMED: &[&str] = &[
         "supersedes",

@@ -1,7 +1,5 @@
 //! `memlane linked`, `relationships`, `related`, `link`, `unlink`, `doctor`.
 
-use std::str::FromStr as _;
-
 use memlane::Error;
 use memlane::index::graph::EdgeData;
 use memlane::model::links::{EdgeType, link_weight, normalize_target};
@@ -78,19 +76,8 @@ pub(crate) struct UnlinkArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct DoctorArgs {}
 
-fn edge_json(key: &str, e: &EdgeData) -> serde_json::Value {
-    json!({
-        "memory_id": key,
-        "edge_type": e.edge_type,
-        "context": e.context,
-        "confidence": e.confidence,
-        "origin": e.origin,
-    })
-}
-
 fn parse_type(t: &str) -> anyhow::Result<String> {
-    let ty = EdgeType::from_str(t).map_err(|e| Error::Invalid(e.to_string()))?;
-    Ok(ty.as_str().into_owned())
+    Ok(EdgeType::canonical(t).map_err(|e| Error::Invalid(e.to_string()))?)
 }
 
 pub(crate) fn linked(ctx: &mut Ctx, args: &LinkedArgs) -> anyhow::Result<()> {
@@ -186,8 +173,8 @@ pub(crate) fn relationships(ctx: &mut Ctx, args: &RelationshipsArgs) -> anyhow::
             "memory_id": key,
             "name": m.name,
             "version_chain": chain,
-            "outgoing": outgoing.iter().map(|(k, e)| edge_json(k, e)).collect::<Vec<_>>(),
-            "incoming": incoming.iter().map(|(k, e)| edge_json(k, e)).collect::<Vec<_>>(),
+            "outgoing": outgoing.iter().map(|(k, e)| e.to_json(k)).collect::<Vec<_>>(),
+            "incoming": incoming.iter().map(|(k, e)| e.to_json(k)).collect::<Vec<_>>(),
         }));
     }
     let mut text = format!("{}\n", m.name);
