@@ -227,3 +227,36 @@ fn search_expand_adds_linked_neighbours_marked_with_their_link() {
     let plain = env.run(["search", "JWT access tokens", "-n", "1", "--json"]).success().json();
     assert_eq!(plain.as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn a_supersedes_link_lowers_the_old_memory_in_search_and_names_its_successor() {
+    let env = TestEnv::with_vault("links");
+    // auth-v3's body says it supersedes auth-v2; auth-v2's frontmatter says nothing.
+    assert!(!env.read("auth-v2.md").contains("superseded_by"));
+    let out = env
+        .run(["search", "sessions redis JWT", "--json", "--explain", "--no-touch"])
+        .success()
+        .json();
+    let v2 =
+        out.as_array().unwrap().iter().find(|h| h["name"] == "auth-v2").expect("auth-v2 found");
+    assert_eq!(v2["superseded_by"], "auth-v3", "{v2:#}");
+    assert_eq!(v2["explain"]["supersession_factor"], 0.5);
+}
+
+#[test]
+fn an_agent_reported_context_is_recorded_as_was_context_for() {
+    let env = TestEnv::with_vault("links");
+    env.run(["link", "bug-login", "key-rotation", "--type", "was_context_for"]).success();
+    let rel = env
+        .run(["relationships", "key-rotation", "--json", "--type", "was_context_for"])
+        .success()
+        .json();
+    assert_eq!(rel["incoming"][0]["memory_id"], "memory:bug-login", "{rel:#}");
+    // It lives in the file, so it survives a rebuild of the derived graph.
+    std::fs::remove_dir_all(env.vault().join("indices")).unwrap();
+    let again = env
+        .run(["relationships", "key-rotation", "--json", "--type", "was_context_for"])
+        .success()
+        .json();
+    assert_eq!(again["incoming"], rel["incoming"]);
+}
