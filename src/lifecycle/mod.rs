@@ -5,7 +5,7 @@
 //! ([`age_days`]), remindb's temperature (reads warm, time cools, pinned memories hold;
 //! [`UsageState::warm`], [`UsageState::temperature`]), the cold set and its notifications with
 //! hysteresis ([`UsageState::cold_set`], [`cold_announcements`]), and MIRA's importance score
-//! ([`importance()`]).
+//! ([`importance()`], and [`ImportanceSource`] to compute it for indexed memories).
 //!
 //! It never reads or writes memory files or the indices: memories are identified by their
 //! 11-character id (stable across renames) and callers pass in what the frontmatter and the graph
@@ -36,8 +36,10 @@
 mod clock;
 pub mod consolidate;
 pub mod importance;
+mod scores;
 mod state;
 mod temperature;
+pub mod views;
 
 use std::path::PathBuf;
 
@@ -45,6 +47,7 @@ use crate::error::PathError;
 
 pub use clock::{ActivityDays, age_days, utc_date};
 pub use importance::{Importance, ImportanceInputs, importance};
+pub use scores::ImportanceSource;
 pub use state::{
     LOCK_FILE, MemoryUsage, STATE_DIR, StateReset, USAGE_FILE, UsageState, UsageStore,
 };

@@ -1,13 +1,10 @@
 //! `memlane pin`, `unpin`, `cold`, `tree`, `summarize`: the lifecycle on the command line.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use memlane::Error;
-use memlane::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
-use memlane::lifecycle::{UsageState, UsageStore};
-use memlane::vault::{Memory, UpdateRequest, Vault};
-use serde_json::json;
+use memlane::lifecycle::{UsageState, UsageStore, views};
+use memlane::vault::Vault;
 
 use crate::cli::Ctx;
 use crate::cli::commands::memory::print_outcome;
@@ -100,37 +97,8 @@ pub(crate) fn unpin(ctx: &mut Ctx, args: &PinArgs) -> anyhow::Result<()> {
 
 pub(crate) fn cold(ctx: &mut Ctx, _args: &ColdArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
-    let now = vault.clock.now();
-    let cfg = vault.config.lifecycle.clone();
-    let (memories, _) = vault.scan()?;
-    let by_id: BTreeMap<String, &Memory> = memories.iter().map(|m| (m.id.to_string(), m)).collect();
-    // Observing records memories the state has not seen yet, so they start cooling.
-    let (cold, reset) = UsageStore::update(vault.root(), |state| {
-        for m in &memories {
-            state.observe(m.id.as_str(), now, &cfg);
-        }
-        state.cold_set(
-            memories.iter().map(|m| (m.id.as_str(), m.meta.pinned)),
-            cfg.cold_threshold,
-            now,
-            &cfg,
-        )
-    })
-    .map_err(Error::from)?;
+    let (items, reset) = views::cold_memories(&vault)?;
     warn_reset(ctx, reset);
-    let items: Vec<serde_json::Value> = cold
-        .iter()
-        .filter_map(|c| by_id.get(&c.id).map(|m| (c, m)))
-        .map(|(c, m)| {
-            json!({
-                "id": c.id,
-                "name": m.name,
-                "file": m.path,
-                "temperature": (c.temperature * 1000.0).round() / 1000.0,
-                "tokens": estimate_tokens(m.content()),
-            })
-        })
-        .collect();
     if ctx.out.json {
         return ctx.out.json(&items);
     }
@@ -140,56 +108,22 @@ pub(crate) fn cold(ctx: &mut Ctx, _args: &ColdArgs) -> anyhow::Result<()> {
     }
     let mut text = String::new();
     for i in &items {
-        text.push_str(&format!(
-            "{:.3}  {}  ({} tokens)\n",
-            i["temperature"].as_f64().unwrap_or_default(),
-            i["name"].as_str().unwrap_or_default(),
-            i["tokens"]
-        ));
+        text.push_str(&format!("{:.3}  {}  ({} tokens)\n", i.temperature, i.name, i.tokens));
     }
     ctx.out.text(&text)
 }
 
 pub(crate) fn tree(ctx: &mut Ctx, args: &TreeArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
-    let state = temperatures(ctx, &vault)?;
-    let now = vault.clock.now();
-    let cfg = &vault.config.lifecycle;
-    let (memories, _) = vault.scan()?;
-    let scrub = vault.config.privacy.scrub_secrets;
-    let mut rows = Vec::new();
-    for m in &memories {
-        let content = m.redacted_content(scrub);
-        let t = state.temperature(m.id.as_str(), m.meta.pinned, now, cfg);
-        let sections: Vec<serde_json::Value> = if args.no_sections {
-            Vec::new()
-        } else {
-            chunk_markdown(&content, &ChunkOptions::default())
-                .into_iter()
-                .filter(|c| !c.header_path.is_empty())
-                .map(
-                    |c| json!({ "header_path": c.header_path, "tokens": estimate_tokens(&c.text) }),
-                )
-                .collect()
-        };
-        rows.push(json!({
-            "name": m.name,
-            "id": m.id,
-            "type": m.memory_type,
-            "temperature": (t * 1000.0).round() / 1000.0,
-            "pinned": m.meta.pinned,
-            "tokens": estimate_tokens(&content),
-            "sections": sections,
-        }));
-    }
+    let (rows, reset) = views::tree(&vault, !args.no_sections)?;
+    warn_reset(ctx, reset);
     if ctx.out.json {
         return ctx.out.json(&rows);
     }
     let mut text = format!("{}\n", vault.root().display());
     let mut open_dirs: Vec<String> = Vec::new();
     for r in &rows {
-        let name = r["name"].as_str().unwrap_or_default();
-        let parts: Vec<&str> = name.split('/').collect();
+        let parts: Vec<&str> = r.name.split('/').collect();
         let dirs = &parts[..parts.len() - 1];
         let common = open_dirs.iter().zip(dirs).take_while(|(a, b)| a == *b).count();
         open_dirs.truncate(common);
@@ -198,20 +132,16 @@ pub(crate) fn tree(ctx: &mut Ctx, args: &TreeArgs) -> anyhow::Result<()> {
             open_dirs.push((*d).to_owned());
         }
         let indent = "  ".repeat(open_dirs.len() + 1);
-        let pin = if r["pinned"].as_bool().unwrap_or(false) { " pinned" } else { "" };
+        let pin = if r.pinned { " pinned" } else { "" };
         text.push_str(&format!(
             "{indent}{}  [T {:.2}{pin}, {} tokens, {}]\n",
             parts[parts.len() - 1],
-            r["temperature"].as_f64().unwrap_or_default(),
-            r["tokens"],
-            r["type"].as_str().unwrap_or_default()
+            r.temperature,
+            r.tokens,
+            r.memory_type
         ));
-        for s in r["sections"].as_array().into_iter().flatten() {
-            text.push_str(&format!(
-                "{indent}  § {}  ({} tokens)\n",
-                s["header_path"].as_str().unwrap_or_default(),
-                s["tokens"]
-            ));
+        for s in &r.sections {
+            text.push_str(&format!("{indent}  § {}  ({} tokens)\n", s.header_path, s.tokens));
         }
     }
     ctx.out.text(&text)
@@ -239,16 +169,7 @@ pub(crate) fn summarize(ctx: &mut Ctx, args: &SummarizeArgs) -> anyhow::Result<(
             "no summary given\n  hint: pass `--content TEXT`, `--file PATH`, or pipe it in".into(),
         )
     })?;
-    let req = UpdateRequest { content: Some(content), action: "summarize", ..Default::default() };
-    let out = vault.update(&m, &req)?;
-    if out.status == memlane::vault::WriteStatus::Updated {
-        let now = vault.clock.now();
-        let cfg = vault.config.lifecycle.clone();
-        let t = args.temperature.unwrap_or(cfg.temperature_start);
-        let (_, reset) =
-            UsageStore::update(vault.root(), |state| state.reset(m.id.as_str(), t, now, &cfg))
-                .map_err(Error::from)?;
-        warn_reset(ctx, reset);
-    }
+    let (out, reset) = views::summarize(&vault, &m, content, args.temperature)?;
+    warn_reset(ctx, reset);
     print_outcome(ctx, &out)
 }
