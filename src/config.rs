@@ -118,6 +118,8 @@ pub const DEFAULT_CONFIG_TOML: &str = r#"# memlane configuration for this vault.
 # notify_threshold = 0.1
 # Minutes between the MCP server's checks for cold memories (at least 1).
 # cold_check_minutes = 5
+# Minutes between the runs of `maintain` inside `memlane watch` and the MCP server; 0 means never.
+# maintain_minutes = 60
 # Hours after which a still-cold memory is announced again; 0 means never.
 # renotify_hours = 0
 # `add` refuses content at least this similar to an existing memory, unless --force (0 to 1).
@@ -207,6 +209,7 @@ const LIFECYCLE_KEYS: Keys = &[
     ("cold_threshold", Rule::Num(Range::Unit)),
     ("notify_threshold", Rule::Num(Range::Unit)),
     ("cold_check_minutes", Rule::Int(1, i64::MAX)),
+    ("maintain_minutes", Rule::Int(0, i64::MAX)),
     ("renotify_hours", Rule::Int(0, i64::MAX)),
     ("dedup_threshold", Rule::Num(Range::Unit)),
     ("remember_update_threshold", Rule::Num(Range::Unit)),
@@ -608,6 +611,8 @@ pub struct LifecycleConfig {
     pub notify_threshold: f64,
     /// Minutes between cold checks; >= 1.
     pub cold_check_minutes: u64,
+    /// Minutes between scheduled `maintain` runs in the watcher and the MCP server; 0 = never.
+    pub maintain_minutes: u64,
     /// Re-announce a still-cold memory after this many hours; 0 means never.
     pub renotify_hours: u64,
     /// `add` refuses content at least this similar to an existing memory (unless `--force`);
@@ -629,6 +634,7 @@ impl Default for LifecycleConfig {
             cold_threshold: 0.10,
             notify_threshold: 0.10,
             cold_check_minutes: 5,
+            maintain_minutes: 60,
             renotify_hours: 0,
             dedup_threshold: 0.95,
             remember_update_threshold: 0.88,
@@ -761,6 +767,7 @@ impl Section for LifecycleConfig {
             "cold_threshold" => self.cold_threshold.into(),
             "notify_threshold" => self.notify_threshold.into(),
             "cold_check_minutes" => int_value(self.cold_check_minutes),
+            "maintain_minutes" => int_value(self.maintain_minutes),
             "renotify_hours" => int_value(self.renotify_hours),
             "dedup_threshold" => self.dedup_threshold.into(),
             "remember_update_threshold" => self.remember_update_threshold.into(),
@@ -778,6 +785,7 @@ impl Section for LifecycleConfig {
             "cold_threshold" => set_num(&mut self.cold_threshold, value),
             "notify_threshold" => set_num(&mut self.notify_threshold, value),
             "cold_check_minutes" => set_int(&mut self.cold_check_minutes, value),
+            "maintain_minutes" => set_int(&mut self.maintain_minutes, value),
             "renotify_hours" => set_int(&mut self.renotify_hours, value),
             "dedup_threshold" => set_num(&mut self.dedup_threshold, value),
             "remember_update_threshold" => set_num(&mut self.remember_update_threshold, value),
@@ -1704,6 +1712,7 @@ mod tests {
                 cold_threshold: 0.10,
                 notify_threshold: 0.10,
                 cold_check_minutes: 5,
+                maintain_minutes: 60,
                 renotify_hours: 0,
                 dedup_threshold: 0.95,
                 remember_update_threshold: 0.88,
@@ -2355,7 +2364,7 @@ mod tests {
                 "[lifecycle]\nclocks = 1",
                 "lifecycle.clocks",
                 "clock, temperature_start, temperature_warm, cooling_rate, cold_threshold, \
-                 notify_threshold, cold_check_minutes, renotify_hours, dedup_threshold, \
+                 notify_threshold, cold_check_minutes, maintain_minutes, renotify_hours, dedup_threshold, \
                  remember_update_threshold, merge_threshold",
             ),
             ("[mcp]\ntool = \"core\"", "mcp.tool", "tools"),

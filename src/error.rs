@@ -59,6 +59,9 @@ pub enum Error {
     /// The usage state failed.
     #[error(transparent)]
     Lifecycle(#[from] crate::lifecycle::LifecycleError),
+    /// The filesystem watcher failed.
+    #[error(transparent)]
+    Watch(#[from] crate::watch::WatchError),
     /// No vault was found.
     #[error(
         "no memlane vault found in {} or any parent folder\n  hint: run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT",
@@ -150,7 +153,14 @@ impl Error {
     /// Whether this is the user's input or a missing thing (exit code 2) rather than a failure
     /// of the machine (exit code 1).
     pub fn is_usage(&self) -> bool {
-        !matches!(self, Error::Io(_) | Error::Editor { .. } | Error::Index(_) | Error::Lifecycle(_))
+        !matches!(
+            self,
+            Error::Io(_)
+                | Error::Editor { .. }
+                | Error::Index(_)
+                | Error::Lifecycle(_)
+                | Error::Watch(_)
+        )
     }
 }
 

@@ -11,6 +11,7 @@ pub mod lifecycle;
 pub mod mcp;
 pub mod privacy;
 pub mod search;
+pub mod watch;
 
 pub use error::{Error, Result};
 pub mod model;

@@ -102,6 +102,7 @@ pub(crate) enum Command {
     History(commands::trash::HistoryArgs),
     Restore(commands::trash::RestoreArgs),
     Config(commands::config::ConfigArgs),
+    Watch(commands::watch::WatchArgs),
     Mcp(commands::mcp::McpArgs),
     Completions(commands::generate::CompletionsArgs),
     #[command(hide = true)]
@@ -318,6 +319,7 @@ fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::History(a) => trash::history(ctx, &a),
         Command::Restore(a) => trash::restore(ctx, &a),
         Command::Config(a) => config::run(ctx, &a),
+        Command::Watch(a) => watch::run(ctx, &a),
         Command::Mcp(a) => mcp::run(ctx, &a),
         Command::Completions(a) => generate::completions(ctx, &a),
         Command::Generate(a) => generate::run(ctx, &a),

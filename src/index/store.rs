@@ -71,6 +71,12 @@ pub struct ReconcileReport {
     /// Ids of the memories indexed for the first time (the lifecycle starts their clocks).
     #[serde(skip)]
     pub added_ids: Vec<String>,
+    /// Names of the memories (re)indexed in this pass (added or updated), in indexing order.
+    #[serde(skip)]
+    pub indexed: Vec<String>,
+    /// Names of the memories removed from the indices in this pass.
+    #[serde(skip)]
+    pub removed_names: Vec<String>,
     /// Wall time in milliseconds.
     pub elapsed_ms: u64,
 }
@@ -348,7 +354,14 @@ impl Indexes {
 
     /// Brings the indices up to date with the files: cheap when nothing changed.
     pub fn reconcile(&mut self, vault: &Vault) -> crate::Result<ReconcileReport> {
-        self.reconcile_with(vault, false, &mut |_| {})
+        self.reconcile_with(vault, false, false, &mut |_| {})
+    }
+
+    /// Like [`Indexes::reconcile`], but also reads every file whose stat is unchanged and
+    /// compares its content hash with the manifest (an edit that kept size and mtime is found).
+    /// Costs a read of the whole vault; the watcher runs it once on start.
+    pub fn reconcile_verify(&mut self, vault: &Vault) -> crate::Result<ReconcileReport> {
+        self.reconcile_with(vault, false, true, &mut |_| {})
     }
 
     /// Rebuilds everything from the files.
@@ -357,7 +370,23 @@ impl Indexes {
         vault: &Vault,
         progress: &mut dyn FnMut(Progress),
     ) -> crate::Result<ReconcileReport> {
-        self.reconcile_with(vault, true, progress)
+        self.reconcile_with(vault, true, false, progress)
+    }
+
+    /// The files whose stat matches the manifest but whose content hash does not.
+    fn hash_mismatches(&self, vault: &Vault, stats: &[Stat]) -> Vec<Stat> {
+        stats
+            .iter()
+            .filter(|s| {
+                let Some(e) = self.manifest.entries.get(s.name.as_str()) else { return false };
+                if e.size != s.size || e.mtime_ns != s.mtime_ns {
+                    return false; // already a candidate
+                }
+                std::fs::read(vault.path_of(&s.name))
+                    .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash)
+            })
+            .cloned()
+            .collect()
     }
 
     fn diff(&self, stats: &[Stat]) -> (Vec<Stat>, Vec<String>, usize) {
@@ -384,12 +413,18 @@ impl Indexes {
         &mut self,
         vault: &Vault,
         force: bool,
+        verify: bool,
         progress: &mut dyn FnMut(Progress),
     ) -> crate::Result<ReconcileReport> {
         let start = Instant::now();
         let stats = Self::stat_vault(vault)?;
         let t_stat = start.elapsed();
-        let (maybe_changed, removed, unchanged) = self.diff(&stats);
+        let (mut maybe_changed, removed, mut unchanged) = self.diff(&stats);
+        if verify && !force {
+            let stale = self.hash_mismatches(vault, &stats);
+            unchanged -= stale.len();
+            maybe_changed.extend(stale);
+        }
         tracing::debug!(
             files = stats.len(),
             stat_ms = t_stat.as_secs_f64() * 1e3,
@@ -406,8 +441,21 @@ impl Indexes {
         *self = fresh;
         let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
         let mut report = ReconcileReport::default();
-        let (maybe_changed, removed, unchanged) =
+        let (mut maybe_changed, removed, mut unchanged) =
             if rebuild.is_some() { (stats.clone(), Vec::new(), 0) } else { self.diff(&stats) };
+        if verify && rebuild.is_none() {
+            let stale = self.hash_mismatches(vault, &stats);
+            unchanged -= stale.len();
+            maybe_changed.extend(stale);
+        }
+        if rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty() {
+            // Another process did the work while we waited for the lock: nothing to write.
+            return Ok(ReconcileReport {
+                unchanged,
+                elapsed_ms: start.elapsed().as_millis() as u64,
+                ..Default::default()
+            });
+        }
         report.unchanged = unchanged;
         if rebuild.is_some() {
             self.manifest = Manifest::default();
@@ -435,6 +483,7 @@ impl Indexes {
                 }
                 self.graph_mut().remove_memory(&format!("memory:{name}"));
                 report.removed += 1;
+                report.removed_names.push(name.clone());
             }
         }
 
@@ -559,6 +608,7 @@ impl Indexes {
             }
             self.graph_mut().set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
             report.chunks += p.chunks.len();
+            report.indexed.push(p.name.clone());
             if p.existed {
                 report.updated += 1;
             } else {

@@ -11,3 +11,4 @@ pub(crate) mod mcp;
 pub(crate) mod memory;
 pub(crate) mod search;
 pub(crate) mod trash;
+pub(crate) mod watch;

@@ -1,0 +1,133 @@
+//! `memlane watch`: keep the indices fresh while files change, until interrupted.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use memlane::watch::{BatchKind, BatchReport, VaultWatcher, WatchOptions};
+use serde_json::json;
+
+use crate::cli::Ctx;
+
+/// Keep the indices fresh while files change, until interrupted
+///
+/// Re-indexes after every burst of changes in the vault (editor saves, renames, deletes, new
+/// folders, a `git checkout`), each changed memory once per burst. On start it compares every
+/// file's content hash with the index. Runs `memlane maintain` every
+/// `lifecycle.maintain_minutes`. Stop it with Ctrl-C.
+///
+/// With `--json`, prints one JSON object per line: `{"event":"reindexed",…}` after every pass
+/// that changed the indices (and once on start), `{"event":"maintained",…}` after `maintain`.
+/// Otherwise it logs a line per pass to stderr.
+#[derive(Debug, clap::Args)]
+pub(crate) struct WatchArgs {
+    /// Milliseconds of quiet after a change before re-indexing
+    #[arg(long, value_name = "MS", default_value_t = memlane::watch::DEFAULT_DEBOUNCE.as_millis() as u64)]
+    debounce: u64,
+}
+
+pub(crate) fn run(ctx: &mut Ctx, args: &WatchArgs) -> anyhow::Result<()> {
+    let vault = Arc::new(ctx.open_vault()?);
+    let opts = WatchOptions {
+        debounce: Duration::from_millis(args.debounce.max(1)),
+        ..WatchOptions::from_config(&vault.config)
+    };
+    // Reports travel to this thread, which owns the output (a closed stdout ends the command).
+    let (tx, rx) = std::sync::mpsc::channel::<BatchReport>();
+    let watcher = VaultWatcher::start(vault.clone(), opts, move |r| {
+        let _ = tx.send(r);
+    })?;
+    ctx.out.note(format!("watching {} (Ctrl-C to stop)", vault.root().display()));
+    for report in rx {
+        if let Some(e) = &report.error {
+            ctx.out.warn(format!("cannot update the indices: {}", chain(e)));
+        }
+        for p in &report.problems {
+            ctx.out.warn(p);
+        }
+        if let Some(m) = &report.maintain {
+            for p in &m.problems {
+                ctx.out.warn(p);
+            }
+        }
+        print_report(ctx, &report)?;
+    }
+    drop(watcher);
+    Ok(())
+}
+
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut source = e.source();
+    while let Some(inner) = source {
+        s.push_str(": ");
+        s.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    s
+}
+
+fn print_report(ctx: &Ctx, r: &BatchReport) -> anyhow::Result<()> {
+    let show = r.changed() || r.kind == BatchKind::Start;
+    if ctx.out.json {
+        if show {
+            let line = json!({
+                "event": "reindexed",
+                "trigger": r.kind.as_str(),
+                "indexed": r.indexed,
+                "removed": r.removed,
+                "added": r.added,
+                "updated": r.updated,
+                "unchanged": r.unchanged,
+                "elapsed_ms": r.elapsed_ms,
+            });
+            ctx.out.line(serde_json::to_string(&line)?)?;
+        }
+        if let Some(m) = &r.maintain {
+            let line = json!({
+                "event": "maintained",
+                "dead_links": m.dead_links.len(),
+                "healed": m.healed.iter().map(|o| o.name.clone()).collect::<Vec<_>>(),
+                "expired": m.expired.iter().map(|o| o.name.clone()).collect::<Vec<_>>(),
+                "cold": m.cold.len(),
+                "merge_suggestions": m.merge_suggestions.len(),
+                "split_candidates": m.split_candidates.len(),
+            });
+            ctx.out.line(serde_json::to_string(&line)?)?;
+        }
+        return Ok(());
+    }
+    if show {
+        let mut line = format!(
+            "{}: {} indexed ({} added, {} updated), {} removed, {} unchanged in {} ms",
+            r.kind.as_str(),
+            r.indexed.len(),
+            r.added,
+            r.updated,
+            r.removed.len(),
+            r.unchanged,
+            r.elapsed_ms
+        );
+        let mut names: Vec<String> = r.indexed.clone();
+        names.extend(r.removed.iter().map(|n| format!("-{n}")));
+        if !names.is_empty() {
+            let more = names.len().saturating_sub(5);
+            names.truncate(5);
+            line.push_str(": ");
+            line.push_str(&names.join(", "));
+            if more > 0 {
+                line.push_str(&format!(" and {more} more"));
+            }
+        }
+        ctx.out.note(line);
+    }
+    if let Some(m) = &r.maintain {
+        ctx.out.note(format!(
+            "maintain: {} dead links ({} healed), {} cold, {} expired and archived",
+            m.dead_links.len(),
+            m.healed.len(),
+            m.cold.len(),
+            m.expired.len()
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,644 @@
+//! `VaultWatcher`: keeps a vault's indices fresh while its files change (SPEC §5.5).
+//!
+//! Two notify watchers look at the vault root, recursively:
+//!
+//! - a raw one, whose only job is to bump a generation counter within a few milliseconds of any
+//!   event that may change a memory, so that a caller (the MCP server) can tell cheaply whether
+//!   the indices may be behind the files ([`VaultWatcher::generation`] against
+//!   [`VaultWatcher::reconciled_generation`]);
+//! - a debounced one (notify-debouncer-full), whose batches wake the worker thread.
+//!
+//! The worker never turns events into index edits. Every batch runs [`Indexes::reconcile`],
+//! which stats the whole vault against the manifest and hash-checks the candidates, so editor
+//! atomic saves, renames, deletes, new folders and lost events all end in the state of the files.
+//! Before it reconciles, the worker waits until the raw watcher has been quiet for the debounce
+//! (at most [`WatchOptions::max_delay`]), so a burst such as a `git checkout` of 1,000 files is
+//! read and indexed once. On start it reconciles by content hash
+//! ([`Indexes::reconcile_verify`]), which catches edits made while nothing was watching. It also
+//! runs `maintain` (SPEC §7.8) every `[lifecycle] maintain_minutes`.
+//!
+//! When notify fails or its queue overflows, [`VaultWatcher::healthy`] turns false and the
+//! worker falls back to a stat reconcile every [`WatchOptions::poll_every`].
+//!
+//! This module does not print; it reports each pass to the caller's callback.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use notify::event::{CreateKind, ModifyKind, RemoveKind};
+use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher as _};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache};
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::index::store::{Indexes, ReconcileReport};
+use crate::lifecycle::UsageStore;
+use crate::lifecycle::consolidate::{MaintainReport, maintain};
+use crate::model::name::RESERVED_DIRS;
+use crate::vault::Vault;
+
+/// Errors of the filesystem watcher.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    /// notify could not start watching the vault.
+    #[error(
+        "cannot watch {}\n  hint: on Linux, raise fs.inotify.max_user_watches or max_user_instances",
+        .path.display()
+    )]
+    Start {
+        /// The vault root.
+        path: PathBuf,
+        /// notify's error.
+        #[source]
+        source: notify::Error,
+    },
+    /// The worker thread could not be started.
+    #[error("cannot start the watcher thread")]
+    Thread(#[source] std::io::Error),
+}
+
+/// `{:#}`-style "outer: inner" text of an error and its sources, for logs.
+struct DisplayChain<'a>(&'a dyn std::error::Error);
+
+impl std::fmt::Display for DisplayChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(s) = source {
+            write!(f, ": {s}")?;
+            source = s.source();
+        }
+        Ok(())
+    }
+}
+
+/// How the watcher batches and schedules its work.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    /// Quiet time after the last change before the indices are reconciled. Shorter makes an
+    /// edit searchable sooner; longer folds more of a slow burst into one pass.
+    pub debounce: Duration,
+    /// The longest a continuous stream of changes may postpone a reconcile.
+    pub max_delay: Duration,
+    /// How often `maintain` runs; `None` never.
+    pub maintain_every: Option<Duration>,
+    /// How often the vault is reconciled by polling once the watcher is unhealthy.
+    pub poll_every: Duration,
+    /// Compare every file's content hash with the index on start (SPEC §5.5).
+    pub verify_on_start: bool,
+}
+
+/// The default debounce: events arrive after it plus one debouncer tick (a quarter of it), and
+/// a one-file reconcile at 10k memories takes tens of milliseconds, inside SPEC §11's 300 ms.
+pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(100);
+
+impl Default for WatchOptions {
+    fn default() -> Self {
+        WatchOptions {
+            debounce: DEFAULT_DEBOUNCE,
+            max_delay: Duration::from_secs(2),
+            maintain_every: None,
+            poll_every: Duration::from_secs(2),
+            verify_on_start: true,
+        }
+    }
+}
+
+impl WatchOptions {
+    /// The defaults, with `maintain` every `[lifecycle] maintain_minutes` (0: never).
+    pub fn from_config(config: &Config) -> WatchOptions {
+        let minutes = config.lifecycle.maintain_minutes;
+        WatchOptions {
+            maintain_every: (minutes > 0).then(|| Duration::from_secs(minutes.saturating_mul(60))),
+            ..WatchOptions::default()
+        }
+    }
+}
+
+/// Why the watcher ran a pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BatchKind {
+    /// The first pass, by content hash.
+    Start,
+    /// Files changed.
+    Changes,
+    /// A timed reconcile while the watcher is unhealthy.
+    Poll,
+    /// The scheduled `maintain` run (with the reconciles around it).
+    Maintain,
+}
+
+impl BatchKind {
+    /// The lowercase name used in JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BatchKind::Start => "start",
+            BatchKind::Changes => "changes",
+            BatchKind::Poll => "poll",
+            BatchKind::Maintain => "maintain",
+        }
+    }
+}
+
+/// What one pass of the watcher did.
+#[derive(Debug)]
+pub struct BatchReport {
+    /// Why it ran.
+    pub kind: BatchKind,
+    /// The generation the pass covers: every event counted up to it is in the indices (when the
+    /// pass succeeded).
+    pub generation: u64,
+    /// Memories (re)indexed, by name, in indexing order.
+    pub indexed: Vec<String>,
+    /// Memories removed from the indices, by name.
+    pub removed: Vec<String>,
+    /// Memories indexed for the first time.
+    pub added: usize,
+    /// Memories re-indexed because their content changed.
+    pub updated: usize,
+    /// Memories checked and found unchanged.
+    pub unchanged: usize,
+    /// Why everything was rebuilt, when it was.
+    pub rebuilt: Option<String>,
+    /// Files that could not be indexed (and other non-fatal problems), with the reason.
+    pub problems: Vec<String>,
+    /// What `maintain` found and changed ([`BatchKind::Maintain`] only).
+    pub maintain: Option<MaintainReport>,
+    /// Why the pass failed, when it did (the next pass tries again).
+    pub error: Option<Error>,
+    /// Wall time of the pass in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+impl BatchReport {
+    fn new(kind: BatchKind, generation: u64) -> BatchReport {
+        BatchReport {
+            kind,
+            generation,
+            indexed: Vec::new(),
+            removed: Vec::new(),
+            added: 0,
+            updated: 0,
+            unchanged: 0,
+            rebuilt: None,
+            problems: Vec::new(),
+            maintain: None,
+            error: None,
+            elapsed_ms: 0,
+        }
+    }
+
+    fn absorb(&mut self, r: ReconcileReport) {
+        self.indexed.extend(r.indexed);
+        self.removed.extend(r.removed_names);
+        self.added += r.added;
+        self.updated += r.updated;
+        // A second reconcile in one pass (after maintain) sees the same files again.
+        self.unchanged = r.unchanged;
+        if r.rebuilt.is_some() {
+            self.rebuilt = r.rebuilt;
+        }
+        self.problems.extend(r.problems);
+    }
+
+    /// Whether the indices changed in this pass.
+    pub fn changed(&self) -> bool {
+        !self.indexed.is_empty() || !self.removed.is_empty() || self.rebuilt.is_some()
+    }
+}
+
+/// State shared by the notify callbacks, the worker and the handle.
+struct Shared {
+    generation: AtomicU64,
+    reconciled: AtomicU64,
+    healthy: AtomicBool,
+    epoch: Instant,
+    /// Nanoseconds after `epoch` of the last relevant event.
+    last_event_ns: AtomicU64,
+}
+
+impl Shared {
+    fn bump(&self) {
+        self.last_event_ns.store(self.epoch.elapsed().as_nanos() as u64, Ordering::SeqCst);
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn since_last_event(&self) -> Duration {
+        let last = Duration::from_nanos(self.last_event_ns.load(Ordering::SeqCst));
+        self.epoch.elapsed().saturating_sub(last)
+    }
+
+    /// Records a notify failure; only failures that can lose events make the watcher unhealthy.
+    fn failed(&self, e: &notify::Error) {
+        let benign = match &e.kind {
+            // A folder removed before its watch was added.
+            notify::ErrorKind::PathNotFound | notify::ErrorKind::WatchNotFound => true,
+            notify::ErrorKind::Io(io) => io.kind() == std::io::ErrorKind::NotFound,
+            _ => false,
+        };
+        if benign {
+            tracing::debug!(error = %e, "watcher: ignored");
+        } else {
+            tracing::warn!(error = %e, "the filesystem watcher failed; polling the vault instead");
+            self.healthy.store(false, Ordering::SeqCst);
+        }
+    }
+}
+
+enum Msg {
+    /// The debouncer has a batch with at least one relevant event.
+    Batch,
+    /// notify's queue overflowed: events were lost.
+    Rescan,
+    Stop,
+}
+
+/// Watches a vault and keeps its indices fresh; stops its threads when dropped.
+pub struct VaultWatcher {
+    shared: Arc<Shared>,
+    tx: Sender<Msg>,
+    raw: Option<RecommendedWatcher>,
+    debouncer: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
+    worker: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for VaultWatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VaultWatcher")
+            .field("generation", &self.generation())
+            .field("reconciled_generation", &self.reconciled_generation())
+            .field("healthy", &self.healthy())
+            .finish_non_exhaustive()
+    }
+}
+
+impl VaultWatcher {
+    /// Starts watching `vault.root()` recursively; reconciles the indices after every debounced
+    /// batch of changes and calls `on_batch` (on the worker thread) after every pass, the first
+    /// one ([`BatchKind::Start`], by content hash) included.
+    ///
+    /// Returns once the watchers are registered and the indices are open; the first pass runs
+    /// on the worker thread. Changes made from then on are never missed.
+    pub fn start(
+        vault: Arc<Vault>,
+        opts: WatchOptions,
+        on_batch: impl FnMut(BatchReport) + Send + 'static,
+    ) -> crate::Result<VaultWatcher> {
+        let root = vault.root().canonicalize().unwrap_or_else(|_| vault.root().to_owned());
+        let shared = Arc::new(Shared {
+            generation: AtomicU64::new(0),
+            reconciled: AtomicU64::new(0),
+            healthy: AtomicBool::new(true),
+            epoch: Instant::now(),
+            last_event_ns: AtomicU64::new(0),
+        });
+        let (tx, rx) = std::sync::mpsc::channel::<Msg>();
+        let start_err = |source| WatchError::Start { path: root.clone(), source };
+
+        // The raw watcher: generation bumps, overflow detection.
+        let raw = {
+            let (shared, tx, dir) = (shared.clone(), tx.clone(), root.clone());
+            let mut w = notify::recommended_watcher(move |res: notify::Result<Event>| match res {
+                Ok(ev) if ev.need_rescan() => {
+                    tracing::warn!("the filesystem watcher's queue overflowed; rescanning");
+                    shared.healthy.store(false, Ordering::SeqCst);
+                    shared.bump();
+                    let _ = tx.send(Msg::Rescan);
+                }
+                Ok(ev) => {
+                    if ev.paths.iter().any(|p| is_relevant(&dir, p, &ev.kind)) {
+                        shared.bump();
+                    }
+                }
+                Err(e) => shared.failed(&e),
+            })
+            .map_err(start_err)?;
+            w.watch(&root, RecursiveMode::Recursive).map_err(start_err)?;
+            w
+        };
+
+        // The debounced watcher: wakes the worker.
+        let debouncer = {
+            let (shared, tx, dir) = (shared.clone(), tx.clone(), root.clone());
+            let mut d = notify_debouncer_full::new_debouncer(
+                opts.debounce,
+                None,
+                move |res: DebounceEventResult| match res {
+                    Ok(events) => {
+                        let relevant = events.iter().any(|ev| {
+                            ev.need_rescan()
+                                || ev.paths.iter().any(|p| is_relevant(&dir, p, &ev.kind))
+                        });
+                        if relevant {
+                            let _ = tx.send(Msg::Batch);
+                        }
+                    }
+                    Err(errors) => {
+                        for e in &errors {
+                            shared.failed(e);
+                        }
+                        let _ = tx.send(Msg::Batch);
+                    }
+                },
+            )
+            .map_err(start_err)?;
+            d.watch(&root, RecursiveMode::Recursive).map_err(start_err)?;
+            d
+        };
+
+        // The worker opens the indices itself (they stay on its thread) and says when it has.
+        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<crate::Result<()>>(1);
+        let embedder = crate::index::select::embedder_for(&vault.config)?;
+        let worker = {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name("memlane-watch".to_owned())
+                .spawn(move || {
+                    let idx = match Indexes::open(&vault, embedder) {
+                        Ok(idx) => {
+                            let _ = ready_tx.send(Ok(()));
+                            idx
+                        }
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                            return;
+                        }
+                    };
+                    Worker { vault, idx, shared, opts, rx, on_batch }.run();
+                })
+                .map_err(WatchError::Thread)?
+        };
+        let watcher = VaultWatcher {
+            shared,
+            tx,
+            raw: Some(raw),
+            debouncer: Some(debouncer),
+            worker: Some(worker),
+        };
+        match ready_rx.recv() {
+            Ok(Ok(())) => Ok(watcher),
+            Ok(Err(e)) => Err(e),
+            Err(_) => Err(Error::Invalid("the watcher thread stopped while starting".into())),
+        }
+    }
+
+    /// Bumped (immediately, from a raw non-debounced watcher) on every event that may change a
+    /// memory, so a caller can tell "something may have changed since the last reconcile" within
+    /// a few milliseconds of a save.
+    pub fn generation(&self) -> u64 {
+        self.shared.generation.load(Ordering::SeqCst)
+    }
+
+    /// The generation the last successful pass covered. The indices reflect the files when it
+    /// equals [`VaultWatcher::generation`] and the watcher is [`healthy`](Self::healthy).
+    pub fn reconciled_generation(&self) -> u64 {
+        self.shared.reconciled.load(Ordering::SeqCst)
+    }
+
+    /// False once the watcher failed or overflowed: events may have been missed, and callers
+    /// should reconcile (a full stat) before they read. The worker then polls.
+    pub fn healthy(&self) -> bool {
+        self.shared.healthy.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for VaultWatcher {
+    fn drop(&mut self) {
+        if let Some(d) = self.debouncer.take() {
+            d.stop();
+        }
+        drop(self.raw.take());
+        let _ = self.tx.send(Msg::Stop);
+        if let Some(w) = self.worker.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+struct Worker<F> {
+    vault: Arc<Vault>,
+    idx: Indexes,
+    shared: Arc<Shared>,
+    opts: WatchOptions,
+    rx: Receiver<Msg>,
+    on_batch: F,
+}
+
+/// What the worker does next.
+enum Step {
+    Go,
+    Stop,
+}
+
+impl<F: FnMut(BatchReport)> Worker<F> {
+    fn run(mut self) {
+        let start = self.pass(BatchKind::Start);
+        (self.on_batch)(start);
+        let mut next_maintain = self.opts.maintain_every.map(|d| Instant::now() + d);
+        loop {
+            let now = Instant::now();
+            let mut wait =
+                next_maintain.map_or(Duration::MAX, |t| t.saturating_duration_since(now));
+            if !self.shared.healthy.load(Ordering::SeqCst) {
+                wait = wait.min(self.opts.poll_every);
+            }
+            let kind = match self.rx.recv_timeout(wait) {
+                Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                Ok(Msg::Batch | Msg::Rescan) => {
+                    if let Step::Stop = self.settle() {
+                        return;
+                    }
+                    BatchKind::Changes
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if next_maintain.is_some_and(|t| Instant::now() >= t) {
+                        next_maintain = self.opts.maintain_every.map(|d| Instant::now() + d);
+                        BatchKind::Maintain
+                    } else {
+                        BatchKind::Poll
+                    }
+                }
+            };
+            let report = self.pass(kind);
+            (self.on_batch)(report);
+        }
+    }
+
+    /// Waits until the vault has been quiet for the debounce (at most `max_delay`), swallowing
+    /// the batches that arrive meanwhile: one reconcile covers them all.
+    fn settle(&mut self) -> Step {
+        let began = Instant::now();
+        loop {
+            while let Ok(msg) = self.rx.try_recv() {
+                if let Msg::Stop = msg {
+                    return Step::Stop;
+                }
+            }
+            let since = self.shared.since_last_event();
+            if since >= self.opts.debounce || began.elapsed() >= self.opts.max_delay {
+                return Step::Go;
+            }
+            match self.rx.recv_timeout(self.opts.debounce - since) {
+                Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return Step::Stop,
+                Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+            }
+        }
+    }
+
+    fn reconcile(&mut self, verify: bool) -> crate::Result<ReconcileReport> {
+        let report = if verify {
+            self.idx.reconcile_verify(&self.vault)
+        } else {
+            self.idx.reconcile(&self.vault)
+        }?;
+        if !report.added_ids.is_empty() {
+            // Start the usage clock of memories seen for the first time (as every reader does).
+            let (now, cfg) = (self.vault.clock.now(), &self.vault.config.lifecycle);
+            UsageStore::update(self.vault.root(), |state| {
+                for id in &report.added_ids {
+                    state.observe(id, now, cfg);
+                }
+            })?;
+        }
+        Ok(report)
+    }
+
+    fn pass(&mut self, kind: BatchKind) -> BatchReport {
+        let began = Instant::now();
+        // Read before reconciling: every event counted so far is covered by this pass.
+        let generation = self.shared.generation.load(Ordering::SeqCst);
+        let mut report = BatchReport::new(kind, generation);
+        let verify = kind == BatchKind::Start && self.opts.verify_on_start;
+        let result = self.reconcile(verify).and_then(|r| {
+            report.absorb(r);
+            if kind == BatchKind::Maintain {
+                let m = maintain(&self.vault, &self.idx, self.vault.clock.now())?;
+                if m.changed() {
+                    report.absorb(self.reconcile(false)?);
+                }
+                report.maintain = Some(m);
+            }
+            Ok(())
+        });
+        match result {
+            Ok(()) => {
+                self.shared.reconciled.fetch_max(generation, Ordering::SeqCst);
+            }
+            Err(e) => {
+                tracing::warn!(error = %DisplayChain(&e), "the watcher could not update the indices");
+                report.error = Some(e);
+            }
+        }
+        report.elapsed_ms = began.elapsed().as_millis() as u64;
+        tracing::debug!(
+            kind = kind.as_str(),
+            indexed = report.indexed.len(),
+            removed = report.removed.len(),
+            ms = report.elapsed_ms,
+            "watcher pass"
+        );
+        report
+    }
+}
+
+/// Whether an event on `path` may change a memory of the vault at `root`: not an access, not
+/// under `indices/`, `state/`, `.trash/` or `.history/`, not a dot file (memlane's own temp
+/// files are dot files), and a `.md` file, a folder, or a vanished path that could have been one.
+pub fn is_relevant(root: &Path, path: &Path, kind: &EventKind) -> bool {
+    if matches!(kind, EventKind::Access(_)) {
+        return false;
+    }
+    let Ok(rel) = path.strip_prefix(root) else { return false };
+    let mut parts = Vec::new();
+    for c in rel.components() {
+        let Component::Normal(p) = c else { return false };
+        let Some(p) = p.to_str() else { return false };
+        parts.push(p);
+    }
+    let Some(&name) = parts.last() else {
+        // The root itself: only its disappearance matters.
+        return matches!(kind, EventKind::Remove(_));
+    };
+    if RESERVED_DIRS.contains(&parts[0]) || parts.iter().any(|p| p.starts_with('.')) {
+        return false;
+    }
+    if name.ends_with(".md") {
+        return true;
+    }
+    if matches!(kind, EventKind::Create(CreateKind::Folder) | EventKind::Remove(RemoveKind::Folder))
+    {
+        return true;
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta.is_dir(),
+        // Gone: a folder removed or renamed away, unless it looks like an editor's temp file.
+        Err(_) => {
+            matches!(kind, EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_)))
+                && !looks_temporary(name)
+        }
+    }
+}
+
+/// Editor and tool temp-file names: `name~`, `#name#`, `*.swp`, `*.tmp`, vim's `4913`.
+fn looks_temporary(name: &str) -> bool {
+    name.ends_with('~')
+        || name.starts_with('#')
+        || name.chars().all(|c| c.is_ascii_digit())
+        || [".swp", ".swx", ".tmp", ".part", ".crdownload", ".bak"]
+            .iter()
+            .any(|ext| name.ends_with(ext))
+        || name.contains(".tmp")
+}
+
+#[cfg(test)]
+mod tests {
+    use notify::event::{AccessKind, CreateKind, DataChange, ModifyKind, RenameMode};
+
+    use super::*;
+
+    #[test]
+    fn relevance_of_paths() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir_all(root.join("notes")).unwrap();
+        std::fs::write(root.join("readme.txt"), "x").unwrap();
+        let create = EventKind::Create(CreateKind::File);
+        let modify = EventKind::Modify(ModifyKind::Data(DataChange::Content));
+        let rename = EventKind::Modify(ModifyKind::Name(RenameMode::From));
+        let remove = EventKind::Remove(RemoveKind::Any);
+        let yes = |p: &str, k: &EventKind| assert!(is_relevant(root, &root.join(p), k), "{p}");
+        let no = |p: &str, k: &EventKind| assert!(!is_relevant(root, &root.join(p), k), "{p}");
+        yes("a.md", &create);
+        yes("notes/b.md", &modify);
+        yes("notes", &EventKind::Create(CreateKind::Folder));
+        yes("notes", &EventKind::Modify(ModifyKind::Name(RenameMode::To)));
+        yes("gone-folder", &rename);
+        yes("gone-folder", &remove);
+        no("a.md", &EventKind::Access(AccessKind::Any));
+        no("indices/manifest.tsv", &create);
+        no("indices/keyword/x.md", &create);
+        no("state/usage.json", &modify);
+        no(".trash/a.md", &create);
+        no(".history/a/1.md", &create);
+        no(".a.md.123.abc.tmp", &create);
+        no("notes/.hidden.md", &modify);
+        no("readme.txt", &modify);
+        no("a.md.tmp.4242", &rename);
+        no("a.md~", &remove);
+        no("4913", &remove);
+        assert!(!is_relevant(root, Path::new("/elsewhere/a.md"), &create));
+    }
+
+    #[test]
+    fn options_follow_config() {
+        let mut c = Config::default();
+        assert_eq!(WatchOptions::from_config(&c).maintain_every, Some(Duration::from_secs(3600)));
+        c.lifecycle.maintain_minutes = 0;
+        assert_eq!(WatchOptions::from_config(&c).maintain_every, None);
+    }
+}
