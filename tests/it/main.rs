@@ -4,6 +4,7 @@
 mod common;
 
 mod cli_basics;
+mod concurrency;
 mod config;
 mod consolidate;
 mod freshness;
@@ -11,9 +12,11 @@ mod generated;
 mod graph;
 mod lifecycle;
 mod mcp;
+mod mcp_tools;
 mod memories;
 mod model;
 mod privacy;
 mod safety;
 mod search;
 mod trash_history;
+mod watch;

@@ -1,0 +1,308 @@
+//! `memlane watch` on a real filesystem (issue 6): a spawned `memlane watch --json` follows
+//! editor saves, renames, deletes, new folders and a 1,000-file burst, indexing each file once
+//! per burst; a restart reconciles by content hash. Waits poll with a generous timeout; nothing
+//! here asserts a duration (the latency figure is `cargo bench --bench watch`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead as _;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::TestEnv;
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A running `memlane watch --json` whose stdout lines are collected as they come.
+struct Watch {
+    child: Child,
+    lines: Arc<Mutex<Vec<Value>>>,
+}
+
+impl Watch {
+    fn start(env: &TestEnv) -> Watch {
+        let mut child = env
+            .command()
+            .args(["watch", "--json"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not a JSON line ({e}): {line}"));
+                sink.lock().unwrap().push(v);
+            }
+        });
+        let w = Watch { child, lines };
+        w.wait_for("the start pass", |ls| ls.iter().any(|l| l["trigger"] == "start"));
+        w
+    }
+
+    fn lines(&self) -> Vec<Value> {
+        self.lines.lock().unwrap().clone()
+    }
+
+    /// Polls until `done` holds for the lines so far (panics with them after `TIMEOUT`).
+    #[track_caller]
+    fn wait_for(&self, what: &str, done: impl Fn(&[Value]) -> bool) {
+        let start = Instant::now();
+        loop {
+            if done(&self.lines()) {
+                return;
+            }
+            assert!(
+                start.elapsed() < TIMEOUT,
+                "timed out waiting for {what}; watch printed:\n{:#?}",
+                self.lines()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Waits until no new line has come for a while (so late duplicates would show).
+    fn settle(&self) {
+        let mut seen = self.lines().len();
+        let mut quiet_since = Instant::now();
+        let start = Instant::now();
+        while quiet_since.elapsed() < Duration::from_millis(1500) && start.elapsed() < TIMEOUT {
+            std::thread::sleep(Duration::from_millis(50));
+            let n = self.lines().len();
+            if n != seen {
+                seen = n;
+                quiet_since = Instant::now();
+            }
+        }
+    }
+
+    /// How often each name was indexed, over the lines from `from` on.
+    fn indexed_counts(&self, from: usize) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for l in &self.lines()[from..] {
+            for n in l["indexed"].as_array().into_iter().flatten() {
+                *counts.entry(n.as_str().unwrap().to_owned()).or_default() += 1;
+            }
+        }
+        counts
+    }
+
+    fn removed(&self, from: usize) -> BTreeSet<String> {
+        self.lines()[from..]
+            .iter()
+            .flat_map(|l| l["removed"].as_array().cloned().unwrap_or_default())
+            .map(|n| n.as_str().unwrap().to_owned())
+            .collect()
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn top(env: &TestEnv, q: &str) -> Option<String> {
+    let out = env.run(["search", q, "--json", "-n", "1", "--no-touch"]).success().json();
+    out.as_array().unwrap().first().map(|h| h["name"].as_str().unwrap().to_owned())
+}
+
+/// The watcher left nothing to do: a command's own reconcile finds the indices exact.
+#[track_caller]
+fn assert_index_current(env: &TestEnv) {
+    let out = env.run(["-v", "search", "anything", "--no-touch"]).success();
+    assert!(!out.stderr.contains("indices updated"), "the index was behind the files:\n{out}");
+}
+
+/// A distinct made-up word per number, one token to the analyzer.
+fn word(i: usize) -> String {
+    let l = b"bdfgklmnprstvz";
+    format!("qua{}{}{}o", l[i / 196 % 14] as char, l[i / 14 % 14] as char, l[i % 14] as char)
+}
+
+#[test]
+fn editor_saves_renames_deletes_and_new_folders_end_in_a_correct_index() {
+    let env = TestEnv::with_vault("search");
+    let w = Watch::start(&env);
+    assert!(w.lines()[0]["indexed"].as_array().unwrap().len() > 5, "{:#?}", w.lines());
+
+    // An editor's atomic save: a temp file beside the memory, renamed over it.
+    let from = w.lines().len();
+    let tmp = env.vault().join("ops/.deploy.md.swp");
+    std::fs::create_dir_all(tmp.parent().unwrap()).unwrap();
+    std::fs::write(&tmp, "# Deploy\n\nWe deploy with the quokkaship pipeline.\n").unwrap();
+    std::fs::rename(&tmp, env.vault().join("ops/deploy.md")).unwrap();
+    w.wait_for("the saved file", |_| w.indexed_counts(from).contains_key("ops/deploy"));
+    w.settle();
+    assert_eq!(w.indexed_counts(from), BTreeMap::from([("ops/deploy".to_owned(), 1)]));
+    assert_index_current(&env);
+    assert_eq!(top(&env, "quokkaship").as_deref(), Some("ops/deploy"));
+
+    // A plain rename.
+    let from = w.lines().len();
+    std::fs::rename(env.vault().join("ops/deploy.md"), env.vault().join("ops/shipping.md"))
+        .unwrap();
+    w.wait_for("the rename", |_| {
+        w.indexed_counts(from).contains_key("ops/shipping")
+            && w.removed(from).contains("ops/deploy")
+    });
+    assert_index_current(&env);
+    assert_eq!(top(&env, "quokkaship").as_deref(), Some("ops/shipping"));
+
+    // A delete.
+    let from = w.lines().len();
+    std::fs::remove_file(env.vault().join("ops/shipping.md")).unwrap();
+    w.wait_for("the delete", |_| w.removed(from).contains("ops/shipping"));
+    assert_index_current(&env);
+    assert_eq!(top(&env, "quokkaship"), None);
+
+    // A new folder made in place, and a folder of memories moved in from outside the vault.
+    let from = w.lines().len();
+    env.write("team/alice.md", "# Alice\n\nAlice owns the quillfeather service.\n");
+    env.write("team/bob.md", "# Bob\n\nBob reviews quillfeather changes.\n");
+    let outside = env.root.join("incoming/archive");
+    std::fs::create_dir_all(outside.join("deep")).unwrap();
+    std::fs::write(outside.join("old.md"), "# Old\n\nThe snorkelwhale project ended.\n").unwrap();
+    std::fs::write(outside.join("deep/older.md"), "# Older\n\nsnorkelwhale v0 notes.\n").unwrap();
+    std::fs::rename(&outside, env.vault().join("archive")).unwrap();
+    let expected = ["archive/deep/older", "archive/old", "team/alice", "team/bob"];
+    w.wait_for("the new folders", |_| {
+        let c = w.indexed_counts(from);
+        expected.iter().all(|n| c.contains_key(*n))
+    });
+    w.settle();
+    let counts = w.indexed_counts(from);
+    assert_eq!(counts.keys().map(String::as_str).collect::<Vec<_>>(), expected);
+    assert!(counts.values().all(|&c| c == 1), "indexed more than once: {counts:?}");
+    assert_index_current(&env);
+    assert_eq!(top(&env, "snorkelwhale project ended").as_deref(), Some("archive/old"));
+
+    // The folder moved out again: all of its memories go.
+    let from = w.lines().len();
+    std::fs::rename(env.vault().join("archive"), env.root.join("incoming/archive")).unwrap();
+    w.wait_for("the folder moved away", |_| {
+        let r = w.removed(from);
+        r.contains("archive/old") && r.contains("archive/deep/older")
+    });
+    assert_index_current(&env);
+    assert_eq!(top(&env, "snorkelwhale"), None);
+}
+
+#[test]
+fn a_burst_of_1000_files_indexes_each_file_once() {
+    let env = TestEnv::with_vault("basic");
+    let w = Watch::start(&env);
+    let from = w.lines().len();
+    // Like a `git checkout`: files written straight into place, as fast as possible.
+    for i in 0..1000 {
+        let p = env.vault().join(format!("burst/d{}/n{i:04}.md", i % 10));
+        if i < 10 {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        }
+        std::fs::write(p, format!("# Note {i}\n\nThe {} fact from the burst.\n", word(i))).unwrap();
+    }
+    w.wait_for("1,000 files", |_| {
+        w.indexed_counts(from).keys().filter(|n| n.starts_with("burst/")).count() == 1000
+    });
+    w.settle();
+    let counts = w.indexed_counts(from);
+    assert_eq!(counts.len(), 1000, "{:?}", counts.keys().take(5).collect::<Vec<_>>());
+    let twice: Vec<_> = counts.iter().filter(|(_, c)| **c != 1).collect();
+    assert!(twice.is_empty(), "indexed more than once: {twice:?}");
+    assert_index_current(&env);
+    assert_eq!(top(&env, &word(737)).as_deref(), Some("burst/d7/n0737"));
+
+    // The burst deleted again.
+    let from = w.lines().len();
+    std::fs::remove_dir_all(env.vault().join("burst")).unwrap();
+    w.wait_for("1,000 deletes", |_| w.removed(from).len() == 1000);
+    assert_index_current(&env);
+    assert_eq!(top(&env, &word(737)), None);
+}
+
+#[test]
+fn starting_on_a_vault_edited_while_down_reconciles_by_content_hash() {
+    let env = TestEnv::with_vault("search");
+    drop(Watch::start(&env));
+    // While nothing watches: an edit that keeps the size and the mtime (only the content hash
+    // can tell), a delete, a new file.
+    let path = env.vault().join("db/migrations.md");
+    let meta = std::fs::metadata(&path).unwrap();
+    let old = std::fs::read_to_string(&path).unwrap();
+    let new = old.replacen("migrations", "mIGRATIONs", 1);
+    assert_ne!(old, new);
+    assert_eq!(old.len(), new.len());
+    std::fs::write(&path, &new).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(meta.modified().unwrap())
+        .unwrap();
+    let gone = "team-preferences.md";
+    std::fs::remove_file(env.vault().join(gone)).unwrap();
+    env.write("fresh.md", "# Fresh\n\nA note about the plumbusfield.\n");
+
+    let w = Watch::start(&env);
+    let start = w.lines()[0].clone();
+    assert_eq!(start["trigger"], "start");
+    let indexed: BTreeSet<&str> =
+        start["indexed"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert_eq!(indexed, BTreeSet::from(["db/migrations", "fresh"]), "{start:#}");
+    assert_eq!(start["removed"], serde_json::json!([gone.trim_end_matches(".md")]));
+    assert_index_current(&env);
+    assert_eq!(top(&env, "plumbusfield").as_deref(), Some("fresh"));
+}
+
+/// Library level: the generation moves within moments of a write, long before the debounced
+/// pass, and the pass then catches up with it.
+#[test]
+fn generation_bumps_after_a_write() {
+    use memlane::watch::{VaultWatcher, WatchOptions};
+
+    let env = TestEnv::with_vault("basic");
+    let mut config = memlane::config::Config::default();
+    config.embedding.model = "builtin".into();
+    let vault =
+        memlane::vault::Vault::open(&env.vault(), config, memlane::vault::Clock::system()).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let opts = WatchOptions { debounce: Duration::from_millis(300), ..WatchOptions::default() };
+    let w = VaultWatcher::start(Arc::new(vault), opts, move |r| {
+        let _ = tx.send(r);
+    })
+    .unwrap();
+    let first = rx.recv_timeout(TIMEOUT).unwrap();
+    assert!(first.error.is_none(), "{first:?}");
+    assert!(w.healthy());
+    let g0 = w.generation();
+    assert_eq!(w.reconciled_generation(), g0);
+
+    // Writes the watcher must ignore: derived data, usage state, dot files.
+    std::fs::write(env.vault().join("indices/scratch.md"), "x").unwrap();
+    std::fs::write(env.vault().join(".note.md.swp"), "x").unwrap();
+    env.write("a-new-note.md", "# New\n\nwombatwise\n");
+    let start = Instant::now();
+    while w.generation() == g0 {
+        assert!(start.elapsed() < TIMEOUT, "the generation never moved");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let batch = loop {
+        let b = rx.recv_timeout(TIMEOUT).expect("no pass after the write");
+        if b.indexed.iter().any(|n| n == "a-new-note") {
+            break b;
+        }
+    };
+    assert!(batch.error.is_none(), "{batch:?}");
+    assert!(batch.generation > g0);
+    assert!(w.reconciled_generation() >= batch.generation);
+    drop(w); // stops the threads
+    assert!(rx.recv().is_err(), "the worker is gone, so is its sender");
+}
