@@ -4,7 +4,6 @@
 mod common;
 
 mod cli_basics;
-mod concurrency;
 mod config;
 mod consolidate;
 mod freshness;
@@ -12,7 +11,6 @@ mod generated;
 mod graph;
 mod lifecycle;
 mod mcp;
-mod mcp_tools;
 mod memories;
 mod model;
 mod privacy;
