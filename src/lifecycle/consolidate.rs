@@ -443,13 +443,71 @@ pub fn split(vault: &Vault, m: &Memory, replace: bool) -> crate::Result<Vec<Writ
                 n
             }
         };
+        planned.push((name, text));
+    }
+    write_split(vault, m, &planned, replace)
+}
+
+/// One piece of [`split_into`]: the text, and the name it should get (generated when `None`).
+#[derive(Debug, Clone)]
+pub struct SplitPiece {
+    /// The piece's name; `<original>-<n>` when `None`.
+    pub name: Option<MemoryName>,
+    /// The piece's Markdown body.
+    pub content: String,
+}
+
+/// Splits memory `m` into the pieces an agent supplies (MCP `split_memory` with `pieces`), with
+/// the same provenance, links, `replace` and all-or-nothing rules as [`split`]. A piece without a
+/// name becomes `<name>-<n>` (its 1-based position). Refuses with fewer than two pieces or a
+/// taken, duplicate or invalid name.
+pub fn split_into(
+    vault: &Vault,
+    m: &Memory,
+    pieces: &[SplitPiece],
+    replace: bool,
+) -> crate::Result<Vec<WriteOutcome>> {
+    check_current(vault, m, "splitting")?;
+    if pieces.len() < 2 {
+        return Err(Error::Invalid(format!(
+            "a split of `{}` needs at least two pieces, got {}; nothing was written",
+            m.name,
+            pieces.len()
+        )));
+    }
+    let mut planned: Vec<(MemoryName, &str)> = Vec::with_capacity(pieces.len());
+    for (i, p) in pieces.iter().enumerate() {
+        let name = match &p.name {
+            Some(n) => n.clone(),
+            None => MemoryName::parse(&format!("{}-{}", m.name, i + 1))?,
+        };
+        let p_path = vault.path_of(&name);
+        if name == m.name
+            || p_path.exists()
+            || std::fs::symlink_metadata(&p_path).is_ok()
+            || planned.iter().any(|(q, _)| *q == name)
+        {
+            return Err(Error::Exists(name.to_string()));
+        }
+        planned.push((name, p.content.as_str()));
+    }
+    write_split(vault, m, &planned, replace)
+}
+
+/// Writes planned split pieces (all or nothing), then retires the original with `replace`.
+fn write_split(
+    vault: &Vault,
+    m: &Memory,
+    planned: &[(MemoryName, &str)],
+    replace: bool,
+) -> crate::Result<Vec<WriteOutcome>> {
+    for (name, text) in planned {
         if sanitize(text, vault.config.privacy.scrub_secrets).is_empty() {
             return Err(Error::Invalid(format!(
                 "the piece `{name}` of `{}` is empty after redaction; nothing was written",
                 m.name
             )));
         }
-        planned.push((name, text));
     }
     vault.check_type(&m.memory_type)?;
 
@@ -465,7 +523,7 @@ pub fn split(vault: &Vault, m: &Memory, replace: bool) -> crate::Result<Vec<Writ
         fields.push(("links", Value::Sequence(vec![Value::Mapping(link)])));
     }
     let mut outcomes: Vec<WriteOutcome> = Vec::with_capacity(planned.len() + 1);
-    for (name, text) in &planned {
+    for (name, text) in planned {
         let written = vault.create_with_frontmatter(name, text, &fields).and_then(|out| {
             if out.status == WriteStatus::Created {
                 Ok(out)

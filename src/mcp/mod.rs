@@ -3,6 +3,7 @@
 //! stdout carries JSON-RPC only; logs go to stderr. Tool failures are MCP tool errors
 //! (`isError: true`) whose text is the library error's message.
 
+mod live;
 mod tools;
 
 use std::sync::Arc;
@@ -11,7 +12,8 @@ use rmcp::ServiceExt as _;
 
 use crate::vault::Vault;
 
-pub use tools::MemlaneServer;
+pub use live::{COLD_LOGGER, COLD_MESSAGE, ChangeCounter, Live};
+pub use tools::{CORE_TOOLS, MemlaneServer};
 
 /// What the server tells the agent about when to use it.
 pub const INSTRUCTIONS: &str = "memlane is this project's long-term memory: Markdown notes that \
@@ -23,17 +25,77 @@ one short self-contained note per fact, with a type (decision, fact, preference,
 …). remember updates a near-duplicate instead of adding a copy. Use read_memory for a whole \
 note, link_memories to connect notes, pin_memory for notes that must never fade.";
 
-/// Serves the vault over MCP on stdin/stdout until the client disconnects.
+/// Runs the cold check and sends its notification, if any, to `peer` (errors are logged: a
+/// failed check must not stop the server).
+#[allow(deprecated)]
+pub(crate) async fn send_cold_notification(live: &Live, peer: &rmcp::Peer<rmcp::RoleServer>) {
+    use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+    match live.cold_check() {
+        Ok(Some(data)) => {
+            let msg = LoggingMessageNotificationParam::new(LoggingLevel::Warning, data)
+                .with_logger(COLD_LOGGER);
+            if let Err(e) = peer.notify_logging_message(msg).await {
+                tracing::warn!("cannot send the cold notification: {e}");
+            }
+        }
+        Ok(None) => {}
+        Err(e) => tracing::warn!("cold check failed: {e}"),
+    }
+}
+
+/// Serves the vault over MCP on stdin/stdout until the client disconnects, checking for cold
+/// memories every `[lifecycle] cold_check_minutes` (0: only when the client sets its log level).
 pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
-    let server = MemlaneServer::new(Arc::new(vault));
+    let minutes = vault.config.lifecycle.cold_check_minutes;
+    let vault = Arc::new(vault);
+    let server = MemlaneServer::new(vault.clone());
+    let live = server.live().clone();
+    // The watcher keeps the indices fresh in the background and tells the server when it can
+    // skip the vault stat; without it every call reconciles.
+    let opts = crate::watch::WatchOptions::from_config(&vault.config);
+    let _watcher = match crate::watch::VaultWatcher::start(vault.clone(), opts, |batch| {
+        for p in &batch.problems {
+            tracing::warn!("{p}");
+        }
+        if let Some(e) = &batch.error {
+            tracing::warn!("watcher: {e}");
+        }
+    }) {
+        Ok(w) => {
+            let w = Arc::new(std::sync::Mutex::new(w));
+            let counter = w.clone();
+            live.set_change_counter(Arc::new(move || {
+                let w = counter.lock().unwrap_or_else(|e| e.into_inner());
+                w.healthy().then(|| w.generation())
+            }));
+            Some(w)
+        }
+        Err(e) => {
+            tracing::warn!("not watching the vault ({e}); every call checks the files instead");
+            None
+        }
+    };
     let running = server
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| crate::Error::Invalid(format!("MCP handshake failed: {e}")))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| crate::Error::Invalid(format!("MCP server stopped: {e}")))?;
+    let peer = running.peer().clone();
+    let ticker = (minutes > 0).then(|| {
+        tokio::spawn(async move {
+            let period = std::time::Duration::from_secs(minutes.saturating_mul(60));
+            let mut interval = tokio::time::interval(period);
+            interval.tick().await;
+            loop {
+                interval.tick().await;
+                send_cold_notification(&live, &peer).await;
+            }
+        })
+    });
+    let result = running.waiting().await;
+    if let Some(t) = ticker {
+        t.abort();
+    }
+    result.map_err(|e| crate::Error::Invalid(format!("MCP server stopped: {e}")))?;
     Ok(())
 }
 

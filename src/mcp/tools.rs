@@ -4,15 +4,22 @@ use std::sync::Arc;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ServerHandler, tool, tool_handler, tool_router};
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::live::Live;
 use crate::Error;
+use crate::config::McpTools;
 use crate::index::graph::EdgeData;
-use crate::index::store::Indexes;
 use crate::lifecycle::UsageStore;
 use crate::model::MemoryName;
 use crate::model::links::{EdgeType, normalize_target};
@@ -23,6 +30,7 @@ use crate::vault::{AddRequest, Memory, UpdateRequest, Vault};
 #[derive(Clone)]
 pub struct MemlaneServer {
     vault: Arc<Vault>,
+    live: Arc<Live>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -54,6 +62,9 @@ pub struct CreateParams {
     /// Tags for filtering
     #[serde(default)]
     pub tags: Option<Vec<String>>,
+    /// Create it even when an existing memory is nearly the same (normally refused)
+    #[serde(default)]
+    pub force: Option<bool>,
 }
 
 /// `update_memory` / `append_memory`
@@ -137,6 +148,112 @@ pub struct LinkParams {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct NoParams {}
 
+/// `summarize_memory`
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SummarizeParams {
+    /// The memory: its name, `name.md`, or its id
+    #[serde(alias = "filename")]
+    pub name: String,
+    /// The shorter text that replaces the memory's body (keep every fact worth keeping)
+    pub content: String,
+    /// The temperature to restart from (0–1; default 0.5)
+    #[serde(default)]
+    pub temperature: Option<f64>,
+}
+
+/// `merge_memories`
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MergeParams {
+    /// The memories to merge (two or more names)
+    #[serde(alias = "sources")]
+    pub source_files: Vec<String>,
+    /// The new memory's name (must not exist)
+    #[serde(alias = "target")]
+    pub target_file: String,
+    /// The merged memory's body; when omitted, each source's body under a heading of its name.
+    /// Frontmatter in it is ignored: type, tags and `consolidated_from` are generated
+    #[serde(default, alias = "content")]
+    pub summary_content: Option<String>,
+    /// Archive the sources (`status: archived`) instead of moving them to the trash
+    #[serde(default)]
+    pub archive: Option<bool>,
+}
+
+/// `suggest_memory_merges`
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SuggestMergesParams {
+    /// Minimum cosine similarity between every two members (0–1; default from the config, 0.85)
+    #[serde(default)]
+    pub threshold: Option<f64>,
+    /// Maximum clusters (default 5)
+    #[serde(default)]
+    pub limit: Option<usize>,
+    /// Only memories of this type
+    #[serde(default)]
+    pub filter_type: Option<String>,
+}
+
+/// `memory_tree`
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+pub struct TreeParams {
+    /// List each memory's heading sections too (default true)
+    #[serde(default)]
+    pub sections: Option<bool>,
+}
+
+/// `get_related_memories`
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RelatedParams {
+    /// The memory: its name, `name.md`, or its id
+    #[serde(alias = "filename")]
+    pub name: String,
+    /// Exactly this many links away (default 1; a shared file or entity in between is a hop)
+    #[serde(default)]
+    pub depth: Option<usize>,
+    /// Maximum results (default 10)
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+/// One piece of `split_memory`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PieceParams {
+    /// The piece's name (default `<memory>-<n>`)
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The piece's Markdown body
+    pub content: String,
+}
+
+/// `split_memory`
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SplitParams {
+    /// The memory to split
+    #[serde(alias = "filename")]
+    pub name: String,
+    /// The pieces; when omitted the memory is cut at its top-level headings
+    #[serde(default)]
+    pub pieces: Option<Vec<PieceParams>>,
+    /// Move the original to the trash (its links then point to the first piece); default keeps it
+    #[serde(default)]
+    pub replace: Option<bool>,
+}
+
+/// `restore_memory`
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RestoreParams {
+    /// A deleted memory's name or trash entry (see list_trash), or an existing memory's name
+    /// together with `version`
+    #[serde(alias = "filename")]
+    pub name: String,
+    /// Restore this history version of an existing memory (see memory_history)
+    #[serde(default)]
+    pub version: Option<usize>,
+    /// Restore a deleted memory under this name instead
+    #[serde(default)]
+    pub as_name: Option<String>,
+}
+
 fn done(r: crate::Result<Value>) -> CallToolResult {
     match r {
         Ok(v) => CallToolResult::structured(v),
@@ -150,6 +267,18 @@ fn outcome_json<T: serde::Serialize>(o: &T) -> crate::Result<Value> {
 
 fn edge_type(t: &str) -> crate::Result<String> {
     EdgeType::canonical(t).map_err(|e| Error::Invalid(e.to_string()))
+}
+
+/// `45.2KB`, as ragdocs' `get_memory_stats` reports sizes.
+fn human_size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b < 1024.0 {
+        format!("{bytes}B")
+    } else if b < 1024.0 * 1024.0 {
+        format!("{:.1}KB", b / 1024.0)
+    } else {
+        format!("{:.1}MB", b / (1024.0 * 1024.0))
+    }
 }
 
 /// A name from the first words of `content`: slugified, at most six words, unique in the vault.
@@ -175,27 +304,13 @@ fn generated_name(vault: &Vault, content: &str) -> crate::Result<MemoryName> {
 impl MemlaneServer {
     /// A server over `vault`.
     pub fn new(vault: Arc<Vault>) -> MemlaneServer {
-        MemlaneServer { vault, tool_router: Self::tool_router() }
+        let live = Arc::new(Live::new(vault.clone()));
+        MemlaneServer { vault, live, tool_router: Self::tool_router() }
     }
 
-    /// Opens the indices and brings them up to date with the files.
-    fn indexes(&self) -> crate::Result<Indexes> {
-        let vault = &*self.vault;
-        let embedder = crate::index::select::embedder_for(&vault.config)?;
-        let mut idx = Indexes::open(vault, embedder)?;
-        let report = idx.reconcile(vault)?;
-        for p in &report.problems {
-            tracing::warn!("{p}");
-        }
-        if !report.added_ids.is_empty() {
-            let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
-            UsageStore::update(vault.root(), |state| {
-                for id in &report.added_ids {
-                    state.observe(id, now, cfg);
-                }
-            })?;
-        }
-        Ok(idx)
+    /// The state kept between calls (indices, logging level, cold check).
+    pub fn live(&self) -> &Arc<Live> {
+        &self.live
     }
 
     /// Warms memories the agent just used.
@@ -246,12 +361,29 @@ impl MemlaneServer {
         if let Some(t) = &p.memory_type {
             vault.check_type(t)?;
         }
+        if !p.force.unwrap_or(false) && !vault.path_of(&name).exists() {
+            let clean = crate::privacy::sanitize(&p.content, vault.config.privacy.scrub_secrets);
+            let threshold = vault.config.lifecycle.dedup_threshold;
+            let dup = self.live.with_indexes(|idx| {
+                Ok(crate::lifecycle::consolidate::find_duplicate(
+                    vault,
+                    idx,
+                    &clean.text,
+                    threshold,
+                ))
+            })?;
+            if let Some((dup, sim)) = dup.filter(|_| !clean.is_empty()) {
+                return Err(Error::Invalid(format!(
+                    "the content is {sim:.2} similar to the existing memory `{dup}`; nothing was written. Use update_memory or append_memory on `{dup}`, remember (updates it in place), or pass force: true to create it anyway"
+                )));
+            }
+        }
         let req = AddRequest {
             content: p.content,
             memory_type: p.memory_type,
             tags: p.tags.unwrap_or_default(),
         };
-        let out = vault.add(&name, &req)?;
+        let out = self.wrote(vault.add(&name, &req))?;
         self.observe_new(&out.id)?;
         outcome_json(&out)
     }
@@ -293,14 +425,13 @@ impl MemlaneServer {
                 ));
             }
         }
-        let idx = self.indexes()?;
         let (state, _) = UsageStore::open(vault.root())?;
         let state = state.into_state();
         let (now, lc) = (vault.clock.now(), vault.config.lifecycle.clone());
-        let results = crate::search::search_with(vault, &idx, &q, &|id, pinned| {
-            state.temperature(id, pinned, now, &lc)
-        })?;
-        if !results.hits.is_empty() {
+        let (results, used) = self.live.with_indexes(|idx| {
+            let results = crate::search::search_with(vault, idx, &q, &|id, pinned| {
+                state.temperature(id, pinned, now, &lc)
+            })?;
             let used: Vec<(String, bool)> = results
                 .hits
                 .iter()
@@ -308,6 +439,9 @@ impl MemlaneServer {
                     (h.id.clone(), idx.manifest().entries.get(&h.name).is_some_and(|e| e.pinned))
                 })
                 .collect();
+            Ok((results, used))
+        })?;
+        if !used.is_empty() {
             self.touch(&used)?;
         }
         let hits: Vec<Value> = results
@@ -332,20 +466,23 @@ impl MemlaneServer {
 
     fn linked(&self, p: LinkedParams) -> crate::Result<Value> {
         let vault = &*self.vault;
-        let idx = self.indexes()?;
         let ghost = format!("ghost:{}", normalize_target(&p.target_document));
-        let mut links = idx.graph().memories_linking_to(&ghost);
-        links.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.confidence.total_cmp(&a.1.confidence)));
-        links.dedup_by(|a, b| a.0 == b.0);
         let mut sq = SearchQuery::new(p.query);
         sq.limit = Some(10_000);
         let mut v = vault.clone();
         v.config.search.score_threshold = 0.0;
-        let scores: std::collections::HashMap<String, f64> = crate::search::search(&v, &idx, &sq)?
-            .hits
-            .into_iter()
-            .map(|h| (h.name, h.score))
-            .collect();
+        let (links, scores) = self.live.with_indexes(|idx| {
+            let mut links = idx.graph().memories_linking_to(&ghost);
+            links.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.confidence.total_cmp(&a.1.confidence)));
+            links.dedup_by(|a, b| a.0 == b.0);
+            let scores: std::collections::HashMap<String, f64> =
+                crate::search::search(&v, idx, &sq)?
+                    .hits
+                    .into_iter()
+                    .map(|h| (h.name, h.score))
+                    .collect();
+            Ok((links, scores))
+        })?;
         let mut scored: Vec<(f64, String, EdgeData)> = links
             .into_iter()
             .map(|(key, e)| {
@@ -374,11 +511,11 @@ impl MemlaneServer {
     }
 
     fn relationships(&self, p: &RelationshipsParams) -> crate::Result<Value> {
-        let idx = self.indexes()?;
         let m = self.vault.resolve(&p.name)?;
         let key = format!("memory:{}", m.name);
         let filter = p.edge_type.as_deref().map(edge_type).transpose()?;
-        let r = idx.graph().relationships(&key, filter.as_deref());
+        let r =
+            self.live.with_indexes(|idx| Ok(idx.graph().relationships(&key, filter.as_deref())))?;
         let outgoing: Vec<Value> = r.outgoing.iter().map(|(k, e)| e.to_json(k)).collect();
         let incoming: Vec<Value> = r.incoming.iter().map(|(k, e)| e.to_json(k)).collect();
         Ok(json!({
@@ -391,24 +528,34 @@ impl MemlaneServer {
     }
 
     fn stats(&self) -> crate::Result<Value> {
-        let idx = self.indexes()?;
-        let mut by_type: std::collections::BTreeMap<String, usize> = Default::default();
-        let mut by_status: std::collections::BTreeMap<String, usize> = Default::default();
-        let mut pinned = 0;
-        for e in idx.manifest().entries.values() {
-            *by_type.entry(e.memory_type.clone()).or_default() += 1;
-            *by_status.entry(e.status.clone()).or_default() += 1;
-            pinned += usize::from(e.pinned);
-        }
-        Ok(json!({
-            "vault": self.vault.root().display().to_string(),
-            "memories": idx.manifest().entries.len(),
-            "by_type": by_type,
-            "by_status": by_status,
-            "pinned": pinned,
-            "embedder": idx.embedder().id(),
-            "graph": idx.graph().stats(),
-        }))
+        self.live.with_indexes(|idx| {
+            let mut by_type: std::collections::BTreeMap<&str, usize> = Default::default();
+            let mut by_status: std::collections::BTreeMap<&str, usize> = Default::default();
+            let mut tags: std::collections::BTreeMap<&str, usize> = Default::default();
+            let (mut pinned, mut bytes) = (0, 0);
+            for e in idx.manifest().entries.values() {
+                *by_type.entry(&e.memory_type).or_default() += 1;
+                *by_status.entry(&e.status).or_default() += 1;
+                for t in &e.tags {
+                    *tags.entry(t).or_default() += 1;
+                }
+                pinned += usize::from(e.pinned);
+                bytes += e.size;
+            }
+            let root = self.vault.root().display().to_string();
+            Ok(json!({
+                "count": idx.manifest().entries.len(),
+                "total_size": human_size(bytes),
+                "total_bytes": bytes,
+                "tags": tags,
+                "types": by_type,
+                "memory_path": root,
+                "by_status": by_status,
+                "pinned": pinned,
+                "embedder": idx.embedder().id(),
+                "graph": idx.graph().stats(),
+            }))
+        })
     }
 
     fn remember_impl(&self, p: RememberParams) -> crate::Result<Value> {
@@ -419,11 +566,11 @@ impl MemlaneServer {
         if let Some(t) = &p.memory_type {
             vault.check_type(t)?;
         }
-        let idx = self.indexes()?;
         let threshold = vault.config.lifecycle.remember_update_threshold;
-        if let Some((dup, sim)) =
-            crate::lifecycle::consolidate::find_duplicate(vault, &idx, &p.content, threshold)
-        {
+        let dup = self.live.with_indexes(|idx| {
+            Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &p.content, threshold))
+        })?;
+        if let Some((dup, sim)) = dup {
             let m = vault.resolve(&dup)?;
             let req = UpdateRequest {
                 content: Some(p.content),
@@ -431,7 +578,7 @@ impl MemlaneServer {
                 action: "update",
                 ..Default::default()
             };
-            let out = vault.update(&m, &req)?;
+            let out = self.wrote(vault.update(&m, &req))?;
             self.touch(&[(m.id.to_string(), m.meta.pinned)])?;
             let mut v = outcome_json(&out)?;
             v["action"] = json!("updated");
@@ -440,7 +587,7 @@ impl MemlaneServer {
         }
         let name = generated_name(vault, &p.content)?;
         let req = AddRequest { content: p.content, memory_type: p.memory_type, tags: Vec::new() };
-        let out = vault.add(&name, &req)?;
+        let out = self.wrote(vault.add(&name, &req))?;
         self.observe_new(&out.id)?;
         let mut v = outcome_json(&out)?;
         v["action"] = json!("created");
@@ -453,7 +600,7 @@ impl MemlaneServer {
         let (now, cfg) = (vault.clock.now(), vault.config.lifecycle.clone());
         let was = m.meta.pinned;
         UsageStore::update(vault.root(), |state| state.settle(m.id.as_str(), was, now, &cfg))?;
-        outcome_json(&vault.set_pinned(&m, pinned)?)
+        outcome_json(&self.wrote(vault.set_pinned(&m, pinned))?)
     }
 
     fn link(&self, p: &LinkParams) -> crate::Result<Value> {
@@ -464,9 +611,239 @@ impl MemlaneServer {
             return Err(Error::Invalid(format!("`{}` cannot link to itself", from.name)));
         }
         let ty = edge_type(p.edge_type.as_deref().unwrap_or("related_to"))?;
-        outcome_json(&vault.add_frontmatter_link(&from, &ty, &format!("memory:{}", to.name))?)
+        outcome_json(&self.wrote(vault.add_frontmatter_link(
+            &from,
+            &ty,
+            &format!("memory:{}", to.name),
+        ))?)
     }
 }
+
+impl MemlaneServer {
+    /// Marks the indices stale after a write (whether it succeeded or not: a failed multi-step
+    /// write may have changed something).
+    fn wrote<T>(&self, r: crate::Result<T>) -> crate::Result<T> {
+        self.live.wrote();
+        r
+    }
+
+    fn update_impl(&self, p: ContentParams) -> crate::Result<Value> {
+        let m = self.vault.resolve(&p.name)?;
+        let req =
+            UpdateRequest { content: Some(p.content), action: "update", ..Default::default() };
+        outcome_json(&self.wrote(self.vault.update(&m, &req))?)
+    }
+
+    fn append_impl(&self, p: ContentParams) -> crate::Result<Value> {
+        let m = self.vault.resolve(&p.name)?;
+        outcome_json(&self.wrote(self.vault.append(&m, &p.content))?)
+    }
+
+    fn delete_impl(&self, p: &NameParams) -> crate::Result<Value> {
+        let m = self.vault.resolve(&p.name)?;
+        outcome_json(&self.wrote(self.vault.delete(&m))?)
+    }
+
+    fn summarize(&self, p: SummarizeParams) -> crate::Result<Value> {
+        let m = self.vault.resolve(&p.name)?;
+        let (out, reset) = self.wrote(crate::lifecycle::views::summarize(
+            &self.vault,
+            &m,
+            p.content,
+            p.temperature,
+        ))?;
+        if let Some(r) = reset {
+            tracing::warn!("{r}");
+        }
+        outcome_json(&out)
+    }
+
+    fn merge(&self, p: MergeParams) -> crate::Result<Value> {
+        let vault = &*self.vault;
+        let sources =
+            p.source_files.iter().map(|n| vault.resolve(n)).collect::<crate::Result<Vec<_>>>()?;
+        let refs: Vec<&Memory> = sources.iter().collect();
+        let target =
+            MemoryName::parse(p.target_file.trim_end_matches(".md")).map_err(Error::from)?;
+        // ragdocs clients send a whole file; the frontmatter is generated here.
+        let content = p.summary_content.map(|c| {
+            let doc = crate::model::frontmatter::Document::parse(&c);
+            if doc.has_frontmatter() { doc.content().to_owned() } else { c }
+        });
+        let out = self.wrote(crate::lifecycle::consolidate::merge(
+            vault,
+            &refs,
+            &target,
+            content.as_deref(),
+            p.archive.unwrap_or(false),
+        ))?;
+        outcome_json(&out)
+    }
+
+    fn suggest_merges(&self, p: SuggestMergesParams) -> crate::Result<Value> {
+        let vault = &*self.vault;
+        let threshold = p.threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(Error::Invalid(format!("threshold {threshold} is not between 0 and 1")));
+        }
+        if let Some(t) = &p.filter_type {
+            vault.check_type(t)?;
+        }
+        let limit = p.limit.unwrap_or(5);
+        let clusters = self.live.with_indexes(|idx| {
+            Ok(crate::lifecycle::consolidate::suggest_merges(
+                vault,
+                idx,
+                threshold,
+                p.filter_type.as_deref(),
+                limit,
+            ))
+        })?;
+        let items: Vec<Value> = clusters
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let memories: Vec<Value> = c
+                    .members
+                    .iter()
+                    .map(|m| {
+                        let file = MemoryName::parse(&m.name)
+                            .map(|n| vault.path_of(&n).display().to_string())
+                            .unwrap_or_default();
+                        json!({
+                            "id": format!("memory:{}", m.name),
+                            "name": m.name,
+                            "type": m.memory_type,
+                            "file_path": file,
+                            "preview": m.preview,
+                        })
+                    })
+                    .collect();
+                json!({
+                    "cluster_id": i,
+                    "score": c.score,
+                    "reason": c.reason,
+                    "memory_count": c.members.len(),
+                    "memories": memories,
+                })
+            })
+            .collect();
+        Ok(json!({ "threshold": threshold, "clusters": items }))
+    }
+
+    fn cold(&self) -> crate::Result<Value> {
+        let (items, reset) = crate::lifecycle::views::cold_memories(&self.vault)?;
+        if let Some(r) = reset {
+            tracing::warn!("{r}");
+        }
+        Ok(json!({
+            "cold_threshold": self.vault.config.lifecycle.cold_threshold,
+            "memories": outcome_json(&items)?,
+        }))
+    }
+
+    fn tree(&self, p: &TreeParams) -> crate::Result<Value> {
+        let (rows, reset) = crate::lifecycle::views::tree(&self.vault, p.sections.unwrap_or(true))?;
+        if let Some(r) = reset {
+            tracing::warn!("{r}");
+        }
+        Ok(
+            json!({ "vault": self.vault.root().display().to_string(), "memories": outcome_json(&rows)? }),
+        )
+    }
+
+    fn history(&self, p: &NameParams) -> crate::Result<Value> {
+        let m = self.vault.resolve(&p.name)?;
+        let versions = self.vault.history(&m)?;
+        Ok(
+            json!({ "name": m.name.to_string(), "id": m.id.to_string(), "versions": outcome_json(&versions)? }),
+        )
+    }
+
+    fn related(&self, p: &RelatedParams) -> crate::Result<Value> {
+        let depth = p.depth.unwrap_or(1);
+        if depth == 0 {
+            return Err(Error::Invalid("depth must be at least 1".into()));
+        }
+        let m = self.vault.resolve(&p.name)?;
+        let key = format!("memory:{}", m.name);
+        let mut rel = self.live.with_indexes(|idx| {
+            Ok(idx.graph().neighbors(&key, depth, &crate::model::links::link_weight))
+        })?;
+        rel.truncate(p.limit.unwrap_or(10));
+        Ok(
+            json!({ "memory_id": key, "name": m.name.to_string(), "depth": depth, "related": outcome_json(&rel)? }),
+        )
+    }
+
+    fn split(&self, p: SplitParams) -> crate::Result<Value> {
+        let vault = &*self.vault;
+        let m = vault.resolve(&p.name)?;
+        let replace = p.replace.unwrap_or(false);
+        let outs = match p.pieces {
+            None => self.wrote(crate::lifecycle::consolidate::split(vault, &m, replace))?,
+            Some(pieces) => {
+                let pieces = pieces
+                    .into_iter()
+                    .map(|piece| {
+                        let name = piece
+                            .name
+                            .map(|n| MemoryName::parse(n.trim_end_matches(".md")))
+                            .transpose()
+                            .map_err(Error::from)?;
+                        Ok(crate::lifecycle::consolidate::SplitPiece {
+                            name,
+                            content: piece.content,
+                        })
+                    })
+                    .collect::<crate::Result<Vec<_>>>()?;
+                self.wrote(crate::lifecycle::consolidate::split_into(vault, &m, &pieces, replace))?
+            }
+        };
+        Ok(json!({ "split": m.name.to_string(), "outcomes": outcome_json(&outs)? }))
+    }
+
+    fn trash_list(&self) -> crate::Result<Value> {
+        Ok(json!({ "entries": outcome_json(&self.vault.trash_list()?)? }))
+    }
+
+    fn restore(&self, p: &RestoreParams) -> crate::Result<Value> {
+        let vault = &*self.vault;
+        if let Some(version) = p.version {
+            if p.as_name.is_some() {
+                return Err(Error::Invalid(
+                    "as_name restores a deleted memory; it cannot be combined with version".into(),
+                ));
+            }
+            let m = vault.resolve(&p.name)?;
+            return outcome_json(&self.wrote(vault.restore_version(&m, version))?);
+        }
+        let entry = vault.trash_find(&p.name)?;
+        let as_name = p
+            .as_name
+            .as_deref()
+            .map(|n| MemoryName::parse(n.trim_end_matches(".md")))
+            .transpose()
+            .map_err(Error::from)?;
+        let out = self.wrote(vault.trash_restore(&entry, as_name.as_ref()))?;
+        self.observe_new(&out.id)?;
+        outcome_json(&out)
+    }
+}
+
+/// The tools listed with `[mcp] tools = "core"` (the others stay callable by name).
+pub const CORE_TOOLS: &[&str] = &[
+    "search_memories",
+    "search_linked_memories",
+    "read_memory",
+    "remember",
+    "create_memory",
+    "update_memory",
+    "append_memory",
+    "delete_memory",
+    "link_memories",
+    "summarize_memory",
+];
 
 #[tool_router(router = tool_router)]
 impl MemlaneServer {
@@ -486,28 +863,19 @@ impl MemlaneServer {
         description = "Replace a memory's body with new content (the old version is kept in history)."
     )]
     async fn update_memory(&self, Parameters(p): Parameters<ContentParams>) -> CallToolResult {
-        done((|| {
-            let m = self.vault.resolve(&p.name)?;
-            let req =
-                UpdateRequest { content: Some(p.content), action: "update", ..Default::default() };
-            outcome_json(&self.vault.update(&m, &req)?)
-        })())
+        done(self.update_impl(p))
     }
 
     #[tool(description = "Add text to the end of a memory.")]
     async fn append_memory(&self, Parameters(p): Parameters<ContentParams>) -> CallToolResult {
-        done((|| {
-            let m = self.vault.resolve(&p.name)?;
-            outcome_json(&self.vault.append(&m, &p.content)?)
-        })())
+        done(self.append_impl(p))
     }
 
-    #[tool(description = "Delete a memory (moved to the vault's trash; it can be restored).")]
+    #[tool(
+        description = "Delete a memory (moved to the vault's trash; restore_memory brings it back)."
+    )]
     async fn delete_memory(&self, Parameters(p): Parameters<NameParams>) -> CallToolResult {
-        done((|| {
-            let m = self.vault.resolve(&p.name)?;
-            outcome_json(&self.vault.delete(&m)?)
-        })())
+        done(self.delete_impl(&p))
     }
 
     #[tool(
@@ -565,13 +933,117 @@ impl MemlaneServer {
     async fn link_memories(&self, Parameters(p): Parameters<LinkParams>) -> CallToolResult {
         done(self.link(&p))
     }
+
+    #[tool(
+        description = "Shrink a memory in place with a shorter rewrite (same name, id and links; the old version stays in history; its temperature restarts). Use on cold memories."
+    )]
+    async fn summarize_memory(&self, Parameters(p): Parameters<SummarizeParams>) -> CallToolResult {
+        done(self.summarize(p))
+    }
+
+    #[tool(
+        description = "Merge two or more memories into a new one: tags are united, `consolidated_from` recorded, links to the sources redirected; the sources go to the trash (or are archived)."
+    )]
+    async fn merge_memories(&self, Parameters(p): Parameters<MergeParams>) -> CallToolResult {
+        done(self.merge(p))
+    }
+
+    #[tool(
+        description = "Groups of near-duplicate memories worth merging, each with a similarity score, a reason and a preview of every member."
+    )]
+    async fn suggest_memory_merges(
+        &self,
+        Parameters(p): Parameters<SuggestMergesParams>,
+    ) -> CallToolResult {
+        done(self.suggest_merges(p))
+    }
+
+    #[tool(
+        description = "Memories that have cooled below the cold threshold (unused for a long time), coldest first, with their size in tokens: candidates for summarize_memory."
+    )]
+    async fn get_cold_memories(&self, Parameters(_p): Parameters<NoParams>) -> CallToolResult {
+        done(self.cold())
+    }
+
+    #[tool(
+        description = "The whole vault as a tree: every memory with its type, temperature, pinned flag, token estimate and heading sections."
+    )]
+    async fn memory_tree(&self, Parameters(p): Parameters<TreeParams>) -> CallToolResult {
+        done(self.tree(&p))
+    }
+
+    #[tool(
+        description = "The earlier versions of a memory (kept on every update, summarize, merge or restore), numbered for restore_memory."
+    )]
+    async fn memory_history(&self, Parameters(p): Parameters<NameParams>) -> CallToolResult {
+        done(self.history(&p))
+    }
+
+    #[tool(
+        description = "Memories exactly `depth` links away from a memory (through links, shared files and entities), best connected first."
+    )]
+    async fn get_related_memories(
+        &self,
+        Parameters(p): Parameters<RelatedParams>,
+    ) -> CallToolResult {
+        done(self.related(&p))
+    }
+
+    #[tool(
+        description = "Split a memory into several: the pieces you give, or one per top-level heading. The original stays (linked from each piece) unless replace is true."
+    )]
+    async fn split_memory(&self, Parameters(p): Parameters<SplitParams>) -> CallToolResult {
+        done(self.split(p))
+    }
+
+    #[tool(
+        description = "Deleted memories in the trash, newest first, with the entry to restore them by."
+    )]
+    async fn list_trash(&self, Parameters(_p): Parameters<NoParams>) -> CallToolResult {
+        done(self.trash_list())
+    }
+
+    #[tool(
+        description = "Bring back a deleted memory from the trash (by name or entry), or an earlier version of an existing memory (with version)."
+    )]
+    async fn restore_memory(&self, Parameters(p): Parameters<RestoreParams>) -> CallToolResult {
+        done(self.restore(&p))
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for MemlaneServer {
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_logging().build())
             .with_server_info(Implementation::new("memlane", env!("CARGO_PKG_VERSION")))
             .with_instructions(super::INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, rmcp::ErrorData> {
+        let full = self.vault.config.mcp.tools == McpTools::Full;
+        let tools = self
+            .tool_router
+            .list_all()
+            .into_iter()
+            .filter(|t| full || CORE_TOOLS.contains(&t.name.as_ref()))
+            .collect();
+        Ok(ListToolsResult { tools, ..Default::default() })
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), rmcp::ErrorData> {
+        self.live.set_level(request.level);
+        // A client that just asked for warnings hears about memories already cold.
+        super::send_cold_notification(&self.live, &context.peer).await;
+        Ok(())
     }
 }

@@ -12,6 +12,7 @@ mod graph;
 mod lifecycle;
 mod mcp;
 mod memories;
+mod mcp_tools;
 mod model;
 mod privacy;
 mod safety;

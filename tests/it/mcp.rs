@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use crate::common::TestEnv;
 
-const TOOLS: &[&str] = &[
+/// Every tool of SPEC §10.
+pub(crate) const ALL_TOOLS: &[&str] = &[
     "create_memory",
     "read_memory",
     "update_memory",
@@ -18,25 +19,57 @@ const TOOLS: &[&str] = &[
     "delete_memory",
     "search_memories",
     "search_linked_memories",
-    "get_memory_relationships",
     "get_memory_stats",
+    "merge_memories",
+    "suggest_memory_merges",
+    "get_memory_relationships",
     "remember",
     "pin_memory",
     "unpin_memory",
+    "summarize_memory",
+    "get_cold_memories",
+    "memory_tree",
+    "memory_history",
     "link_memories",
+    "get_related_memories",
+    "split_memory",
+    "list_trash",
+    "restore_memory",
 ];
 
-struct Client {
-    child: Child,
+/// The default (`[mcp] tools = "core"`) list.
+const CORE_TOOLS: &[&str] = &[
+    "search_memories",
+    "search_linked_memories",
+    "read_memory",
+    "remember",
+    "create_memory",
+    "update_memory",
+    "append_memory",
+    "delete_memory",
+    "link_memories",
+    "summarize_memory",
+];
+
+/// A JSON-RPC client of a spawned `memlane mcp` (also used by `concurrency.rs`).
+pub(crate) struct Client {
+    pub(crate) child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+    /// Every line the server wrote to stdout, in order.
+    pub(crate) lines: Receiver<String>,
     next_id: u64,
 }
 
 impl Client {
-    fn start(env: &TestEnv) -> Client {
-        let mut child = env
-            .command()
+    pub(crate) fn start(env: &TestEnv) -> Client {
+        Client::start_with(env, &[])
+    }
+
+    /// Starts `memlane mcp` with extra environment variables.
+    pub(crate) fn start_with(env: &TestEnv, vars: &[(&str, &str)]) -> Client {
+        let mut cmd = env.command();
+        cmd.envs(vars.iter().copied());
+        let mut child = cmd
             .arg("mcp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -57,16 +90,22 @@ impl Client {
         Client { child, stdin, lines: rx, next_id: 1 }
     }
 
-    fn send(&mut self, msg: &Value) {
+    pub(crate) fn send(&mut self, msg: &Value) {
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{msg}").unwrap();
         stdin.flush().unwrap();
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
+        self.request_seeing(method, params).0
+    }
+
+    /// Sends a request; returns its result and the notifications that arrived before it.
+    pub(crate) fn request_seeing(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut notifications = Vec::new();
         loop {
             let line = self
                 .lines
@@ -78,17 +117,41 @@ impl Client {
             assert_eq!(v["jsonrpc"], "2.0", "{line}");
             if v["id"] == json!(id) {
                 assert!(v.get("error").is_none(), "{method} failed: {line}");
-                return v["result"].clone();
+                return (v["result"].clone(), notifications);
+            }
+            if v.get("id").is_none() {
+                notifications.push(v);
             }
         }
     }
 
-    fn call(&mut self, tool: &str, args: Value) -> Value {
+    /// Calls a tool that must fail and returns its error text.
+    pub(crate) fn err(&mut self, tool: &str, args: Value) -> String {
+        let r = self.call(tool, args);
+        assert_eq!(r["isError"], json!(true), "{tool} should have failed: {r}");
+        r["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+    }
+
+    pub(crate) fn call(&mut self, tool: &str, args: Value) -> Value {
         self.request("tools/call", json!({"name": tool, "arguments": args}))
     }
 
+    /// The MCP handshake: `initialize`, then `notifications/initialized`.
+    pub(crate) fn initialize(&mut self) -> Value {
+        let init = self.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "memlane-test", "version": "0"}
+            }),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        init
+    }
+
     /// Calls a tool that must succeed and returns its structured result.
-    fn ok(&mut self, tool: &str, args: Value) -> Value {
+    pub(crate) fn ok(&mut self, tool: &str, args: Value) -> Value {
         let r = self.call(tool, args);
         assert_ne!(r["isError"], json!(true), "{tool} failed: {r}");
         r["structuredContent"].clone()
@@ -116,28 +179,19 @@ fn mcp_tools_over_stdio() {
     let env = TestEnv::with_vault("links");
     let mut c = Client::start(&env);
 
-    let init = c.request(
-        "initialize",
-        json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "memlane-test", "version": "0"}
-        }),
-    );
+    let init = c.initialize();
     assert_eq!(init["serverInfo"]["name"], "memlane");
     assert!(init["instructions"].as_str().unwrap().contains("search_memories"));
-    c.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert!(init["capabilities"]["logging"].is_object(), "{init}");
 
+    // The default list is the short core set; the other tools stay callable by name.
     let list = c.request("tools/list", json!({}));
-    let tools = list["tools"].as_array().unwrap();
-    for name in TOOLS {
-        let t = tools
-            .iter()
-            .find(|t| t["name"] == *name)
-            .unwrap_or_else(|| panic!("tool {name} not listed"));
-        assert_eq!(t["inputSchema"]["type"], "object", "{name}: {t}");
-        assert!(!t["description"].as_str().unwrap_or_default().is_empty(), "{name}");
-    }
+    let mut listed: Vec<&str> =
+        list["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    listed.sort_unstable();
+    let mut core = CORE_TOOLS.to_vec();
+    core.sort_unstable();
+    assert_eq!(listed, core);
 
     let created = c.ok(
         "create_memory",
@@ -180,7 +234,9 @@ fn mcp_tools_over_stdio() {
     assert!(names(&linked).contains(&"bug-login".to_owned()), "{linked}");
 
     let stats = c.ok("get_memory_stats", json!({}));
-    assert_eq!(stats["memories"], 7, "{stats}");
+    assert_eq!(stats["count"], 7, "{stats}");
+    assert_eq!(stats["memory_path"], env.vault().display().to_string(), "{stats}");
+    assert!(stats["types"].is_object() && stats["tags"].is_object(), "{stats}");
 
     let first = c.ok(
         "remember",

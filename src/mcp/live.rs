@@ -1,0 +1,200 @@
+//! What the server keeps between calls: the open indices (kept fresh by the watcher's change
+//! counter, the server's own writes and other processes' index writes), the client's logging
+//! level, and the cold check (SPEC §7.4).
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+#[allow(deprecated)]
+// MCP logging is deprecated by a draft of the protocol; clients still use it.
+use rmcp::model::LoggingLevel;
+use serde_json::{Value, json};
+
+use crate::index::store::Indexes;
+use crate::lifecycle::UsageStore;
+use crate::vault::Vault;
+
+/// Where a change counter comes from: the vault watcher (a counter bumped on every event under
+/// the vault, or `None` when the watcher is not running or has failed).
+pub type ChangeCounter = Arc<dyn Fn() -> Option<u64> + Send + Sync>;
+
+/// The logger name of cold notifications.
+pub const COLD_LOGGER: &str = "memlane.temperature";
+
+/// The message of a cold notification.
+pub const COLD_MESSAGE: &str = "Cold memories detected; consider summarizing via summarize_memory";
+
+/// No level set by the client: send no log notifications.
+const LEVEL_OFF: u8 = u8::MAX;
+
+struct Cached {
+    idx: Indexes,
+    /// The change counter when the indices were last reconciled.
+    generation: Option<u64>,
+    /// The manifest file's (mtime, size) after our last reconcile: another process's index write
+    /// changes it.
+    manifest: Option<(SystemTime, u64)>,
+}
+
+/// The server's state shared by every tool call.
+pub struct Live {
+    vault: Arc<Vault>,
+    cache: Mutex<Option<Cached>>,
+    /// Set by the server's own writes: the next call reconciles even when the watcher has not
+    /// reported the write yet.
+    dirty: AtomicBool,
+    changes: Mutex<Option<ChangeCounter>>,
+    level: AtomicU8,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Live").field("vault", &self.vault.root()).finish_non_exhaustive()
+    }
+}
+
+fn manifest_stamp(path: &PathBuf) -> Option<(SystemTime, u64)> {
+    let md = std::fs::metadata(path).ok()?;
+    Some((md.modified().ok()?, md.len()))
+}
+
+#[allow(deprecated)]
+fn level_rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+impl Live {
+    /// Fresh state over `vault`: no indices open yet, no watcher, no logging.
+    pub fn new(vault: Arc<Vault>) -> Live {
+        Live {
+            vault,
+            cache: Mutex::new(None),
+            dirty: AtomicBool::new(false),
+            changes: Mutex::new(None),
+            level: AtomicU8::new(LEVEL_OFF),
+        }
+    }
+
+    /// Uses `counter` to skip the vault stat when nothing changed since the last call.
+    pub fn set_change_counter(&self, counter: ChangeCounter) {
+        *self.changes.lock().unwrap_or_else(|e| e.into_inner()) = Some(counter);
+    }
+
+    fn generation(&self) -> Option<u64> {
+        let changes = self.changes.lock().unwrap_or_else(|e| e.into_inner());
+        changes.as_ref().and_then(|c| c())
+    }
+
+    /// Records that this server wrote to the vault.
+    pub fn wrote(&self) {
+        self.dirty.store(true, Ordering::SeqCst);
+    }
+
+    /// Runs `f` with indices that reflect every file on disk.
+    ///
+    /// The indices stay open between calls. They are reconciled (a stat of the vault) unless the
+    /// watcher's counter is unchanged since the last reconcile, the server wrote nothing since,
+    /// and no other process rewrote the manifest; in that last case they are reopened.
+    pub fn with_indexes<R>(
+        &self,
+        f: impl FnOnce(&Indexes) -> crate::Result<R>,
+    ) -> crate::Result<R> {
+        let vault = &*self.vault;
+        let manifest_path = Indexes::dir_of(vault).join("manifest.tsv");
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        // Read the counter before looking at the files: a change after this point bumps it
+        // again and the next call looks.
+        let generation = self.generation();
+        let dirty = self.dirty.swap(false, Ordering::SeqCst);
+        let stamp = manifest_stamp(&manifest_path);
+        let reopen = match &*cache {
+            None => true,
+            Some(c) => c.manifest != stamp,
+        };
+        let fresh = !reopen
+            && !dirty
+            && generation.is_some()
+            && cache.as_ref().is_some_and(|c| c.generation == generation);
+        if !fresh {
+            let mut idx = match cache.take() {
+                Some(c) if !reopen => c.idx,
+                _ => {
+                    let embedder = crate::index::select::embedder_for(&vault.config)?;
+                    Indexes::open(vault, embedder)?
+                }
+            };
+            let report = idx.reconcile(vault)?;
+            for p in &report.problems {
+                tracing::warn!("{p}");
+            }
+            if !report.added_ids.is_empty() {
+                let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
+                UsageStore::update(vault.root(), |state| {
+                    for id in &report.added_ids {
+                        state.observe(id, now, cfg);
+                    }
+                })?;
+            }
+            *cache = Some(Cached { idx, generation, manifest: manifest_stamp(&manifest_path) });
+        }
+        let cached = cache.as_ref().expect("filled just above");
+        f(&cached.idx)
+    }
+
+    /// Records the level the client asked for (`logging/setLevel`).
+    #[allow(deprecated)]
+    pub fn set_level(&self, level: LoggingLevel) {
+        self.level.store(level_rank(level), Ordering::SeqCst);
+    }
+
+    /// Whether the client asked for messages of `level` or more severe ones.
+    #[allow(deprecated)]
+    pub fn wants(&self, level: LoggingLevel) -> bool {
+        let set = self.level.load(Ordering::SeqCst);
+        set != LEVEL_OFF && level_rank(level) >= set
+    }
+
+    /// The cold check: the payload of a `notifications/message` for the memories that crossed
+    /// below `notify_threshold` since they were last announced, or `None` when there are none or
+    /// the client did not ask for warnings (then nothing is marked announced).
+    #[allow(deprecated)]
+    pub fn cold_check(&self) -> crate::Result<Option<Value>> {
+        if !self.wants(LoggingLevel::Warning) {
+            return Ok(None);
+        }
+        let (items, reset) = crate::lifecycle::views::announce_cold(&self.vault)?;
+        if let Some(r) = reset {
+            tracing::warn!("{r}");
+        }
+        if items.is_empty() {
+            return Ok(None);
+        }
+        let memories: Vec<Value> = items
+            .iter()
+            .map(|c| {
+                json!({
+                    "id": c.id,
+                    "name": c.name,
+                    "file": c.file.display().to_string(),
+                    "temperature": c.temperature,
+                })
+            })
+            .collect();
+        Ok(Some(json!({
+            "message": COLD_MESSAGE,
+            "suggested_action": "summarize_memory",
+            "memories": memories,
+        })))
+    }
+}
