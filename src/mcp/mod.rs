@@ -44,7 +44,7 @@ pub(crate) async fn send_cold_notification(live: &Live, peer: &rmcp::Peer<rmcp::
 }
 
 /// Serves the vault over MCP on stdin/stdout until the client disconnects, checking for cold
-/// memories every `[lifecycle] cold_check_minutes` (0: only when the client sets its log level).
+/// memories every `[lifecycle] cold_check_minutes` and when the client sets its log level.
 pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     let minutes = vault.config.lifecycle.cold_check_minutes;
     let vault = Arc::new(vault);
