@@ -2,7 +2,6 @@
 //! counter, the server's own writes and other processes' index writes), the client's logging
 //! level, and the cold check (SPEC §7.4).
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
@@ -13,7 +12,7 @@ use rmcp::model::LoggingLevel;
 use serde_json::{Value, json};
 
 use crate::index::store::Indexes;
-use crate::lifecycle::UsageStore;
+use crate::lifecycle::{UsageState, UsageStore};
 use crate::vault::Vault;
 
 /// Where a change counter comes from: the vault watcher (a counter bumped on every event under
@@ -28,6 +27,16 @@ pub const COLD_MESSAGE: &str = "Cold memories detected; consider summarizing via
 
 /// No level set by the client: send no log notifications.
 const LEVEL_OFF: u8 = u8::MAX;
+
+/// The usage state as last read, with the warm-ups not yet written.
+struct UsageCache {
+    state: UsageState,
+    /// The state file's (mtime, size) when read; `None` forces a reload.
+    stamp: Option<(SystemTime, u64)>,
+}
+
+/// A warm-up waiting to be written: `(id, pinned, when)`.
+type Warm = (String, bool, jiff::Timestamp);
 
 struct Cached {
     idx: Indexes,
@@ -47,6 +56,8 @@ pub struct Live {
     dirty: AtomicBool,
     changes: Mutex<Option<ChangeCounter>>,
     level: AtomicU8,
+    usage: Mutex<Option<UsageCache>>,
+    pending: Mutex<Vec<Warm>>,
 }
 
 impl std::fmt::Debug for Live {
@@ -55,7 +66,7 @@ impl std::fmt::Debug for Live {
     }
 }
 
-fn manifest_stamp(path: &PathBuf) -> Option<(SystemTime, u64)> {
+fn manifest_stamp(path: &std::path::Path) -> Option<(SystemTime, u64)> {
     let md = std::fs::metadata(path).ok()?;
     Some((md.modified().ok()?, md.len()))
 }
@@ -83,6 +94,8 @@ impl Live {
             dirty: AtomicBool::new(false),
             changes: Mutex::new(None),
             level: AtomicU8::new(LEVEL_OFF),
+            usage: Mutex::new(None),
+            pending: Mutex::new(Vec::new()),
         }
     }
 
@@ -152,6 +165,80 @@ impl Live {
         f(&cached.idx)
     }
 
+    /// Runs `f` with the usage state: the file as last read (re-read when another process
+    /// changed it) plus this server's warm-ups not yet written.
+    pub fn with_usage<R>(&self, f: impl FnOnce(&UsageState) -> R) -> crate::Result<R> {
+        let path = UsageStore::file_path(self.vault.root());
+        let stamp = manifest_stamp(&path);
+        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
+        if usage.as_ref().is_none_or(|u| u.stamp.is_none() || u.stamp != stamp) {
+            let (store, reset) = UsageStore::open(self.vault.root())?;
+            if let Some(r) = reset {
+                tracing::warn!("{r}");
+            }
+            let mut state = store.into_state();
+            let cfg = &self.vault.config.lifecycle;
+            for (id, pinned, when) in self.pending.lock().unwrap_or_else(|e| e.into_inner()).iter()
+            {
+                state.touch_day(*when);
+                state.warm(id, *pinned, *when, cfg);
+            }
+            *usage = Some(UsageCache { state, stamp });
+        }
+        Ok(f(&usage.as_ref().expect("loaded just above").state))
+    }
+
+    /// Warms memories the agent just used (`(id, pinned)`): at once in this server's view, and
+    /// in the state file at the next [`Live::flush`] (within a second; a search stays cheap).
+    pub fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {
+        let now = self.vault.clock.now();
+        let cfg = &self.vault.config.lifecycle;
+        self.with_usage(|_| ())?;
+        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(u) = usage.as_mut() {
+            u.state.touch_day(now);
+            for (id, pinned) in used {
+                u.state.warm(id, *pinned, now, cfg);
+            }
+        }
+        pending.extend(used.iter().map(|(id, pinned)| (id.clone(), *pinned, now)));
+        Ok(())
+    }
+
+    /// Writes the pending warm-ups to the state file (under its lock, merged with what other
+    /// processes wrote). Tools that read or change the state file directly call this first.
+    pub fn flush(&self) -> crate::Result<()> {
+        let warms = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if warms.is_empty() {
+            return Ok(());
+        }
+        let cfg = &self.vault.config.lifecycle;
+        let written = UsageStore::update(self.vault.root(), |state| {
+            for (id, pinned, when) in &warms {
+                state.touch_day(*when);
+                state.warm(id, *pinned, *when, cfg);
+            }
+        });
+        match written {
+            Ok((_, reset)) => {
+                if let Some(r) = reset {
+                    tracing::warn!("{r}");
+                }
+                // Re-read next time: the file now holds these warm-ups and anyone else's.
+                if let Some(u) = self.usage.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                    u.stamp = None;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                // Keep them for the next try.
+                self.pending.lock().unwrap_or_else(|e| e.into_inner()).splice(0..0, warms);
+                Err(e.into())
+            }
+        }
+    }
+
     /// Records the level the client asked for (`logging/setLevel`).
     #[allow(deprecated)]
     pub fn set_level(&self, level: LoggingLevel) {
@@ -173,6 +260,7 @@ impl Live {
         if !self.wants(LoggingLevel::Warning) {
             return Ok(None);
         }
+        self.flush()?;
         let (items, reset) = crate::lifecycle::views::announce_cold(&self.vault)?;
         if let Some(r) = reset {
             tracing::warn!("{r}");

@@ -50,6 +50,7 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     let vault = Arc::new(vault);
     let server = MemlaneServer::new(vault.clone());
     let live = server.live().clone();
+    let server_live = live.clone();
     // The watcher keeps the indices fresh in the background and tells the server when it can
     // skip the vault stat; without it every call reconciles.
     let opts = crate::watch::WatchOptions::from_config(&vault.config);
@@ -91,9 +92,26 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
             }
         })
     });
+    // Warm-ups from searches and reads reach the state file within a second.
+    let flusher = {
+        let live = server_live.clone();
+        tokio::spawn(async move {
+            let mut interval = tokio::time::interval(std::time::Duration::from_secs(1));
+            loop {
+                interval.tick().await;
+                if let Err(e) = live.flush() {
+                    tracing::warn!("cannot save the usage state: {e}");
+                }
+            }
+        })
+    };
     let result = running.waiting().await;
     if let Some(t) = ticker {
         t.abort();
+    }
+    flusher.abort();
+    if let Err(e) = server_live.flush() {
+        tracing::warn!("cannot save the usage state: {e}");
     }
     result.map_err(|e| crate::Error::Invalid(format!("MCP server stopped: {e}")))?;
     Ok(())

@@ -315,18 +315,7 @@ impl MemlaneServer {
 
     /// Warms memories the agent just used.
     fn touch(&self, used: &[(String, bool)]) -> crate::Result<()> {
-        let vault = &*self.vault;
-        let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
-        let (_, reset) = UsageStore::update(vault.root(), |state| {
-            state.touch_day(now);
-            for (id, pinned) in used {
-                state.warm(id, *pinned, now, cfg);
-            }
-        })?;
-        if let Some(r) = reset {
-            tracing::warn!("{r}");
-        }
-        Ok(())
+        self.live.warm(used)
     }
 
     fn observe_new(&self, id: &str) -> crate::Result<()> {
@@ -425,22 +414,23 @@ impl MemlaneServer {
                 ));
             }
         }
-        let (state, _) = UsageStore::open(vault.root())?;
-        let state = state.into_state();
-        let (now, lc) = (vault.clock.now(), vault.config.lifecycle.clone());
-        let (results, used) = self.live.with_indexes(|idx| {
-            let results = crate::search::search_with(vault, idx, &q, &|id, pinned| {
-                state.temperature(id, pinned, now, &lc)
-            })?;
-            let used: Vec<(String, bool)> = results
-                .hits
-                .iter()
-                .map(|h| {
-                    (h.id.clone(), idx.manifest().entries.get(&h.name).is_some_and(|e| e.pinned))
-                })
-                .collect();
-            Ok((results, used))
-        })?;
+        let (now, lc) = (vault.clock.now(), &vault.config.lifecycle);
+        let (results, used) = self.live.with_usage(|state| {
+            self.live.with_indexes(|idx| {
+                let results = crate::search::search_with(vault, idx, &q, &|id, pinned| {
+                    state.temperature(id, pinned, now, lc)
+                })?;
+                let used: Vec<(String, bool)> = results
+                    .hits
+                    .iter()
+                    .map(|h| {
+                        let pinned = idx.manifest().entries.get(&h.name).is_some_and(|e| e.pinned);
+                        (h.id.clone(), pinned)
+                    })
+                    .collect();
+                Ok((results, used))
+            })
+        })??;
         if !used.is_empty() {
             self.touch(&used)?;
         }
@@ -599,6 +589,7 @@ impl MemlaneServer {
         let m = vault.resolve(&p.name)?;
         let (now, cfg) = (vault.clock.now(), vault.config.lifecycle.clone());
         let was = m.meta.pinned;
+        self.live.flush()?;
         UsageStore::update(vault.root(), |state| state.settle(m.id.as_str(), was, now, &cfg))?;
         outcome_json(&self.wrote(vault.set_pinned(&m, pinned))?)
     }
@@ -732,6 +723,7 @@ impl MemlaneServer {
     }
 
     fn cold(&self) -> crate::Result<Value> {
+        self.live.flush()?;
         let (items, reset) = crate::lifecycle::views::cold_memories(&self.vault)?;
         if let Some(r) = reset {
             tracing::warn!("{r}");
@@ -743,6 +735,7 @@ impl MemlaneServer {
     }
 
     fn tree(&self, p: &TreeParams) -> crate::Result<Value> {
+        self.live.flush()?;
         let (rows, reset) = crate::lifecycle::views::tree(&self.vault, p.sections.unwrap_or(true))?;
         if let Some(r) = reset {
             tracing::warn!("{r}");
