@@ -78,6 +78,13 @@ fn a_client_script_creates_searches_links_pins_summarizes_merges_and_restores() 
         let out = c.ok("create_memory", json!({"name": name, "content": content, "tags": ["ops"]}));
         assert_eq!(out["status"], "created", "{out}");
     }
+    let updated = c.ok("update_memory", json!({"name": "cache-ttl", "content": "API cache entries live ten minutes and are invalidated by each deploy of the API."}));
+    assert_eq!(updated["history_version"], 1, "{updated}");
+    c.ok(
+        "append_memory",
+        json!({"name": "release-train.md", "content": "Hotfixes skip the train."}),
+    );
+    assert!(env.read("release-train.md").trim_end().ends_with("Hotfixes skip the train."));
     let found = c.ok("search_memories", json!({"query": "release every second Tuesday"}));
     assert_eq!(result_names(&found).first().map(String::as_str), Some("release-train"), "{found}");
 
