@@ -414,12 +414,9 @@ impl MemlaneServer {
                 ));
             }
         }
-        let (now, lc) = (vault.clock.now(), &vault.config.lifecycle);
         let (results, used) = self.live.with_usage(|state| {
             self.live.with_indexes(|idx| {
-                let results = crate::search::search_with(vault, idx, &q, &|id, pinned| {
-                    state.temperature(id, pinned, now, lc)
-                })?;
+                let results = crate::search::search_with_usage(vault, idx, &q, state)?;
                 let used: Vec<(String, bool)> = results
                     .hits
                     .iter()

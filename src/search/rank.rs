@@ -60,6 +60,20 @@ pub fn temperature_factor(temperature: f64) -> f64 {
     0.3 + 0.7 * temperature.clamp(0.0, 1.0)
 }
 
+/// The `mira` profile's importance factor: `0.3 + 0.7 × importance`.
+///
+/// MIRA orders retrieval by intent-weighted hybrid fusion and lets importance decide what
+/// survives: memories "earn their persistence through access and linking" (its importance
+/// score), and its retrieval drops memories under a minimum importance. memlane folds that into
+/// the score with the same shape as remindb's temperature stage, so a memory that is read and
+/// linked to outranks an equally relevant one that is not, without a strong match ever being
+/// lifted past 1. MIRA's minimum (0.1) needs no separate filter: importance stays above
+/// `sigmoid(−2) ≈ 0.12` until a memory has faded out past `expires_at`, and those leave search
+/// anyway (stage 7).
+pub fn importance_factor(importance: f64) -> f64 {
+    0.3 + 0.7 * importance.clamp(0.0, 1.0)
+}
+
 /// The expiration fade: 1 before `expires_at`, linear to 0 over `fade_days` after it, `None`
 /// once fully faded (the memory leaves the results).
 pub fn expiry_factor(days_past_expiry: Option<f64>, fade_days: f64) -> Option<f64> {
@@ -117,6 +131,15 @@ mod tests {
         assert!((temperature_factor(0.5) - 0.65).abs() < 1e-12);
         assert_eq!(temperature_factor(1.0), 1.0);
         assert!((temperature_factor(0.0) - 0.3).abs() < 1e-12);
+    }
+
+    #[test]
+    fn importance_factor_is_bounded_and_monotone() {
+        assert!((importance_factor(0.5) - 0.65).abs() < 1e-12, "a brand-new memory");
+        assert_eq!(importance_factor(1.0), 1.0);
+        assert!((importance_factor(0.0) - 0.3).abs() < 1e-12);
+        assert_eq!(importance_factor(7.0), 1.0, "clamped");
+        assert!(importance_factor(0.9) > importance_factor(0.2));
     }
 
     #[test]

@@ -147,3 +147,127 @@ fn list_sorts_by_temperature_and_importance() {
     assert!(scores.windows(2).all(|w| w[0] >= w[1]), "{scores:?}");
     assert!(scores.iter().all(|s| (0.0..=1.0).contains(s)));
 }
+
+/// Scores and names of a `--no-touch --explain` search, best first.
+fn ranked(env: &TestEnv, query: &str, profile: &str) -> Vec<serde_json::Value> {
+    let out = env
+        .run(["search", query, "--json", "--no-touch", "--explain", "--profile", profile])
+        .success()
+        .json();
+    out.as_array().unwrap().clone()
+}
+
+#[test]
+fn the_mira_profile_ranks_an_important_memory_above_an_equally_relevant_one() {
+    let env = TestEnv::with_vault("basic");
+    let body = "---\ntype: fact\ncreated_at: 2026-01-09T10:00:00Z\n---\n\n# Cache notes\n\nThe page cache lives in Redis for five minutes.\n";
+    env.write("zz-hub.md", body);
+    env.write("aa-plain.md", body);
+    let top2 = |hits: &[serde_json::Value]| -> Vec<String> {
+        hits.iter().take(2).map(|h| h["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let query = "page cache redis";
+    let balanced_before = ranked(&env, query, "balanced");
+    let mira_before = ranked(&env, query, "mira");
+    // Equal relevance and equal importance: ties go by name under both profiles.
+    assert_eq!(top2(&balanced_before), ["aa-plain", "zz-hub"]);
+    assert_eq!(top2(&mira_before), ["aa-plain", "zz-hub"]);
+    assert_eq!(mira_before[0]["explain"]["importance"], mira_before[1]["explain"]["importance"]);
+
+    // Four memories link to zz-hub (MIRA's hub score); none of them is about caches.
+    for i in 1..=4 {
+        env.write(
+            &format!("refs/r{i}.md"),
+            &format!("# Ref {i}\n\nLunch rota number {i}; background in [[memory:zz-hub]].\n"),
+        );
+    }
+    let mira = ranked(&env, query, "mira");
+    assert_eq!(top2(&mira), ["zz-hub", "aa-plain"], "{mira:#?}");
+    let (hub, plain) = (&mira[0]["explain"], &mira[1]["explain"]);
+    assert!(hub["importance"].as_f64().unwrap() > plain["importance"].as_f64().unwrap());
+    assert!(
+        hub["importance_factor"].as_f64().unwrap() > plain["importance_factor"].as_f64().unwrap()
+    );
+    assert!(mira[0]["score"].as_f64().unwrap() > mira[1]["score"].as_f64().unwrap());
+    // The same relevance underneath: only the importance stage differs.
+    assert_eq!(hub["calibrated"], plain["calibrated"]);
+
+    // `balanced` does not use importance: still a tie, no importance in its explanation.
+    let balanced = ranked(&env, query, "balanced");
+    assert_eq!(top2(&balanced), ["aa-plain", "zz-hub"], "{balanced:#?}");
+    assert_eq!(balanced[0]["score"], balanced[1]["score"]);
+    assert!(balanced[0]["explain"].get("importance").is_none(), "{balanced:#?}");
+
+    // Reading a memory (access count, MIRA's value score) raises it under mira too.
+    for _ in 0..3 {
+        env.run(["show", "aa-plain"]).success();
+    }
+    let mira = ranked(&env, query, "mira");
+    assert!(
+        mira.iter().find(|h| h["name"] == "aa-plain").unwrap()["explain"]["importance"]
+            .as_f64()
+            .unwrap()
+            > mira_before[0]["explain"]["importance"].as_f64().unwrap(),
+        "{mira:#?}"
+    );
+
+    // --explain shows the importance for mira only.
+    let text = env.run(["search", query, "--explain", "--no-touch", "--profile", "mira"]).success();
+    assert!(text.stdout.contains("importance 0."), "{text}");
+    let text = env.run(["search", query, "--explain", "--no-touch"]).success();
+    assert!(!text.stdout.contains("importance"), "{text}");
+}
+
+#[test]
+fn importance_reaches_search_only_through_the_mira_profile() {
+    use std::sync::Arc;
+
+    use memlane::config::{Config, SearchProfile};
+    use memlane::index::embed::BuiltinEmbedder;
+    use memlane::index::store::Indexes;
+    use memlane::search::{SearchQuery, search_ranked, search_with};
+    use memlane::vault::{Clock, Vault};
+
+    let env = TestEnv::with_vault("search");
+    let vault = Vault::open(
+        &env.vault(),
+        Config::default(),
+        Clock::pinned(crate::common::NOW.parse().unwrap()),
+    )
+    .unwrap();
+    let mut idx = Indexes::open(&vault, Arc::new(BuiltinEmbedder::new())).unwrap();
+    idx.reconcile(&vault).unwrap();
+    // A made-up importance that would reorder everything, and a temperature that does too.
+    let importance = |name: &str| Some(if name.len().is_multiple_of(2) { 0.99 } else { 0.01 });
+    let temperature = |id: &str, _: bool| if id.ends_with('A') { 0.9 } else { 0.4 };
+    for profile in [
+        SearchProfile::Balanced,
+        SearchProfile::Ragdocs,
+        SearchProfile::Mnestra,
+        SearchProfile::Remindb,
+    ] {
+        for text in ["cache", "deploy", "JWT refresh token rotation"] {
+            let q =
+                SearchQuery { profile: Some(profile), limit: Some(20), ..SearchQuery::new(text) };
+            let plain = search_with(&vault, &idx, &q, &temperature).unwrap();
+            let with = search_ranked(&vault, &idx, &q, &temperature, &importance).unwrap();
+            let key = |r: &memlane::search::SearchResults| -> Vec<(String, f64)> {
+                r.hits.iter().map(|h| (h.name.clone(), h.score)).collect()
+            };
+            assert_eq!(key(&plain), key(&with), "{profile:?} {text}");
+            assert!(with.hits.iter().all(|h| h.explain.importance.is_none()));
+        }
+    }
+    let q = SearchQuery {
+        profile: Some(SearchProfile::Mira),
+        limit: Some(20),
+        ..SearchQuery::new("cache")
+    };
+    let mira = search_ranked(&vault, &idx, &q, &temperature, &importance).unwrap();
+    assert!(!mira.hits.is_empty());
+    for h in &mira.hits {
+        let expected = importance(&h.name).unwrap();
+        assert_eq!(h.explain.importance, Some(expected), "{}", h.name);
+        assert_eq!(h.explain.importance_factor, Some(0.3 + 0.7 * expected));
+    }
+}

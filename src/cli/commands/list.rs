@@ -190,7 +190,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
 }
 
 /// MIRA's importance per memory id: usage from the lifecycle state, hub and entity links from
-/// the graph, event and expiry dates from the frontmatter.
+/// the graph, event and expiry dates from the frontmatter ([`memlane::lifecycle::ImportanceSource`]).
 fn importance_of(
     ctx: &Ctx,
     vault: &memlane::vault::Vault,
@@ -199,28 +199,17 @@ fn importance_of(
     let mut idx = ctx.open_indexes(vault)?;
     ctx.report_reconcile(vault, &idx.reconcile(vault)?);
     let state = crate::cli::commands::lifecycle::temperatures(ctx, vault)?;
-    let now = vault.clock.now();
-    let clock = vault.config.lifecycle.clock;
-    let g = idx.graph();
-    let days = |ts: jiff::Timestamp| (ts.as_second() - now.as_second()) as f64 / 86_400.0;
-    let mut out = std::collections::HashMap::new();
-    for m in memories {
-        let key = format!("memory:{}", m.name);
-        let inbound = g.incoming(&key).iter().filter(|(k, _)| k.starts_with("memory:")).count();
-        let entity_links: f64 = g
-            .outgoing(&key)
-            .iter()
-            .filter(|(k, _)| k.starts_with("entity:"))
-            .map(|(k, _)| g.incoming(k).len().saturating_sub(1) as f64)
-            .sum();
-        let inputs = memlane::lifecycle::ImportanceInputs {
-            inbound_links: inbound,
-            entity_links,
-            happens_in_days: m.meta.happens_at.map(days),
-            days_past_expiry: m.meta.expires_at.map(|t| -days(t)),
-            ..state.importance_inputs(m.id.as_str(), m.created_at, now, clock)
-        };
-        out.insert(m.id.to_string(), memlane::lifecycle::importance(&inputs).score);
-    }
-    Ok(out)
+    let source = memlane::lifecycle::ImportanceSource::new(
+        &idx,
+        &state,
+        vault.clock.now(),
+        vault.config.lifecycle.clock,
+    );
+    Ok(memories
+        .iter()
+        .map(|m| {
+            let score = source.importance(&m.name.to_string()).map_or(0.0, |i| i.score);
+            (m.id.to_string(), score)
+        })
+        .collect())
 }

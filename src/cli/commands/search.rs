@@ -136,10 +136,7 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         profile,
     };
     let state = crate::cli::commands::lifecycle::temperatures(ctx, &vault)?;
-    let (now, lc) = (vault.clock.now(), vault.config.lifecycle.clone());
-    let results = memlane::search::search_with(&vault, &idx, &q, &|id, pinned| {
-        state.temperature(id, pinned, now, &lc)
-    })?;
+    let results = memlane::search::search_with_usage(&vault, &idx, &q, &state)?;
     if !args.no_touch && !results.hits.is_empty() {
         let used: Vec<(String, bool)> = results
             .hits
@@ -289,8 +286,12 @@ fn print_results(
                 "   fuse: lexical {:.3} (bm25 {:.3}, coverage {:.3}), vector {:.3} → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",
                 e.lexical, e.bm25_norm, e.coverage, e.vector_score, e.fused, e.rrf, e.evidence, e.vector_evidence, e.gate, e.calibrated
             ));
+            let importance = match (e.importance, e.importance_factor) {
+                (Some(i), Some(f)) => format!("; importance {i:.3} (×{f:.2})"),
+                _ => String::new(),
+            };
             text.push_str(&format!(
-                "   type: weight {:.2} × decay {:.3} (age {:.1} d); recency +{:.3}; temperature {:.2} (×{:.2}); superseded ×{:.2}; expiry ×{:.2} → {:.3}\n",
+                "   type: weight {:.2} × decay {:.3} (age {:.1} d); recency +{:.3}; temperature {:.2} (×{:.2}){importance}; superseded ×{:.2}; expiry ×{:.2} → {:.3}\n",
                 e.type_weight, e.type_decay, e.age_days, e.recency_bonus, e.temperature, e.temperature_factor,
                 e.supersession_factor, e.expiry_factor, e.score
             ));
