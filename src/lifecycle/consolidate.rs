@@ -63,7 +63,7 @@ use crate::index::embed::{Embedder, cosine};
 use crate::index::graph::GraphStats;
 use crate::index::manifest::{Entry, chunk_key};
 use crate::index::store::{Indexes, embed_text};
-use crate::lifecycle::{UsageStore, age_days};
+use crate::lifecycle::{ImportanceSource, UsageState, UsageStore, age_days};
 use crate::model::MemoryName;
 use crate::model::frontmatter::{list_value, str_value};
 use crate::model::links::rewrite_memory_links;
@@ -1091,6 +1091,31 @@ pub struct SplitCandidate {
     pub sections: usize,
 }
 
+/// One memory's importance in an [`ImportanceSummary`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ImportanceEntry {
+    /// Its name.
+    pub name: String,
+    /// Its importance (SPEC §7.6), in [0, 1).
+    pub importance: f64,
+}
+
+/// What `maintain` found recomputing importance (SPEC §7.6, §7.8).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ImportanceSummary {
+    /// Memories whose importance was computed: every indexed memory, any status.
+    pub computed: usize,
+    /// Mean importance of the active memories not faded out past `expires_at`.
+    pub mean: f64,
+    /// The most important of those, highest first (at most [`IMPORTANCE_SHOWN`]).
+    pub top: Vec<ImportanceEntry>,
+    /// The least important of those, lowest first (at most [`IMPORTANCE_SHOWN`]).
+    pub bottom: Vec<ImportanceEntry>,
+}
+
+/// How many memories [`ImportanceSummary::top`] and [`ImportanceSummary::bottom`] list.
+pub const IMPORTANCE_SHOWN: usize = 5;
+
 /// What one `maintain` run found and changed (SPEC §7.8).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct MaintainReport {
@@ -1102,6 +1127,8 @@ pub struct MaintainReport {
     /// links change, so there is nothing left to collect here; `missing` counts the missing
     /// memories that something still links to.
     pub graph: GraphStats,
+    /// Importance, recomputed for every memory: how many, and the top and bottom few.
+    pub importance: ImportanceSummary,
     /// Cold memories, coldest first.
     pub cold: Vec<ColdEntry>,
     /// Near-duplicate clusters at the configured `merge_threshold` (at most 5).
@@ -1128,6 +1155,12 @@ impl MaintainReport {
 ///   it are rewritten to the successor in every memory (history kept). Other dead links are only
 ///   reported (never removed from anyone's text).
 /// - Graph counts ([`GraphStats`]).
+/// - Importance (MIRA, SPEC §7.6) recomputed for every indexed memory from the usage state, the
+///   link graph and the frontmatter dates ([`ImportanceSource`]), summarised in
+///   [`MaintainReport::importance`]. Importance is never cached, so every reader (search's `mira`
+///   profile, `list --sort importance`) already sees these values; MIRA's maintenance archives
+///   memories whose importance reaches 0, which only happens past `expires_at` and its fade —
+///   the expiry job below.
 /// - Cold memories (active ones, from the usage state; pinned never count).
 /// - Merge suggestions: [`suggest_merges`] at `lifecycle.merge_threshold`, at most 5.
 /// - Split candidates (MIRA): active memories of more than [`SPLIT_MIN_TOKENS`] estimated tokens,
@@ -1175,6 +1208,7 @@ pub fn maintain(vault: &Vault, idx: &Indexes, now: Timestamp) -> crate::Result<M
     let state = store.state();
     let active: Vec<(&String, &Entry)> =
         manifest.entries.iter().filter(|(_, e)| e.status == "active").collect();
+    report.importance = summarize_importance(idx, state, now, cfg.clock);
     let by_id: HashMap<&str, &str> =
         active.iter().map(|(n, e)| (e.id.as_str(), n.as_str())).collect();
     report.cold = state
@@ -1248,6 +1282,33 @@ pub fn maintain(vault: &Vault, idx: &Indexes, now: Timestamp) -> crate::Result<M
         }
     }
     Ok(report)
+}
+
+/// Importance of every indexed memory, summarised over the active ones still in search.
+fn summarize_importance(
+    idx: &Indexes,
+    state: &UsageState,
+    now: Timestamp,
+    clock: crate::config::ClockKind,
+) -> ImportanceSummary {
+    let all = ImportanceSource::new(idx, state, now, clock).all();
+    let manifest = idx.manifest();
+    let mut ranked: Vec<ImportanceEntry> = all
+        .iter()
+        .filter(|(name, imp)| {
+            !imp.is_expired() && manifest.entries.get(name).is_some_and(|e| e.status == "active")
+        })
+        .map(|(name, imp)| ImportanceEntry { name: name.clone(), importance: imp.score })
+        .collect();
+    ranked.sort_by(|a, b| b.importance.total_cmp(&a.importance).then_with(|| a.name.cmp(&b.name)));
+    let mean = if ranked.is_empty() {
+        0.0
+    } else {
+        ranked.iter().map(|e| e.importance).sum::<f64>() / ranked.len() as f64
+    };
+    let top = ranked.iter().take(IMPORTANCE_SHOWN).cloned().collect();
+    let bottom = ranked.iter().rev().take(IMPORTANCE_SHOWN).cloned().collect();
+    ImportanceSummary { computed: all.len(), mean, top, bottom }
 }
 
 #[cfg(test)]

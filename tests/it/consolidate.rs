@@ -127,3 +127,83 @@ fn split_with_replace_is_reversible_from_the_trash() {
     );
     assert!(restored.contains("superseded_by"), "{restored}");
 }
+
+#[test]
+fn maintain_is_reversible_byte_for_byte_from_history() {
+    let env = TestEnv::with_vault("search");
+    // An expired memory (archived by maintain) and a dead link with a known successor (healed).
+    let freeze = env.read("freeze-notice.md");
+    env.write("plan-a.md", "# Plan A\n\nOld stand-up notes.\n");
+    env.write("plan-b.md", "# Plan B\n\nOlder stand-up notes.\n");
+    env.run([
+        "merge",
+        "plan-a",
+        "plan-b",
+        "--into",
+        "plan-merged",
+        "--content",
+        "# Plan\n\nMerged.",
+    ])
+    .success();
+    // A memory written after the merge, linking to the merged-away name.
+    let late = "# Late\n\nWritten later, still about [[memory:plan-a]].\n";
+    env.write("late.md", late);
+    let out = env.run(["maintain", "--json"]).success().json();
+    let healed: Vec<&str> =
+        out["healed"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
+    assert_eq!(healed, ["late"], "{out:#}");
+    assert!(env.read("late.md").contains("[[memory:plan-merged]]"));
+    assert!(env.read("freeze-notice.md").contains("status: archived"));
+
+    env.run(["restore", "late", "--version", "1"]).success();
+    assert_eq!(env.read("late.md"), late, "the healed memory comes back byte for byte");
+    env.run(["restore", "freeze-notice", "--version", "1"]).success();
+    assert_eq!(
+        env.read("freeze-notice.md"),
+        freeze,
+        "the archived memory comes back byte for byte"
+    );
+}
+
+#[test]
+fn maintain_recomputes_and_reports_importance_for_every_memory() {
+    let env = TestEnv::with_vault("links");
+    for _ in 0..3 {
+        env.run(["show", "auth-v1"]).success();
+    }
+    let out = env.run(["maintain", "--json"]).success().json();
+    let imp = &out["importance"];
+    assert_eq!(imp["computed"], 6, "{imp:#}");
+    let scores = |list: &serde_json::Value| -> Vec<f64> {
+        list.as_array().unwrap().iter().map(|e| e["importance"].as_f64().unwrap()).collect()
+    };
+    let (top, bottom) = (scores(&imp["top"]), scores(&imp["bottom"]));
+    assert_eq!(top.len(), 5);
+    assert!(top.windows(2).all(|w| w[0] >= w[1]) && bottom.windows(2).all(|w| w[0] <= w[1]));
+    assert_eq!(imp["top"][0]["name"], "auth-v1", "read three times and linked to: {imp:#}");
+    let mean = imp["mean"].as_f64().unwrap();
+    assert!(bottom[0] <= mean && mean <= top[0]);
+    // The same numbers as `list --sort importance`.
+    let list = env.run(["list", "--sort", "importance", "--json"]).success().json();
+    assert_eq!(list[0]["name"], "auth-v1");
+    assert!((list[0]["importance"].as_f64().unwrap() - top[0]).abs() < 1e-3);
+
+    // Recomputed on every run, never cached: reads since the last run count.
+    let before = |out: &serde_json::Value, name: &str| -> Option<f64> {
+        let all = [&out["importance"]["top"], &out["importance"]["bottom"]];
+        all.iter()
+            .flat_map(|l| l.as_array().unwrap().iter())
+            .find(|e| e["name"] == name)
+            .and_then(|e| e["importance"].as_f64())
+    };
+    let was = before(&out, "onboarding").expect("listed");
+    for _ in 0..5 {
+        env.run(["show", "onboarding"]).success();
+    }
+    let again = env.run(["maintain", "--json"]).success().json();
+    assert!(before(&again, "onboarding").unwrap() > was, "{again:#}");
+
+    let text = env.run(["maintain"]).success();
+    assert!(text.stdout.contains("importance: recomputed for 6 memories"), "{text}");
+    assert!(text.stdout.contains("most important: onboarding 0."), "{text}");
+}

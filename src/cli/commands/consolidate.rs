@@ -54,8 +54,9 @@ pub(crate) struct SplitArgs {
 
 /// Run the self-maintenance jobs once and report what was found and changed
 ///
-/// Heals links whose target has a recorded successor, lists cold memories, merge suggestions and
-/// split candidates, and archives memories past `expires_at`. Nothing is ever deleted.
+/// Heals links whose target has a recorded successor, recomputes every memory's importance
+/// (showing the most and least important), lists cold memories, merge suggestions and split
+/// candidates, and archives memories past `expires_at`. Nothing is ever deleted.
 #[derive(Debug, clap::Args)]
 pub(crate) struct MaintainArgs {}
 
@@ -147,6 +148,22 @@ pub(crate) fn maintain(ctx: &mut Ctx, _args: &MaintainArgs) -> anyhow::Result<()
     ));
     for d in &report.dead_links {
         text.push_str(&format!("  {}\n", serde_json::to_string(d)?));
+    }
+    let imp = &report.importance;
+    text.push_str(&format!(
+        "importance: recomputed for {} memories (mean {:.3} over active ones)\n",
+        imp.computed, imp.mean
+    ));
+    let listed = |entries: &[consolidate::ImportanceEntry]| -> String {
+        entries
+            .iter()
+            .map(|e| format!("{} {:.3}", e.name, e.importance))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    if !imp.top.is_empty() {
+        text.push_str(&format!("  most important: {}\n", listed(&imp.top)));
+        text.push_str(&format!("  least important: {}\n", listed(&imp.bottom)));
     }
     text.push_str(&format!("cold memories: {}\n", report.cold.len()));
     text.push_str(&format!("merge suggestions: {}\n", report.merge_suggestions.len()));
