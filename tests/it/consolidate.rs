@@ -207,3 +207,34 @@ fn maintain_recomputes_and_reports_importance_for_every_memory() {
     assert!(text.stdout.contains("importance: recomputed for 6 memories"), "{text}");
     assert!(text.stdout.contains("most important: onboarding 0."), "{text}");
 }
+
+#[test]
+fn add_refuses_at_095_while_remember_updates_from_088() {
+    let env = TestEnv::with_vault("basic");
+    let base = "The staging database is reset every Monday at 06:00 UTC by the ops cron job, so test data older than a week is gone.";
+    // Built-in embedder: 1.0 similar to `base` (punctuation only), and ≈ 0.90 (another hour,
+    // other words at the end) — between remember's 0.88 and add's 0.95.
+    let copy = base.replace("gone.", "gone!");
+    let near = "The staging database is reset every Monday at 07:00 UTC by the ops cron job; test data older than a week disappears.";
+    env.run(["add", "staging", base]).success();
+    let out = env.run(["add", "staging-copy", &copy]).code(2);
+    assert!(out.stderr.contains("staging") && out.stderr.contains("--force"), "{out}");
+    assert!(!env.exists("staging-copy.md"));
+
+    // remember updates the near-duplicate in place and says so; its old text is in history.
+    let mut c = crate::mcp::Client::start(&env);
+    c.initialize();
+    let r = c.ok("remember", serde_json::json!({ "content": near }));
+    assert_eq!(r["action"], "updated", "{r}");
+    assert_eq!(r["name"], "staging", "{r}");
+    let sim = r["similarity"].as_f64().unwrap();
+    assert!((0.88..0.95).contains(&sim), "the test needs a pair in the band: {sim}");
+    drop(c);
+    assert!(env.read("staging.md").contains("07:00 UTC"));
+    let hist = env.run(["history", "staging", "--json"]).success().json();
+    assert_eq!(hist["versions"].as_array().unwrap().len(), 1, "{hist:#}");
+
+    // The same similarity is no duplicate for add: it writes a new memory.
+    env.run(["add", "staging-again", base]).success();
+    assert!(env.exists("staging-again.md"));
+}

@@ -271,3 +271,34 @@ fn importance_reaches_search_only_through_the_mira_profile() {
         assert_eq!(h.explain.importance_factor, Some(0.3 + 0.7 * expected));
     }
 }
+
+#[test]
+fn usage_state_survives_reindex_deleted_indices_and_concurrent_readers() {
+    let env = TestEnv::with_vault("links");
+    env.run(["doctor"]).success(); // first use: every memory starts at 0.50
+    // Three processes read at once: the state file is locked, no warming is lost.
+    let children: Vec<_> = (0..3)
+        .map(|_| {
+            let mut cmd = env.command();
+            cmd.args(["show", "auth-v1"])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null());
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    assert!((temperature(&env, "auth-v1") - 0.95).abs() < 1e-9, "0.50 + 3 × 0.15");
+    let importance = |env: &TestEnv| {
+        let list = env.run(["list", "--sort", "importance", "--json"]).success().json();
+        assert_eq!(list[0]["name"], "auth-v1", "{list:#}");
+        list[0]["importance"].as_f64().unwrap()
+    };
+    let before = importance(&env);
+    env.run(["reindex"]).success();
+    assert!((temperature(&env, "auth-v1") - 0.95).abs() < 1e-9, "reindex keeps usage");
+    std::fs::remove_dir_all(env.vault().join("indices")).unwrap();
+    assert!((temperature(&env, "auth-v1") - 0.95).abs() < 1e-9, "so does deleting indices/");
+    assert_eq!(importance(&env), before, "importance, rebuilt from the same usage and links");
+}
