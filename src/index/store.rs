@@ -4,9 +4,11 @@
 //! memory file against the manifest. Unchanged vaults cost one directory walk and no lock.
 //! Changes (edits outside memlane, `git pull`, deletions) are applied under the vault's index
 //! lock (`indices/write.lock`, an OS file lock released when a process dies), in a fixed order —
-//! keyword commit, vector save, manifest save — so a crash at any point leaves an older manifest,
-//! and the next reconcile re-applies the difference. Readers never take the lock: tantivy and the
-//! vector file are replaced atomically, and a reader sees either the old or the new state.
+//! `indices/pending` marker, keyword commit, vector save, graph save, manifest save, marker
+//! removed. A crash before the marker leaves the old state; a crash after it leaves the marker
+//! with no lock holder, and the next open rebuilds from the files. Readers that find nothing
+//! changed never take the lock: tantivy and the vector file are replaced atomically, and a reader
+//! sees either the old or the new state of each.
 //! Deleting `indices/` is always safe: the next command rebuilds it from the files.
 
 use std::collections::{HashMap, HashSet};
@@ -196,12 +198,18 @@ impl Indexes {
                 Manifest::default()
             }
         };
+        if dir.join(PENDING_FILE).exists() && (!read_only || lock_is_free(&dir)) {
+            // A writer died between its first and last index file (see: #6). A live writer
+            // still holds the lock: readers then use what is there, as during any write.
+            needs_rebuild = Some("an earlier index update was interrupted".to_owned());
+        }
         let t_manifest = t0.elapsed();
         let keyword = match KeywordIndex::open_or_create(&dir.join("keyword")) {
             Ok(k) => k,
             Err(KeywordError::SchemaMismatch { .. }) | Err(KeywordError::Open { .. }) => {
-                // Built by another memlane version or damaged: start over under the lock.
-                let _lock = lock(&dir)?;
+                // Built by another memlane version or damaged: start over under the lock (a
+                // writer's reopen already holds it, and OS locks do not nest).
+                let _lock = if read_only { Some(lock(&dir)?) } else { None };
                 let kdir = dir.join("keyword");
                 let _ = std::fs::remove_dir_all(&kdir);
                 needs_rebuild = Some("the keyword index was unreadable".to_owned());
@@ -642,16 +650,33 @@ impl Indexes {
             let links = memory_links(&memory, &content, &is_memory);
             self.graph_mut().set_links(&key, &links, LINK_ORIGINS);
         }
+        // Until the manifest is saved, the stores may disagree with it and with each other: a
+        // crash in between leaves this marker, and the next open rebuilds (see: #6).
+        let pending = self.dir.join(PENDING_FILE);
+        crate::vault::atomic_write(&pending, b"an index update is being written\n")?;
         kw.commit().map_err(IndexError::from)?;
         self.vector.save().map_err(IndexError::from)?;
         self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
         self.save_supersedes()?;
         self.manifest.save(&self.dir.join("manifest.tsv"))?;
+        std::fs::remove_file(&pending).at("remove", &pending)?;
         self.rebuild_keys();
         report.rebuilt = rebuild;
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         Ok(report)
     }
+}
+
+/// Present in `indices/` while a writer commits the stores (keyword, vector, graph, manifest);
+/// left behind only by a writer that died, which makes the next open rebuild.
+pub const PENDING_FILE: &str = "pending";
+
+/// Whether no process holds the index lock now (probed without waiting).
+fn lock_is_free(dir: &Path) -> bool {
+    let Ok(file) = std::fs::OpenOptions::new().write(true).open(dir.join("write.lock")) else {
+        return true;
+    };
+    file.try_lock().is_ok()
 }
 
 /// Beside the graph: `old<TAB>new` for every `supersedes` link, read by search.

@@ -209,6 +209,40 @@ fn sync_dir(path: &Path) {
     }
 }
 
+/// The file memory writers lock, under the vault root (with the per-user state: git-ignored).
+pub const WRITE_LOCK_FILE: &str = "state/vault.lock";
+
+/// How long a write waits for another process's vault lock before giving up (the lock is held
+/// only while one file is checked and replaced, so this is a hung process, not a slow one).
+const WRITE_LOCK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+thread_local! {
+    /// Vault locks this thread holds (by lock path), so that nested writes do not wait on
+    /// themselves: OS file locks do not nest within a process.
+    static HELD: std::cell::RefCell<Vec<PathBuf>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// An exclusive OS lock on a vault's memory files, released on drop or when the process dies.
+///
+/// Writes that check a file and then replace or move it (update, append, delete, rename,
+/// restore) hold it, so that two processes never interleave between the check and the write: a
+/// concurrent change is seen and never silently overwritten.
+struct WriteLock {
+    path: PathBuf,
+    _file: Option<std::fs::File>,
+}
+
+impl Drop for WriteLock {
+    fn drop(&mut self) {
+        HELD.with(|h| {
+            let mut h = h.borrow_mut();
+            if let Some(i) = h.iter().rposition(|p| *p == self.path) {
+                h.remove(i);
+            }
+        });
+    }
+}
+
 /// Moves `from` to `to` without ever replacing an existing `to`.
 fn move_no_clobber(from: &Path, to: &Path) -> Result<(), PathError> {
     if let Some(dir) = to.parent() {
@@ -257,6 +291,48 @@ impl Vault {
             dir = d.parent();
         }
         Ok(path.to_owned())
+    }
+
+    /// Takes the vault's write lock (see [`WriteLock`]); re-entrant within a thread.
+    fn write_lock(&self) -> crate::Result<WriteLock> {
+        let path = self.root.join(WRITE_LOCK_FILE);
+        if HELD.with(|h| h.borrow().contains(&path)) {
+            HELD.with(|h| h.borrow_mut().push(path.clone()));
+            return Ok(WriteLock { path, _file: None });
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).at("create", dir)?;
+        }
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .at("open", &path)?;
+        let start = std::time::Instant::now();
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < WRITE_LOCK_TIMEOUT => {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let source = std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!(
+                            "another memlane process has held it for over {} s; nothing was written (run the command again once it is done)",
+                            WRITE_LOCK_TIMEOUT.as_secs()
+                        ),
+                    );
+                    return Err(PathError { action: "lock", path, source }.into());
+                }
+                Err(std::fs::TryLockError::Error(e)) => {
+                    return Err(PathError { action: "lock", path, source: e }.into());
+                }
+            }
+        }
+        HELD.with(|h| h.borrow_mut().push(path.clone()));
+        Ok(WriteLock { path, _file: Some(file) })
     }
 
     fn history_dir_of(&self, id: &MemoryId) -> PathBuf {
@@ -400,6 +476,7 @@ impl Vault {
         }
         self.check_written(&m.name, &text)?;
         let target = self.write_target(&m.path)?;
+        let _lock = self.write_lock()?;
         // Refuse to clobber a change someone else made since we read the file.
         let current = std::fs::read(&target).at("read", &target)?;
         if current != m.raw.as_bytes() {
@@ -514,7 +591,19 @@ impl Vault {
     }
 
     /// Appends text to a memory's body, separated by a blank line.
+    ///
+    /// The text goes after the file's current body, re-read under the vault's write lock: two
+    /// processes appending to one memory at once both land (see: #6).
     pub fn append(&self, m: &Memory, text: &str) -> crate::Result<WriteOutcome> {
+        let _lock = self.write_lock()?;
+        let current;
+        let m = match std::fs::read(&m.path) {
+            Ok(bytes) if bytes != m.raw.as_bytes() => {
+                current = self.load(&m.name)?;
+                &current
+            }
+            _ => m,
+        };
         let mut out = WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id);
         let clean = sanitize(text, self.config.privacy.scrub_secrets);
         out.private_blocks = clean.private_blocks;
@@ -537,6 +626,7 @@ impl Vault {
     /// Moves a memory to the trash.
     pub fn delete(&self, m: &Memory) -> crate::Result<WriteOutcome> {
         let source = self.write_target(&m.path)?;
+        let _lock = self.write_lock()?;
         let stamp = format_compact(self.clock.now());
         let mut n = 0;
         let entry = loop {
@@ -582,6 +672,7 @@ impl Vault {
         }
         let dest_target = self.write_target(&dest)?;
         let source = self.write_target(&m.path)?;
+        let _lock = self.write_lock()?;
         if m.id_persisted {
             move_no_clobber(&source, &dest_target).map_err(|e| exists_or(e, to))?;
         } else {
@@ -618,6 +709,7 @@ impl Vault {
             return Ok(out);
         }
         let target = self.write_target(&m.path)?;
+        let _lock = self.write_lock()?;
         let recorded = self.record_history(m, "restore")?;
         atomic_write(&target, text.as_bytes())?;
         out.history_version = Some(recorded);
@@ -703,6 +795,7 @@ impl Vault {
             )));
         }
         let target = self.write_target(&dest)?;
+        let _lock = self.write_lock()?;
         move_no_clobber(&entry.path, &target).map_err(|e| exists_or(e, &name))?;
         self.prune_empty_dirs_in(&entry.path, &self.trash_dir());
         let id = entry

@@ -4,6 +4,7 @@
 mod common;
 
 mod cli_basics;
+mod concurrency;
 mod config;
 mod consolidate;
 mod freshness;
