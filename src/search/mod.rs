@@ -63,7 +63,7 @@ use jiff::Timestamp;
 use crate::config::{Intent, SearchProfile};
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
 use crate::index::keyword::KeywordFilter;
-use crate::index::manifest::{Entry, chunk_id, chunk_key, parse_chunk_id};
+use crate::index::manifest::{Entry, chunk_key, parse_chunk_id};
 use crate::index::store::{IndexError, Indexes};
 use crate::model::MemoryName;
 use crate::vault::Vault;
@@ -400,25 +400,28 @@ pub fn search_ranked(
     let query_terms = idx.keyword().query_terms(&q.text);
     let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
     let (floor, ceiling) = similarity_range(&embedder_id);
-    // Evidence and fused score of every candidate (calibration needs the whole set), from the
-    // manifest and the indices alone: no candidate's file is read. Only the chunks of the
-    // results are fetched, after sorting ([`fill_chunks`]).
+    let chunk_opts = ChunkOptions::default();
+    let scrub = vault.config.privacy.scrub_secrets;
+
+    // Evidence and fused score of every candidate (calibration needs the whole set).
     struct Candidate<'a> {
         name: &'a str,
         entry: &'a Entry,
-        ordinal: usize,
+        path: String,
+        chunk: crate::index::chunk::Chunk,
         ex: Explain,
     }
-    let mut cands: Vec<Candidate> = Vec::with_capacity(fused.len());
-    let mut lexical_chunks: Vec<String> = Vec::with_capacity(fused.len());
+    let mut cands: Vec<Candidate> = Vec::new();
     for (name, rrf) in &fused {
         let Some(entry) = manifest.entries.get(*name) else { continue };
         // Fully faded past `expires_at`: out of the results (stage 7), and of the calibration.
         let past = entry.expires_at.map(|e| (now.as_second() - e) as f64 / 86_400.0);
         let Some(fade) = rank::expiry_factor(past, cfg.expiry_fade_days) else { continue };
-        if entry.chunks == 0 {
-            continue;
-        }
+        let Ok(mname) = MemoryName::parse(name) else { continue };
+        // Heal on read: a memory deleted since the index was built is skipped.
+        let Ok(memory) = vault.load(&mname) else { continue };
+        let content = memory.redacted_content(scrub);
+        let mut chunks = chunk_markdown(&content, &chunk_opts);
         let bm = bm_by.get(name).copied();
         let vr = vec_by.get(name).copied();
         // The best chunk: the BM25 winner when the query's words matter most, else the vector's.
@@ -434,70 +437,58 @@ pub fn search_ranked(
             (None, Some(v)) => v.2,
             (None, None) => 0,
         };
-        let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
+        let ordinal = if ordinal < chunks.len() { ordinal } else { 0 };
+        if chunks.is_empty() {
+            continue;
+        }
         // Lexical evidence is measured on the chunk BM25 scored, so it never depends on the
         // vector side (with a BM25 weight of 1 and a vector weight of 0, the order is lexical).
-        let lexical_ordinal = bm.map(|b| b.2).filter(|o| *o < entry.chunks).unwrap_or(ordinal);
-        lexical_chunks.push(chunk_id(name, lexical_ordinal));
-        let ex = Explain {
+        let lexical_ordinal = bm.map(|b| b.2).filter(|o| *o < chunks.len()).unwrap_or(ordinal);
+        let mut text_terms: HashSet<String> =
+            crate::index::keyword::text_terms(&chunks[lexical_ordinal].text).into_iter().collect();
+        let chunk = chunks.swap_remove(ordinal);
+
+        let mut ex = Explain {
             bm25_rank: bm.map(|b| b.1),
             bm25_score: bm.map(|b| b.3),
             vector_rank: vr.map(|v| v.1),
-            vector_similarity: vr.map(|v| v.3),
             rrf: *rrf,
             expiry_factor: fade,
             ..Default::default()
         };
-        cands.push(Candidate { name, entry, ordinal, ex });
-    }
-    // Which query terms each candidate's lexical chunk, title and tags contain: read from the
-    // keyword index's postings, the same analysed terms as `text_terms` of those texts.
-    let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
-    let ids: Vec<&str> = lexical_chunks.iter().map(String::as_str).collect();
-    let present = idx.keyword().terms_in_chunks(&ids, &terms).map_err(IndexError::from)?;
-    for (c, present) in cands.iter_mut().zip(present) {
-        let (name, entry, ex) = (c.name, c.entry, &mut c.ex);
-        // A chunk missing from the keyword index (never after a reconcile): title and tags only.
-        let present = present.unwrap_or_else(|| {
-            let mut own: HashSet<String> =
-                crate::index::keyword::text_terms(&entry.title).into_iter().collect();
-            for t in &entry.tags {
-                own.extend(crate::index::keyword::text_terms(t));
-            }
-            terms.iter().map(|t| own.contains(*t)).collect()
-        });
         // Lexical evidence: coverage of the query's terms, and BM25 relative to the best match.
+        text_terms.extend(crate::index::keyword::text_terms(&entry.title));
+        for t in &entry.tags {
+            text_terms.extend(crate::index::keyword::text_terms(t));
+        }
         ex.coverage = if idf_total > 0.0 {
             query_terms
                 .iter()
-                .zip(&present)
-                .filter(|(_, p)| **p)
-                .map(|((_, w), _)| f64::from(*w))
+                .filter(|(t, _)| text_terms.contains(t))
+                .map(|(_, w)| f64::from(*w))
                 .fold(0.0, |a, b| a + b)
                 / idf_total
         } else {
             0.0
         };
-        ex.bm25_norm = fusion::relative_score(ex.bm25_score.map(f64::from), bm25_top);
+        ex.bm25_norm = fusion::relative_score(bm.map(|b| f64::from(b.3)), bm25_top);
         ex.lexical = rank::lexical_score(ex.bm25_norm, ex.coverage, LEXICAL_COVERAGE_SHARE);
         // Vector evidence: the chunk's cosine to the query, rescaled for this embedder.
-        let sim = match ex.vector_similarity {
-            Some(s) => s,
+        let sim = match vr {
+            Some(v) => v.3,
             // Not among the vector hits: the stored vector of the chosen chunk (re-embedding
             // only when the index lacks it), so a BM25-only candidate costs no model call.
             None if qvec.iter().any(|x| *x != 0.0) => idx
                 .vector()
-                .vector(chunk_key(name, c.ordinal))
+                .vector(chunk_key(name, ordinal))
                 .ok()
                 .flatten()
                 .or_else(|| {
-                    let id = chunk_id(name, c.ordinal);
-                    let text = idx.keyword().chunk_texts(&[id.as_str()]).ok()?.pop()??;
                     idx.embedder()
                         .embed_batch(&[crate::index::store::embed_text(
                             &entry.title,
-                            &text.headers,
-                            &text.body,
+                            &chunk.header_path,
+                            &chunk.text,
                         )
                         .as_str()])
                         .pop()
@@ -514,13 +505,14 @@ pub fn search_ranked(
             fusion::weighted_mean(ex.coverage, ex.vector_evidence, weights.bm25, weights.vector);
         // The fused score: what orders the results.
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
+        cands.push(Candidate { name, entry, path: memory.path.display().to_string(), chunk, ex });
     }
     // The query's gate: the best absolute evidence any candidate has; and the best fused score.
     let gate = cands.iter().map(|c| c.ex.evidence).fold(0.0, f64::max);
     let fused_top = cands.iter().map(|c| c.ex.fused).fold(0.0, f64::max);
 
     let mut hits = Vec::new();
-    for Candidate { name, entry, ordinal, mut ex } in cands {
+    for Candidate { name, entry, path, chunk, mut ex } in cands {
         // 3. Calibrate.
         ex.gate = gate;
         ex.calibrated = if st.rrf_calibration {
@@ -587,102 +579,48 @@ pub fn search_ranked(
         // 8. Clamp; threshold below.
         ex.score = score.clamp(0.0, 1.0);
 
-        // The chunk's text, snippet and tokens are filled in for the results only (below).
-        hits.push((
-            SearchHit {
-                memory_id: format!("memory:{name}"),
-                name: name.to_owned(),
-                id: entry.id.clone(),
-                score: ex.score,
-                tokens: 0,
-                content: String::new(),
-                snippet: String::new(),
-                memory_type: entry.memory_type.clone(),
-                status: entry.status.clone(),
-                tags: entry.tags.clone(),
-                file_path: vault.root().join(format!("{name}.md")).display().to_string(),
-                header_path: String::new(),
-                superseded_by,
-                explain: ex,
-            },
-            ordinal,
-        ));
+        let snippet = snippet(&chunk.text, &query_terms);
+        hits.push(SearchHit {
+            memory_id: format!("memory:{name}"),
+            name: name.to_owned(),
+            id: entry.id.clone(),
+            score: ex.score,
+            tokens: estimate_tokens(&chunk.text),
+            content: chunk.text,
+            snippet,
+            memory_type: entry.memory_type.clone(),
+            status: entry.status.clone(),
+            tags: entry.tags.clone(),
+            file_path: path,
+            header_path: chunk.header_path,
+            superseded_by,
+            explain: ex,
+        });
     }
     let candidates_count = hits.len();
-    hits.retain(|(h, _)| h.score >= cfg.score_threshold);
-    hits.sort_by(|(a, _), (b, _)| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
-    let hits = match q.budget {
+    hits.retain(|h| h.score >= cfg.score_threshold);
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    match q.budget {
         Some(budget) => {
-            // Fill in order, a few at a time, until the budget is spent.
             let mut used = 0;
-            let mut kept: Vec<SearchHit> = Vec::new();
-            let mut rest = hits.into_iter();
-            'fill: loop {
-                let part: Vec<(SearchHit, usize)> = rest.by_ref().take(8).collect();
-                if part.is_empty() {
+            let mut keep = 0;
+            for h in &hits {
+                if keep > 0 && used + h.tokens > budget {
                     break;
                 }
-                for h in fill_chunks(vault, idx, part, &query_terms)? {
-                    if !kept.is_empty() && used + h.tokens > budget {
-                        break 'fill;
-                    }
-                    used += h.tokens;
-                    kept.push(h);
-                }
+                used += h.tokens;
+                keep += 1;
             }
-            kept
+            hits.truncate(keep);
         }
-        None => {
-            hits.truncate(limit);
-            fill_chunks(vault, idx, hits, &query_terms)?
-        }
-    };
+        None => hits.truncate(limit),
+    }
     Ok(SearchResults {
         hits,
         profile,
         intent: q.intent,
         embedder: idx.embedder().id().to_owned(),
         candidates: candidates_count,
-    })
-}
-
-/// Fills in each result's chunk (text, heading path, snippet, tokens) from the keyword index's
-/// stored chunks, falling back to the memory's file when the index lacks the chunk (another
-/// process re-indexed it meanwhile); a result whose file is gone too is dropped.
-fn fill_chunks(
-    vault: &Vault,
-    idx: &Indexes,
-    hits: Vec<(SearchHit, usize)>,
-    query_terms: &[(String, f32)],
-) -> crate::Result<Vec<SearchHit>> {
-    let ids: Vec<String> = hits.iter().map(|(h, ord)| chunk_id(&h.name, *ord)).collect();
-    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let texts = idx.keyword().chunk_texts(&refs).map_err(IndexError::from)?;
-    let mut out = Vec::with_capacity(hits.len());
-    for ((mut h, ord), text) in hits.into_iter().zip(texts) {
-        let Some((header_path, body)) =
-            text.map(|t| (t.headers, t.body)).or_else(|| chunk_from_file(vault, &h.name, ord))
-        else {
-            continue;
-        };
-        h.snippet = snippet(&body, query_terms);
-        h.tokens = estimate_tokens(&body);
-        h.content = body;
-        h.header_path = header_path;
-        out.push(h);
-    }
-    Ok(out)
-}
-
-/// Chunk `ordinal` of a memory read from its file (heading path and text), as indexing made it.
-fn chunk_from_file(vault: &Vault, name: &str, ordinal: usize) -> Option<(String, String)> {
-    let memory = vault.load(&MemoryName::parse(name).ok()?).ok()?;
-    let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
-    let mut chunks = chunk_markdown(&content, &ChunkOptions::default());
-    let ordinal = if ordinal < chunks.len() { ordinal } else { 0 };
-    (ordinal < chunks.len()).then(|| {
-        let c = chunks.swap_remove(ordinal);
-        (c.header_path, c.text)
     })
 }
 
