@@ -263,6 +263,7 @@ fn main() {
         ms(median(inproc.clone())),
         ms(p95(inproc))
     );
+    search_with_open_indices(&vault, &idx, &queries);
 
     // One edited file: reconcile picks it up.
     let f = root.join("area07/m00007.md");
@@ -272,4 +273,31 @@ fn main() {
     let t = Instant::now();
     let r = idx.reconcile(&vault).unwrap();
     println!("one edited file reconciled in {} ({} updated)", ms(t.elapsed()), r.updated);
+}
+
+/// The in-server figure (SPEC §11, "search inside the MCP server"): searches on indices that stay
+/// open between calls, as the MCP server holds them, after a first search has paid the lazy
+/// set-up; plain, and with a type filter (the filtered vector search path).
+fn search_with_open_indices(vault: &Vault, idx: &Indexes, queries: &[&str]) {
+    let mut plain = Vec::new();
+    let mut filtered = Vec::new();
+    for _ in 0..20 {
+        for q in queries {
+            let t = Instant::now();
+            let _ = search(vault, idx, &SearchQuery::new(*q)).unwrap();
+            plain.push(t.elapsed());
+            let mut fq = SearchQuery::new(*q);
+            fq.types = vec!["decision".to_owned()];
+            let t = Instant::now();
+            let _ = search(vault, idx, &fq).unwrap();
+            filtered.push(t.elapsed());
+        }
+    }
+    println!(
+        "search with indices already open (in-server): median {} p95 {}; with --type: median {} p95 {}",
+        ms(median(plain.clone())),
+        ms(p95(plain)),
+        ms(median(filtered.clone())),
+        ms(p95(filtered))
+    );
 }

@@ -119,7 +119,32 @@ pub struct Indexes {
     manifest: Manifest,
     embedder: Arc<dyn Embedder>,
     needs_rebuild: Option<String>,
-    keys: HashMap<u64, (String, usize)>,
+    /// Vector key → (memory, chunk ordinal), built on first use (a search needs it, most other
+    /// commands never do: ≈ 20k entries at 10k memories).
+    keys: std::sync::OnceLock<KeyMap>,
+    /// How often [`Indexes::key_owners`] ran before the key map existed.
+    owner_scans: std::sync::atomic::AtomicUsize,
+}
+
+/// Vector keys are already xxh3 hashes: hashing them again is wasted work.
+type KeyMap = HashMap<u64, (String, usize), std::hash::BuildHasherDefault<KeyHasher>>;
+
+/// The identity hasher of [`KeyMap`].
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | self.0 >> 56) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 impl std::fmt::Debug for Indexes {
@@ -256,7 +281,8 @@ impl Indexes {
             manifest,
             embedder,
             needs_rebuild,
-            keys: HashMap::new(),
+            keys: std::sync::OnceLock::new(),
+            owner_scans: std::sync::atomic::AtomicUsize::new(0),
         };
         if idx.needs_rebuild.is_none() {
             let total = idx.manifest.total_chunks();
@@ -269,7 +295,6 @@ impl Indexes {
                 ));
             }
         }
-        idx.rebuild_keys();
         tracing::debug!(
             manifest_ms = t_manifest.as_secs_f64() * 1e3,
             keyword_ms = (t_keyword - t_manifest).as_secs_f64() * 1e3,
@@ -280,12 +305,22 @@ impl Indexes {
     }
 
     fn rebuild_keys(&mut self) {
-        self.keys.clear();
-        for (name, e) in &self.manifest.entries {
-            for ord in 0..e.chunks {
-                self.keys.insert(chunk_key(name, ord), (name.clone(), ord));
+        self.keys = std::sync::OnceLock::new();
+    }
+
+    fn keys(&self) -> &KeyMap {
+        self.keys.get_or_init(|| {
+            let start = Instant::now();
+            let mut keys = KeyMap::default();
+            keys.reserve(self.manifest.total_chunks());
+            for (name, e) in &self.manifest.entries {
+                for ord in 0..e.chunks {
+                    keys.insert(chunk_key(name, ord), (name.clone(), ord));
+                }
             }
-        }
+            tracing::debug!(ms = start.elapsed().as_secs_f64() * 1e3, "built the vector key map");
+            keys
+        })
     }
 
     /// The keyword index.
@@ -344,7 +379,44 @@ impl Indexes {
 
     /// The memory name and chunk ordinal of a vector key.
     pub fn key_owner(&self, key: u64) -> Option<&(String, usize)> {
-        self.keys.get(&key)
+        self.keys().get(&key)
+    }
+
+    /// [`key_owner`](Self::key_owner) of a few keys (a search's vector hits), as
+    /// `(memory, chunk ordinal)`. The first call on a fresh `Indexes` finds them by hashing every
+    /// chunk's key without building the key map (≈ 10× cheaper, what a one-shot CLI search
+    /// needs); later calls build the map once and look up (a long-running server).
+    pub fn key_owners(&self, keys: &[u64]) -> Vec<Option<(&str, usize)>> {
+        if self.keys.get().is_some()
+            || self.owner_scans.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0
+        {
+            let map = self.keys();
+            return keys
+                .iter()
+                .map(|k| map.get(k).map(|(name, ord)| (name.as_str(), *ord)))
+                .collect();
+        }
+        let wanted: HashMap<u64, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        let mut out = vec![None; keys.len()];
+        let mut left = wanted.len();
+        'scan: for (name, e) in &self.manifest.entries {
+            for ord in 0..e.chunks {
+                if let Some(&i) = wanted.get(&chunk_key(name, ord)) {
+                    out[i] = Some((name.as_str(), ord));
+                    left -= 1;
+                    if left == 0 {
+                        break 'scan;
+                    }
+                }
+            }
+        }
+        // A key given twice: the first slot was filled; copy it to the others.
+        for (i, k) in keys.iter().enumerate() {
+            if out[i].is_none() && wanted[k] != i {
+                out[i] = out[wanted[k]];
+            }
+        }
+        out
     }
 
     /// The indices folder.
@@ -397,23 +469,24 @@ impl Indexes {
             .collect()
     }
 
+    /// Files new or changed by their stat, names no longer on disk, and the unchanged count.
+    /// `stats` is sorted by name ([`Vault::files`]), like the manifest: one merge pass.
     fn diff(&self, stats: &[Stat]) -> (Vec<Stat>, Vec<String>, usize) {
+        debug_assert!(stats.windows(2).all(|w| w[0].name < w[1].name));
         let mut maybe_changed = Vec::new();
+        let mut removed = Vec::new();
         let mut unchanged = 0;
-        let on_disk: HashSet<&str> = stats.iter().map(|s| s.name.as_str()).collect();
+        let mut entries = self.manifest.entries.iter().peekable();
         for s in stats {
-            match self.manifest.entries.get(s.name.as_str()) {
-                Some(e) if e.size == s.size && e.mtime_ns == s.mtime_ns => unchanged += 1,
+            while let Some((name, _)) = entries.next_if(|(n, _)| n.as_str() < s.name.as_str()) {
+                removed.push(name.clone());
+            }
+            match entries.next_if(|(n, _)| n.as_str() == s.name.as_str()) {
+                Some((_, e)) if e.size == s.size && e.mtime_ns == s.mtime_ns => unchanged += 1,
                 _ => maybe_changed.push(s.clone()),
             }
         }
-        let removed = self
-            .manifest
-            .entries
-            .keys()
-            .filter(|n| !on_disk.contains(n.as_str()))
-            .cloned()
-            .collect();
+        removed.extend(entries.map(|(name, _)| name.clone()));
         (maybe_changed, removed, unchanged)
     }
 

@@ -63,7 +63,7 @@ use jiff::Timestamp;
 use crate::config::{Intent, SearchProfile};
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
 use crate::index::keyword::KeywordFilter;
-use crate::index::manifest::{Entry, chunk_key, parse_chunk_id};
+use crate::index::manifest::{Entry, chunk_id, chunk_key, parse_chunk_id};
 use crate::index::store::{IndexError, Indexes};
 use crate::model::MemoryName;
 use crate::vault::Vault;
@@ -313,18 +313,23 @@ pub fn search_with(
     q: &SearchQuery,
     temperature: &dyn Fn(&str, bool) -> f64,
 ) -> crate::Result<SearchResults> {
-    search_ranked(vault, idx, q, temperature, &|_| None)
+    let now = vault.clock.now().as_second();
+    let calendar_age = |created: i64| (now - created) as f64 / 86_400.0;
+    search_ranked(vault, idx, q, temperature, &|_| None, &calendar_age)
 }
 
 /// [`search_with`] with each memory's MIRA importance from `importance(name)`, in [0, 1], which
 /// only the `mira` profile uses (stage 6; `None` is neutral). Asked only for candidates, and
-/// only under `mira`. [`search_with_usage`] wires both from the usage state.
+/// only under `mira`; and each memory's age in days for stages 4–5 from `age_days(created)`
+/// (`created` in Unix seconds), on the configured clock (SPEC §7.2; [`search_with`] uses calendar
+/// days). [`search_with_usage`] wires all three from the usage state.
 pub fn search_ranked(
     vault: &Vault,
     idx: &Indexes,
     q: &SearchQuery,
     temperature: &dyn Fn(&str, bool) -> f64,
     importance: &dyn Fn(&str) -> Option<f64>,
+    age_days: &dyn Fn(i64) -> f64,
 ) -> crate::Result<SearchResults> {
     let cfg = &vault.config.search;
     let profile = q.profile.unwrap_or(cfg.profile);
@@ -360,29 +365,42 @@ pub fn search_ranked(
     };
 
     // 1. Retrieve.
+    let t0 = std::time::Instant::now();
     let kw_hits = idx.keyword().search(&q.text, &filter, candidates).map_err(IndexError::from)?;
     let bm25: Vec<(String, usize, f32)> = kw_hits
         .iter()
         .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
         .collect();
+    let t_bm25 = t0.elapsed();
     let qvec = idx.embedder().embed_batch(&[q.text.as_str()]).pop().unwrap_or_default();
+    // The memories the filters exclude, found once in the manifest: the vector index runs its
+    // filter over every key, and a filter that excludes nothing (the usual: every memory
+    // active) is no filter at all.
+    let excluded: HashSet<&str> =
+        manifest.entries.iter().filter(|(_, e)| !allowed(e)).map(|(n, _)| n.as_str()).collect();
     let vec_filter = |key: u64| -> bool {
-        idx.key_owner(key).and_then(|(name, _)| manifest.entries.get(name)).is_some_and(&allowed)
+        idx.key_owner(key).is_some_and(|(name, _)| !excluded.contains(name.as_str()))
     };
+    let t_embed = t0.elapsed();
     let vec_raw = if qvec.iter().any(|x| *x != 0.0) {
-        idx.vector().search(&qvec, candidates, Some(&vec_filter)).map_err(IndexError::from)?
+        let filter: Option<&dyn Fn(u64) -> bool> =
+            if excluded.is_empty() { None } else { Some(&vec_filter) };
+        idx.vector().search(&qvec, candidates, filter).map_err(IndexError::from)?
     } else {
         Vec::new()
     };
+    let owners = idx.key_owners(&vec_raw.iter().map(|(key, _)| *key).collect::<Vec<_>>());
     let vector: Vec<(String, usize, f32)> = vec_raw
         .iter()
-        .filter_map(|(key, sim)| idx.key_owner(*key).map(|(n, o)| (n.clone(), *o, *sim)))
+        .zip(owners)
+        .filter_map(|((_, sim), owner)| owner.map(|(n, o)| (n.to_owned(), o, *sim)))
         .collect();
 
     // 2. Fuse. Weighted RRF is kept for `--explain` and the `ragdocs` profile; the other
     // profiles fuse scores (below), which keeps BM25's score gaps that rank fusion flattens.
     let weights = cfg.intents.get(q.intent);
     let (wb, wv) = if st.unweighted_rrf { (1.0, 1.0) } else { (weights.bm25, weights.vector) };
+    let t_vector = t0.elapsed();
     let bm_ranks = fusion::memory_ranks(&bm25);
     let vec_ranks = fusion::memory_ranks(&vector);
     let fused = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks)], cfg.rrf_k);
@@ -400,28 +418,25 @@ pub fn search_ranked(
     let query_terms = idx.keyword().query_terms(&q.text);
     let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
     let (floor, ceiling) = similarity_range(&embedder_id);
-    let chunk_opts = ChunkOptions::default();
-    let scrub = vault.config.privacy.scrub_secrets;
-
-    // Evidence and fused score of every candidate (calibration needs the whole set).
+    // Evidence and fused score of every candidate (calibration needs the whole set), from the
+    // manifest and the indices alone: no candidate's file is read. Only the chunks of the
+    // results are fetched, after sorting ([`fill_chunks`]).
     struct Candidate<'a> {
         name: &'a str,
         entry: &'a Entry,
-        path: String,
-        chunk: crate::index::chunk::Chunk,
+        ordinal: usize,
         ex: Explain,
     }
-    let mut cands: Vec<Candidate> = Vec::new();
+    let mut cands: Vec<Candidate> = Vec::with_capacity(fused.len());
+    let mut lexical_chunks: Vec<String> = Vec::with_capacity(fused.len());
     for (name, rrf) in &fused {
         let Some(entry) = manifest.entries.get(*name) else { continue };
         // Fully faded past `expires_at`: out of the results (stage 7), and of the calibration.
         let past = entry.expires_at.map(|e| (now.as_second() - e) as f64 / 86_400.0);
         let Some(fade) = rank::expiry_factor(past, cfg.expiry_fade_days) else { continue };
-        let Ok(mname) = MemoryName::parse(name) else { continue };
-        // Heal on read: a memory deleted since the index was built is skipped.
-        let Ok(memory) = vault.load(&mname) else { continue };
-        let content = memory.redacted_content(scrub);
-        let mut chunks = chunk_markdown(&content, &chunk_opts);
+        if entry.chunks == 0 {
+            continue;
+        }
         let bm = bm_by.get(name).copied();
         let vr = vec_by.get(name).copied();
         // The best chunk: the BM25 winner when the query's words matter most, else the vector's.
@@ -437,58 +452,71 @@ pub fn search_ranked(
             (None, Some(v)) => v.2,
             (None, None) => 0,
         };
-        let ordinal = if ordinal < chunks.len() { ordinal } else { 0 };
-        if chunks.is_empty() {
-            continue;
-        }
+        let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
         // Lexical evidence is measured on the chunk BM25 scored, so it never depends on the
         // vector side (with a BM25 weight of 1 and a vector weight of 0, the order is lexical).
-        let lexical_ordinal = bm.map(|b| b.2).filter(|o| *o < chunks.len()).unwrap_or(ordinal);
-        let mut text_terms: HashSet<String> =
-            crate::index::keyword::text_terms(&chunks[lexical_ordinal].text).into_iter().collect();
-        let chunk = chunks.swap_remove(ordinal);
-
-        let mut ex = Explain {
+        let lexical_ordinal = bm.map(|b| b.2).filter(|o| *o < entry.chunks).unwrap_or(ordinal);
+        lexical_chunks.push(chunk_id(name, lexical_ordinal));
+        let ex = Explain {
             bm25_rank: bm.map(|b| b.1),
             bm25_score: bm.map(|b| b.3),
             vector_rank: vr.map(|v| v.1),
+            vector_similarity: vr.map(|v| v.3),
             rrf: *rrf,
             expiry_factor: fade,
             ..Default::default()
         };
+        cands.push(Candidate { name, entry, ordinal, ex });
+    }
+    // Which query terms each candidate's lexical chunk, title and tags contain: read from the
+    // keyword index's postings, the same analysed terms as `text_terms` of those texts.
+    let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
+    let ids: Vec<&str> = lexical_chunks.iter().map(String::as_str).collect();
+    let t_cands = t0.elapsed();
+    let present = idx.keyword().terms_in_chunks(&ids, &terms).map_err(IndexError::from)?;
+    for (c, present) in cands.iter_mut().zip(present) {
+        let (name, entry, ex) = (c.name, c.entry, &mut c.ex);
+        // A chunk missing from the keyword index (never after a reconcile): title and tags only.
+        let present = present.unwrap_or_else(|| {
+            let mut own: HashSet<String> =
+                crate::index::keyword::text_terms(&entry.title).into_iter().collect();
+            for t in &entry.tags {
+                own.extend(crate::index::keyword::text_terms(t));
+            }
+            terms.iter().map(|t| own.contains(*t)).collect()
+        });
         // Lexical evidence: coverage of the query's terms, and BM25 relative to the best match.
-        text_terms.extend(crate::index::keyword::text_terms(&entry.title));
-        for t in &entry.tags {
-            text_terms.extend(crate::index::keyword::text_terms(t));
-        }
         ex.coverage = if idf_total > 0.0 {
             query_terms
                 .iter()
-                .filter(|(t, _)| text_terms.contains(t))
-                .map(|(_, w)| f64::from(*w))
+                .zip(&present)
+                .filter(|(_, p)| **p)
+                .map(|((_, w), _)| f64::from(*w))
                 .fold(0.0, |a, b| a + b)
                 / idf_total
         } else {
             0.0
         };
-        ex.bm25_norm = fusion::relative_score(bm.map(|b| f64::from(b.3)), bm25_top);
+        ex.bm25_norm = fusion::relative_score(ex.bm25_score.map(f64::from), bm25_top);
         ex.lexical = rank::lexical_score(ex.bm25_norm, ex.coverage, LEXICAL_COVERAGE_SHARE);
         // Vector evidence: the chunk's cosine to the query, rescaled for this embedder.
-        let sim = match vr {
-            Some(v) => v.3,
+        let sim = match ex.vector_similarity {
+            Some(s) => s,
             // Not among the vector hits: the stored vector of the chosen chunk (re-embedding
             // only when the index lacks it), so a BM25-only candidate costs no model call.
             None if qvec.iter().any(|x| *x != 0.0) => idx
                 .vector()
-                .vector(chunk_key(name, ordinal))
+                .vector(chunk_key(name, c.ordinal))
                 .ok()
                 .flatten()
                 .or_else(|| {
+                    let id = chunk_id(name, c.ordinal);
+                    let text = idx.keyword().chunk_texts(&[id.as_str()]).ok()?.pop()??;
                     idx.embedder()
                         .embed_batch(&[crate::index::store::embed_text(
                             &entry.title,
-                            &chunk.header_path,
-                            &chunk.text,
+                            &text.headers,
+                            &text.body,
                         )
                         .as_str()])
                         .pop()
@@ -505,14 +533,14 @@ pub fn search_ranked(
             fusion::weighted_mean(ex.coverage, ex.vector_evidence, weights.bm25, weights.vector);
         // The fused score: what orders the results.
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
-        cands.push(Candidate { name, entry, path: memory.path.display().to_string(), chunk, ex });
     }
     // The query's gate: the best absolute evidence any candidate has; and the best fused score.
+    let t_evidence = t0.elapsed();
     let gate = cands.iter().map(|c| c.ex.evidence).fold(0.0, f64::max);
     let fused_top = cands.iter().map(|c| c.ex.fused).fold(0.0, f64::max);
 
     let mut hits = Vec::new();
-    for Candidate { name, entry, path, chunk, mut ex } in cands {
+    for Candidate { name, entry, ordinal, mut ex } in cands {
         // 3. Calibrate.
         ex.gate = gate;
         ex.calibrated = if st.rrf_calibration {
@@ -528,7 +556,7 @@ pub fn search_ranked(
         let mut score = ex.calibrated;
 
         // 4–5. Type profile and recency.
-        ex.age_days = ((now.as_second() - entry.created) as f64 / 86_400.0).max(0.0);
+        ex.age_days = age_days(entry.created).max(0.0);
         let profile_of = vault.config.type_profile(&entry.memory_type);
         ex.type_weight = 1.0;
         ex.type_decay = 1.0;
@@ -579,48 +607,115 @@ pub fn search_ranked(
         // 8. Clamp; threshold below.
         ex.score = score.clamp(0.0, 1.0);
 
-        let snippet = snippet(&chunk.text, &query_terms);
-        hits.push(SearchHit {
-            memory_id: format!("memory:{name}"),
-            name: name.to_owned(),
-            id: entry.id.clone(),
-            score: ex.score,
-            tokens: estimate_tokens(&chunk.text),
-            content: chunk.text,
-            snippet,
-            memory_type: entry.memory_type.clone(),
-            status: entry.status.clone(),
-            tags: entry.tags.clone(),
-            file_path: path,
-            header_path: chunk.header_path,
-            superseded_by,
-            explain: ex,
-        });
+        // The chunk's text, snippet and tokens are filled in for the results only (below).
+        hits.push((
+            SearchHit {
+                memory_id: format!("memory:{name}"),
+                name: name.to_owned(),
+                id: entry.id.clone(),
+                score: ex.score,
+                tokens: 0,
+                content: String::new(),
+                snippet: String::new(),
+                memory_type: entry.memory_type.clone(),
+                status: entry.status.clone(),
+                tags: entry.tags.clone(),
+                file_path: vault.root().join(format!("{name}.md")).display().to_string(),
+                header_path: String::new(),
+                superseded_by,
+                explain: ex,
+            },
+            ordinal,
+        ));
     }
+    let t_rank = t0.elapsed();
     let candidates_count = hits.len();
-    hits.retain(|h| h.score >= cfg.score_threshold);
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
-    match q.budget {
+    hits.retain(|(h, _)| h.score >= cfg.score_threshold);
+    hits.sort_by(|(a, _), (b, _)| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    let hits = match q.budget {
         Some(budget) => {
+            // Fill in order, a few at a time, until the budget is spent.
             let mut used = 0;
-            let mut keep = 0;
-            for h in &hits {
-                if keep > 0 && used + h.tokens > budget {
+            let mut kept: Vec<SearchHit> = Vec::new();
+            let mut rest = hits.into_iter();
+            'fill: loop {
+                let part: Vec<(SearchHit, usize)> = rest.by_ref().take(8).collect();
+                if part.is_empty() {
                     break;
                 }
-                used += h.tokens;
-                keep += 1;
+                for h in fill_chunks(vault, idx, part, &query_terms)? {
+                    if !kept.is_empty() && used + h.tokens > budget {
+                        break 'fill;
+                    }
+                    used += h.tokens;
+                    kept.push(h);
+                }
             }
-            hits.truncate(keep);
+            kept
         }
-        None => hits.truncate(limit),
-    }
+        None => {
+            hits.truncate(limit);
+            fill_chunks(vault, idx, hits, &query_terms)?
+        }
+    };
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+    tracing::debug!(
+        bm25_ms = ms(t_bm25),
+        embed_ms = ms(t_embed - t_bm25),
+        vector_ms = ms(t_vector - t_embed),
+        candidates_ms = ms(t_cands - t_vector),
+        evidence_ms = ms(t_evidence - t_cands),
+        rank_ms = ms(t_rank - t_evidence),
+        fill_ms = ms(t0.elapsed() - t_rank),
+        candidates = candidates_count,
+        "searched"
+    );
     Ok(SearchResults {
         hits,
         profile,
         intent: q.intent,
         embedder: idx.embedder().id().to_owned(),
         candidates: candidates_count,
+    })
+}
+
+/// Fills in each result's chunk (text, heading path, snippet, tokens) from the keyword index's
+/// stored chunks, falling back to the memory's file when the index lacks the chunk (another
+/// process re-indexed it meanwhile); a result whose file is gone too is dropped.
+fn fill_chunks(
+    vault: &Vault,
+    idx: &Indexes,
+    hits: Vec<(SearchHit, usize)>,
+    query_terms: &[(String, f32)],
+) -> crate::Result<Vec<SearchHit>> {
+    let ids: Vec<String> = hits.iter().map(|(h, ord)| chunk_id(&h.name, *ord)).collect();
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let texts = idx.keyword().chunk_texts(&refs).map_err(IndexError::from)?;
+    let mut out = Vec::with_capacity(hits.len());
+    for ((mut h, ord), text) in hits.into_iter().zip(texts) {
+        let Some((header_path, body)) =
+            text.map(|t| (t.headers, t.body)).or_else(|| chunk_from_file(vault, &h.name, ord))
+        else {
+            continue;
+        };
+        h.snippet = snippet(&body, query_terms);
+        h.tokens = estimate_tokens(&body);
+        h.content = body;
+        h.header_path = header_path;
+        out.push(h);
+    }
+    Ok(out)
+}
+
+/// Chunk `ordinal` of a memory read from its file (heading path and text), as indexing made it.
+fn chunk_from_file(vault: &Vault, name: &str, ordinal: usize) -> Option<(String, String)> {
+    let memory = vault.load(&MemoryName::parse(name).ok()?).ok()?;
+    let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
+    let mut chunks = chunk_markdown(&content, &ChunkOptions::default());
+    let ordinal = if ordinal < chunks.len() { ordinal } else { 0 };
+    (ordinal < chunks.len()).then(|| {
+        let c = chunks.swap_remove(ordinal);
+        (c.header_path, c.text)
     })
 }
 

@@ -2,7 +2,8 @@
 //!
 //! One tantivy document per chunk. Text fields (`title`, `headers`, `body`, `tags`) go through the
 //! code-aware analyzer of [`analyzer`]; raw fields (`chunk_id`, `memory_id`, `type`, `status`,
-//! `tag`) and the `created` timestamp serve deletes and filters.
+//! `tag`) and the `created` timestamp serve deletes and filters. `headers` and `body` are also
+//! stored, so search reads a hit's chunk from here ([`KeywordIndex::chunk_texts`]).
 //!
 //! Queries never go through tantivy's query parser: [`KeywordIndex::search`] analyses the user's
 //! text with the same analyzer as the documents and builds the query itself, so no input can
@@ -26,7 +27,10 @@
 //! tantivy is used in this module only.
 
 pub mod analyzer;
+mod chunks;
 mod terms;
+
+pub use chunks::ChunkText;
 
 pub use terms::text_terms;
 
@@ -201,8 +205,9 @@ fn build_schema() -> (Schema, Fields) {
         chunk_id: builder.add_text_field("chunk_id", STRING | STORED),
         memory_id: builder.add_text_field("memory_id", STRING | STORED),
         title: builder.add_text_field("title", text.clone()),
-        headers: builder.add_text_field("headers", text.clone()),
-        body: builder.add_text_field("body", text.clone()),
+        // Stored: search returns a hit's chunk from the index, without re-reading its file.
+        headers: builder.add_text_field("headers", text.clone().set_stored()),
+        body: builder.add_text_field("body", text.clone().set_stored()),
         tags: builder.add_text_field("tags", text),
         tag: builder.add_text_field("tag", STRING),
         memory_type: builder.add_text_field("type", STRING | STORED),
