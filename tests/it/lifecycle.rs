@@ -240,6 +240,8 @@ fn importance_reaches_search_only_through_the_mira_profile() {
     // A made-up importance that would reorder everything, and a temperature that does too.
     let importance = |name: &str| Some(if name.len().is_multiple_of(2) { 0.99 } else { 0.01 });
     let temperature = |id: &str, _: bool| if id.ends_with('A') { 0.9 } else { 0.4 };
+    let now = vault.clock.now().as_second();
+    let calendar = |created: i64| (now - created) as f64 / 86_400.0;
     for profile in [
         SearchProfile::Balanced,
         SearchProfile::Ragdocs,
@@ -250,7 +252,8 @@ fn importance_reaches_search_only_through_the_mira_profile() {
             let q =
                 SearchQuery { profile: Some(profile), limit: Some(20), ..SearchQuery::new(text) };
             let plain = search_with(&vault, &idx, &q, &temperature).unwrap();
-            let with = search_ranked(&vault, &idx, &q, &temperature, &importance).unwrap();
+            let with =
+                search_ranked(&vault, &idx, &q, &temperature, &importance, &calendar).unwrap();
             let key = |r: &memlane::search::SearchResults| -> Vec<(String, f64)> {
                 r.hits.iter().map(|h| (h.name.clone(), h.score)).collect()
             };
@@ -263,7 +266,7 @@ fn importance_reaches_search_only_through_the_mira_profile() {
         limit: Some(20),
         ..SearchQuery::new("cache")
     };
-    let mira = search_ranked(&vault, &idx, &q, &temperature, &importance).unwrap();
+    let mira = search_ranked(&vault, &idx, &q, &temperature, &importance, &calendar).unwrap();
     assert!(!mira.hits.is_empty());
     for h in &mira.hits {
         let expected = importance(&h.name).unwrap();
@@ -301,4 +304,26 @@ fn usage_state_survives_reindex_deleted_indices_and_concurrent_readers() {
     std::fs::remove_dir_all(env.vault().join("indices")).unwrap();
     assert!((temperature(&env, "auth-v1") - 0.95).abs() < 1e-9, "so does deleting indices/");
     assert_eq!(importance(&env), before, "importance, rebuilt from the same usage and links");
+}
+
+#[test]
+fn search_ages_memories_on_the_configured_clock() {
+    let mut env = TestEnv::with_vault("basic");
+    env.write(
+        "old-cache.md",
+        "---\ntype: journal\ncreated_at: 2025-12-01T10:00:00Z\n---\n\n# Cache notes\n\nThe page cache lives in Redis.\n",
+    );
+    env.run(["show", "old-cache"]).success(); // the vault is used on 2026-01-10
+    env.set_now("2026-01-20T10:00:00Z"); // then not for ten days
+    let age = |extra: &[&str]| -> f64 {
+        let mut args = vec!["search", "page cache redis", "--json", "--explain", "--no-touch"];
+        args.extend_from_slice(extra);
+        let out = env.run(args).success().json();
+        let hit = out.as_array().unwrap().iter().find(|h| h["name"] == "old-cache").unwrap();
+        hit["explain"]["age_days"].as_f64().unwrap()
+    };
+    // Activity clock (default): one day of use since it was written; the quiet days don't count.
+    assert_eq!(age(&[]), 1.0);
+    // Calendar clock: 50 days.
+    assert!((age(&["-c", "lifecycle.clock=calendar"]) - 50.0).abs() < 1e-9);
 }
