@@ -68,6 +68,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the stored versions of a memory')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring back an earlier version of a memory')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print the effective configuration and where each value came from')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Keep the indices fresh while files change, until interrupted')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve memories to an agent over MCP (stdio)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write completions and man pages (for maintainers)')
@@ -739,6 +740,22 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memlane;watch' {
+            [CompletionResult]::new('--debounce', '--debounce', [CompletionResultType]::ParameterName, 'Milliseconds of quiet after a change before re-indexing')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memlane;mcp' {
             [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
@@ -817,6 +834,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('history', 'history', [CompletionResultType]::ParameterValue, 'List the stored versions of a memory')
             [CompletionResult]::new('restore', 'restore', [CompletionResultType]::ParameterValue, 'Bring back an earlier version of a memory')
             [CompletionResult]::new('config', 'config', [CompletionResultType]::ParameterValue, 'Print the effective configuration and where each value came from')
+            [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Keep the indices fresh while files change, until interrupted')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve memories to an agent over MCP (stdio)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write completions and man pages (for maintainers)')
@@ -930,6 +948,9 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             break
         }
         'memlane;help;config' {
+            break
+        }
+        'memlane;help;watch' {
             break
         }
         'memlane;help;mcp' {

@@ -127,6 +127,9 @@ _memlane() {
             memlane,update)
                 cmd="memlane__subcmd__update"
                 ;;
+            memlane,watch)
+                cmd="memlane__subcmd__watch"
+                ;;
             memlane__subcmd__help,add)
                 cmd="memlane__subcmd__help__subcmd__add"
                 ;;
@@ -232,6 +235,9 @@ _memlane() {
             memlane__subcmd__help,update)
                 cmd="memlane__subcmd__help__subcmd__update"
                 ;;
+            memlane__subcmd__help,watch)
+                cmd="memlane__subcmd__help__subcmd__watch"
+                ;;
             memlane__subcmd__help__subcmd__model,import)
                 cmd="memlane__subcmd__help__subcmd__model__subcmd__import"
                 ;;
@@ -287,7 +293,7 @@ _memlane() {
 
     case "${cmd}" in
         memlane)
-            opts="-q -v -c -h -V --vault --json --quiet --verbose --color --now --config --help --version init add show read edit update append rm delete mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config mcp completions generate help"
+            opts="-q -v -c -h -V --vault --json --quiet --verbose --color --now --config --help --version init add show read edit update append rm delete mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -625,7 +631,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help)
-            opts="init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config mcp completions generate help"
+            opts="init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1171,6 +1177,20 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help__subcmd__update)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__watch)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2499,6 +2519,44 @@ _memlane() {
                     ;;
                 --status)
                     COMPREPLY=($(compgen -W "active archived" -- "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__watch)
+            opts="-q -v -c -h --debounce --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --debounce)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --vault)

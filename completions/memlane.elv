@@ -65,6 +65,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand history 'List the stored versions of a memory'
             cand restore 'Bring back an earlier version of a memory'
             cand config 'Print the effective configuration and where each value came from'
+            cand watch 'Keep the indices fresh while files change, until interrupted'
             cand mcp 'Serve memories to an agent over MCP (stdio)'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
@@ -690,6 +691,21 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;watch'= {
+            cand --debounce 'Milliseconds of quiet after a change before re-indexing'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memlane;mcp'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -765,6 +781,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand history 'List the stored versions of a memory'
             cand restore 'Bring back an earlier version of a memory'
             cand config 'Print the effective configuration and where each value came from'
+            cand watch 'Keep the indices fresh while files change, until interrupted'
             cand mcp 'Serve memories to an agent over MCP (stdio)'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
@@ -843,6 +860,8 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;restore'= {
         }
         &'memlane;help;config'= {
+        }
+        &'memlane;help;watch'= {
         }
         &'memlane;help;mcp'= {
         }

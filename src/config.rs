@@ -1670,7 +1670,7 @@ mod tests {
         let loaded = LoadedConfig::load(&ConfigInputs::default()).unwrap();
         assert_eq!(loaded.config, config);
         assert!(loaded.files.is_empty());
-        assert_eq!(loaded.sources.len(), 2 + 2 + 10 + 4 * 2 + 11 + 1 + 1 + 12 * 5);
+        assert_eq!(loaded.sources.len(), 2 + 2 + 10 + 4 * 2 + 12 + 1 + 1 + 12 * 5);
         assert!(loaded.sources.values().all(|s| *s == ConfigSource::Default));
     }
 

@@ -119,6 +119,9 @@ pub struct Indexes {
     manifest: Manifest,
     embedder: Arc<dyn Embedder>,
     needs_rebuild: Option<String>,
+    /// [`disk_stamp`] right after this process last wrote the stores in write mode: while the
+    /// files still match it, nobody else wrote and the next write skips the reopen.
+    written: Option<Vec<(String, u64, i128)>>,
     /// Vector key → (memory, chunk ordinal), built on first use (a search needs it, most other
     /// commands never do: ≈ 20k entries at 10k memories).
     keys: std::sync::OnceLock<KeyMap>,
@@ -281,6 +284,7 @@ impl Indexes {
             manifest,
             embedder,
             needs_rebuild,
+            written: None,
             keys: std::sync::OnceLock::new(),
             owner_scans: std::sync::atomic::AtomicUsize::new(0),
         };
@@ -517,9 +521,16 @@ impl Indexes {
             return Ok(ReconcileReport { unchanged, ..Default::default() });
         }
         let _lock = lock(&self.dir)?;
-        // Another process may have done the work while we waited: start from the newest state.
-        let fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
-        *self = fresh;
+        let t_lock = start.elapsed();
+        // Another process may have done the work while we waited: start from the newest state,
+        // unless the stores are still exactly what this process last wrote (a long-lived
+        // watcher or server then skips reloading the vectors and the graph).
+        let known = self.written.take();
+        if known.is_none() || known != Some(disk_stamp(&self.dir)) {
+            let fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
+            *self = fresh;
+        }
+        let t_open = start.elapsed();
         let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
         let mut report = ReconcileReport::default();
         let (mut maybe_changed, removed, mut unchanged) =
@@ -531,6 +542,7 @@ impl Indexes {
         }
         if rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty() {
             // Another process did the work while we waited for the lock: nothing to write.
+            self.written = Some(disk_stamp(&self.dir));
             return Ok(ReconcileReport {
                 unchanged,
                 elapsed_ms: start.elapsed().as_millis() as u64,
@@ -723,17 +735,33 @@ impl Indexes {
             let links = memory_links(&memory, &content, &is_memory);
             self.graph_mut().set_links(&key, &links, LINK_ORIGINS);
         }
+        let t_index = start.elapsed();
         // Until the manifest is saved, the stores may disagree with it and with each other: a
         // crash in between leaves this marker, and the next open rebuilds (see: #6).
         let pending = self.dir.join(PENDING_FILE);
         crate::vault::atomic_write(&pending, b"an index update is being written\n")?;
         kw.commit().map_err(IndexError::from)?;
+        let t_keyword = start.elapsed();
         self.vector.save().map_err(IndexError::from)?;
+        let t_vector = start.elapsed();
         self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
         self.save_supersedes()?;
+        let t_graph = start.elapsed();
         self.manifest.save(&self.dir.join("manifest.tsv"))?;
         std::fs::remove_file(&pending).at("remove", &pending)?;
         self.rebuild_keys();
+        self.written = Some(disk_stamp(&self.dir));
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        tracing::debug!(
+            lock_ms = ms(t_lock),
+            reopen_ms = ms(t_open - t_lock),
+            index_ms = ms(t_index - t_open),
+            keyword_commit_ms = ms(t_keyword - t_index),
+            vector_save_ms = ms(t_vector - t_keyword),
+            graph_save_ms = ms(t_graph - t_vector),
+            manifest_save_ms = ms(start.elapsed() - t_graph),
+            "reconcile wrote the indices"
+        );
         report.rebuilt = rebuild;
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         Ok(report)
@@ -750,6 +778,36 @@ fn lock_is_free(dir: &Path) -> bool {
         return true;
     };
     file.try_lock().is_ok()
+}
+
+/// The size and mtime of every file of the stores: the top level of `indices/` (manifest,
+/// markers), tantivy's `meta.json`, and the vector and graph folders. Any write by another
+/// process changes it.
+fn disk_stamp(dir: &Path) -> Vec<(String, u64, i128)> {
+    let mut out = Vec::new();
+    let mut push = |rel: String, meta: std::fs::Metadata| {
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        out.push((rel, meta.len(), mtime));
+    };
+    for sub in ["", "vector", "graph"] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
+        for entry in entries.flatten() {
+            if let Ok(meta) = entry.metadata()
+                && meta.is_file()
+            {
+                push(format!("{sub}/{}", entry.file_name().to_string_lossy()), meta);
+            }
+        }
+    }
+    if let Ok(meta) = std::fs::metadata(dir.join("keyword").join("meta.json")) {
+        push("keyword/meta.json".to_owned(), meta);
+    }
+    out.sort();
+    out
 }
 
 /// Beside the graph: `old<TAB>new` for every `supersedes` link, read by search.
