@@ -306,3 +306,33 @@ fn generation_bumps_after_a_write() {
     drop(w); // stops the threads
     assert!(rx.recv().is_err(), "the worker is gone, so is its sender");
 }
+
+/// Library level: `maintain` runs on the watcher's schedule, reconciling around it.
+#[test]
+fn maintain_runs_on_the_schedule() {
+    use memlane::watch::{BatchKind, VaultWatcher, WatchOptions};
+
+    let env = TestEnv::with_vault("basic");
+    let mut config = memlane::config::Config::default();
+    config.embedding.model = "builtin".into();
+    let vault =
+        memlane::vault::Vault::open(&env.vault(), config, memlane::vault::Clock::system()).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let opts = WatchOptions {
+        maintain_every: Some(Duration::from_millis(200)),
+        ..WatchOptions::default()
+    };
+    let _w = VaultWatcher::start(Arc::new(vault), opts, move |r| {
+        let _ = tx.send(r);
+    })
+    .unwrap();
+    let report = loop {
+        let r = rx.recv_timeout(TIMEOUT).expect("no maintain pass");
+        assert!(r.error.is_none(), "{r:?}");
+        if r.kind == BatchKind::Maintain {
+            break r;
+        }
+    };
+    let m = report.maintain.expect("a maintain pass carries maintain's report");
+    assert!(m.problems.is_empty(), "{:?}", m.problems);
+}
