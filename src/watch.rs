@@ -36,6 +36,7 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache};
 use crate::config::Config;
 use crate::error::Error;
 use crate::index::store::{Indexes, ReconcileReport};
+use crate::lifecycle::STATE_DIR;
 use crate::lifecycle::UsageStore;
 use crate::lifecycle::consolidate::{MaintainReport, maintain};
 use crate::model::name::RESERVED_DIRS;
@@ -229,9 +230,28 @@ struct Shared {
     epoch: Instant,
     /// Nanoseconds after `epoch` of the last relevant event.
     last_event_ns: AtomicU64,
+    /// The highest [`VaultWatcher::sync`] marker the raw watcher has seen.
+    synced: std::sync::Mutex<u64>,
+    synced_cv: std::sync::Condvar,
+    /// The last marker number handed out.
+    sync_sent: AtomicU64,
+}
+
+/// The name prefix of this process's [`VaultWatcher::sync`] markers (in `state/`).
+fn sync_prefix() -> String {
+    format!(".sync-{}-", std::process::id())
 }
 
 impl Shared {
+    /// Notes a sync marker the raw watcher saw, waking [`VaultWatcher::sync`].
+    fn saw_sync(&self, n: u64) {
+        let mut seen = self.synced.lock().unwrap_or_else(|e| e.into_inner());
+        if n > *seen {
+            *seen = n;
+            self.synced_cv.notify_all();
+        }
+    }
+
     fn bump(&self) {
         self.last_event_ns.store(self.epoch.elapsed().as_nanos() as u64, Ordering::SeqCst);
         self.generation.fetch_add(1, Ordering::SeqCst);
@@ -270,6 +290,8 @@ enum Msg {
 /// Watches a vault and keeps its indices fresh; stops its threads when dropped.
 pub struct VaultWatcher {
     shared: Arc<Shared>,
+    /// Where [`VaultWatcher::sync`] writes its markers.
+    sync_dir: PathBuf,
     tx: Sender<Msg>,
     raw: Option<RecommendedWatcher>,
     debouncer: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
@@ -305,6 +327,9 @@ impl VaultWatcher {
             healthy: AtomicBool::new(true),
             epoch: Instant::now(),
             last_event_ns: AtomicU64::new(0),
+            synced: std::sync::Mutex::new(0),
+            synced_cv: std::sync::Condvar::new(),
+            sync_sent: AtomicU64::new(0),
         });
         let (tx, rx) = std::sync::mpsc::channel::<Msg>();
         let start_err = |source| WatchError::Start { path: root.clone(), source };
@@ -312,7 +337,23 @@ impl VaultWatcher {
         // The raw watcher: generation bumps, overflow detection.
         let raw = {
             let (shared, tx, dir) = (shared.clone(), tx.clone(), root.clone());
+            let (sync_dir, prefix) = (root.join(STATE_DIR), sync_prefix());
             let mut w = notify::recommended_watcher(move |res: notify::Result<Event>| match res {
+                Ok(ev)
+                    if !ev.need_rescan()
+                        && ev.paths.iter().any(|p| p.parent() == Some(&sync_dir)) =>
+                {
+                    // A sync marker: everything queued before it has been handled.
+                    for p in &ev.paths {
+                        let n = p
+                            .file_name()
+                            .and_then(|f| f.to_str())
+                            .and_then(|f| f.strip_prefix(prefix.as_str()));
+                        if let Some(n) = n.and_then(|n| n.parse().ok()) {
+                            shared.saw_sync(n);
+                        }
+                    }
+                }
                 Ok(ev) if ev.need_rescan() => {
                     tracing::warn!("the filesystem watcher's queue overflowed; rescanning");
                     shared.healthy.store(false, Ordering::SeqCst);
@@ -384,6 +425,7 @@ impl VaultWatcher {
         };
         let watcher = VaultWatcher {
             shared,
+            sync_dir: root.join(STATE_DIR),
             tx,
             raw: Some(raw),
             debouncer: Some(debouncer),
@@ -407,6 +449,41 @@ impl VaultWatcher {
     /// equals [`VaultWatcher::generation`] and the watcher is [`healthy`](Self::healthy).
     pub fn reconciled_generation(&self) -> u64 {
         self.shared.reconciled.load(Ordering::SeqCst)
+    }
+
+    /// Tells the watcher that its caller brought the indices up to date with every change up
+    /// to `generation` (a value of [`VaultWatcher::generation`] read before that reconcile), so
+    /// the worker skips a pass that would find nothing to do. The MCP server, which keeps its own
+    /// indices open, uses it.
+    pub fn covered(&self, generation: u64) {
+        self.shared.reconciled.fetch_max(generation, Ordering::SeqCst);
+    }
+
+    /// Waits until the raw watcher has handled every event the kernel queued before this call,
+    /// so that [`VaultWatcher::generation`] covers every change made before it. It creates a
+    /// marker file in `state/` and waits (at most `timeout`) for its event, which comes after all
+    /// earlier ones. False on a timeout or an error: callers should then stat the vault.
+    pub fn sync(&self, timeout: Duration) -> bool {
+        let n = self.shared.sync_sent.fetch_add(1, Ordering::SeqCst) + 1;
+        let path = self.sync_dir.join(format!("{}{n}", sync_prefix()));
+        if std::fs::create_dir_all(&self.sync_dir).is_err() || std::fs::File::create(&path).is_err()
+        {
+            return false;
+        }
+        let deadline = Instant::now() + timeout;
+        let mut seen = self.shared.synced.lock().unwrap_or_else(|e| e.into_inner());
+        while *seen < n {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            seen =
+                self.shared.synced_cv.wait_timeout(seen, left).unwrap_or_else(|e| e.into_inner()).0;
+        }
+        let ok = *seen >= n;
+        drop(seen);
+        let _ = std::fs::remove_file(&path);
+        ok
     }
 
     /// False once the watcher failed or overflowed: events may have been missed, and callers
@@ -461,6 +538,13 @@ impl<F: FnMut(BatchReport)> Worker<F> {
                 Ok(Msg::Batch | Msg::Rescan) => {
                     if let Step::Stop = self.settle() {
                         return;
+                    }
+                    if self.shared.healthy.load(Ordering::SeqCst)
+                        && self.shared.reconciled.load(Ordering::SeqCst)
+                            >= self.shared.generation.load(Ordering::SeqCst)
+                    {
+                        // Someone else (see `VaultWatcher::covered`) already indexed it all.
+                        continue;
                     }
                     BatchKind::Changes
                 }

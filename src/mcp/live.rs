@@ -15,9 +15,31 @@ use crate::index::store::Indexes;
 use crate::lifecycle::{UsageState, UsageStore};
 use crate::vault::Vault;
 
-/// Where a change counter comes from: the vault watcher (a counter bumped on every event under
-/// the vault, or `None` when the watcher is not running or has failed).
-pub type ChangeCounter = Arc<dyn Fn() -> Option<u64> + Send + Sync>;
+/// What tells the server whether the vault changed since it last reconciled: the vault watcher.
+pub trait ChangeSource: Send + Sync {
+    /// A counter that has moved for every change to a memory file made before this call, or
+    /// `None` when that cannot be known (the watcher failed): then the vault is stat-ed.
+    fn current(&self) -> Option<u64>;
+    /// The caller's indices now reflect every change counted up to `generation`.
+    fn covered(&self, generation: u64);
+}
+
+/// How long a call waits for the watcher to catch up before it stats the vault instead.
+pub const SYNC_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
+
+impl ChangeSource for Mutex<crate::watch::VaultWatcher> {
+    fn current(&self) -> Option<u64> {
+        let w = self.lock().unwrap_or_else(|e| e.into_inner());
+        (w.healthy() && w.sync(SYNC_TIMEOUT)).then(|| w.generation())
+    }
+
+    fn covered(&self, generation: u64) {
+        self.lock().unwrap_or_else(|e| e.into_inner()).covered(generation);
+    }
+}
+
+/// A shared [`ChangeSource`].
+pub type ChangeCounter = Arc<dyn ChangeSource>;
 
 /// The logger name of cold notifications.
 pub const COLD_LOGGER: &str = "memlane.temperature";
@@ -104,9 +126,8 @@ impl Live {
         *self.changes.lock().unwrap_or_else(|e| e.into_inner()) = Some(counter);
     }
 
-    fn generation(&self) -> Option<u64> {
-        let changes = self.changes.lock().unwrap_or_else(|e| e.into_inner());
-        changes.as_ref().and_then(|c| c())
+    fn source(&self) -> Option<ChangeCounter> {
+        self.changes.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Records that this server wrote to the vault.
@@ -128,7 +149,8 @@ impl Live {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         // Read the counter before looking at the files: a change after this point bumps it
         // again and the next call looks.
-        let generation = self.generation();
+        let source = self.source();
+        let generation = source.as_ref().and_then(|s| s.current());
         let dirty = self.dirty.swap(false, Ordering::SeqCst);
         let stamp = manifest_stamp(&manifest_path);
         let reopen = match &*cache {
@@ -158,6 +180,9 @@ impl Live {
                         state.observe(id, now, cfg);
                     }
                 })?;
+            }
+            if let (Some(s), Some(g)) = (&source, generation) {
+                s.covered(g);
             }
             *cache = Some(Cached { idx, generation, manifest: manifest_stamp(&manifest_path) });
         }

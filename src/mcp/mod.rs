@@ -12,7 +12,7 @@ use rmcp::ServiceExt as _;
 
 use crate::vault::Vault;
 
-pub use live::{COLD_LOGGER, COLD_MESSAGE, ChangeCounter, Live};
+pub use live::{COLD_LOGGER, COLD_MESSAGE, ChangeCounter, ChangeSource, Live, SYNC_TIMEOUT};
 pub use tools::{CORE_TOOLS, MemlaneServer};
 
 /// What the server tells the agent about when to use it.
@@ -64,11 +64,7 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     }) {
         Ok(w) => {
             let w = Arc::new(std::sync::Mutex::new(w));
-            let counter = w.clone();
-            live.set_change_counter(Arc::new(move || {
-                let w = counter.lock().unwrap_or_else(|e| e.into_inner());
-                w.healthy().then(|| w.generation())
-            }));
+            live.set_change_counter(w.clone());
             Some(w)
         }
         Err(e) => {

@@ -336,3 +336,57 @@ fn maintain_runs_on_the_schedule() {
     let m = report.maintain.expect("a maintain pass carries maintain's report");
     assert!(m.problems.is_empty(), "{:?}", m.problems);
 }
+
+/// `sync` returns only once the watcher has seen every event queued before it, so the
+/// generation read right after a write already counts it — no sleeping or polling. `covered`
+/// lets a caller that indexed the change itself spare the worker its pass.
+#[test]
+fn sync_makes_the_generation_count_every_earlier_write() {
+    use memlane::watch::{VaultWatcher, WatchOptions};
+
+    let env = TestEnv::with_vault("basic");
+    let mut config = memlane::config::Config::default();
+    config.embedding.model = "builtin".into();
+    let vault =
+        memlane::vault::Vault::open(&env.vault(), config, memlane::vault::Clock::system()).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    // A long debounce, so the worker cannot start its pass before `covered` below.
+    let opts = WatchOptions { debounce: Duration::from_secs(2), ..WatchOptions::default() };
+    let w = VaultWatcher::start(Arc::new(vault), opts, move |r| {
+        let _ = tx.send(r);
+    })
+    .unwrap();
+    let first = rx.recv_timeout(TIMEOUT).unwrap();
+    assert!(first.error.is_none(), "{first:?}");
+    for i in 0..50 {
+        assert!(w.sync(TIMEOUT), "sync timed out");
+        let before = w.generation();
+        env.write(&format!("note-{i}.md"), "# Note\n\nsynced\n");
+        assert!(w.sync(TIMEOUT), "sync timed out");
+        assert!(w.generation() > before, "write {i} was not counted after sync");
+    }
+    // The sync markers leave nothing behind and are never indexed.
+    let state: Vec<String> = std::fs::read_dir(env.vault().join("state"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!state.iter().any(|n| n.starts_with(".sync-")), "{state:?}");
+
+    // A caller that indexed everything up to now: the worker's next pass is skipped.
+    let settled = loop {
+        let b = rx.recv_timeout(TIMEOUT).expect("no pass after the notes");
+        if b.indexed.iter().any(|n| n == "note-49") {
+            break b;
+        }
+    };
+    assert!(settled.error.is_none(), "{settled:?}");
+    env.write("covered.md", "# Covered\n\nby the caller\n");
+    assert!(w.sync(TIMEOUT));
+    w.covered(w.generation());
+    std::thread::sleep(Duration::from_secs(3));
+    let passes: Vec<_> = rx.try_iter().collect();
+    assert!(
+        passes.iter().all(|p| !p.indexed.iter().any(|n| n == "covered")),
+        "the worker indexed a change its caller had covered: {passes:?}"
+    );
+}
