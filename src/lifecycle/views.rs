@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use super::{StateReset, UsageStore, cold_announcements};
+use super::{ColdMemory, StateReset, UsageStore, cold_announcements};
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
 use crate::vault::{Memory, UpdateRequest, Vault, WriteOutcome, WriteStatus};
 
@@ -61,6 +61,20 @@ fn rounded(t: f64) -> f64 {
     (t * 1000.0).round() / 1000.0
 }
 
+/// The cold memories that still exist, with their names, files and sizes.
+fn cold_items(cold: &[ColdMemory], by_id: &BTreeMap<&str, &Memory>) -> Vec<ColdItem> {
+    cold.iter()
+        .filter_map(|c| by_id.get(c.id.as_str()).map(|m| (c, m)))
+        .map(|(c, m)| ColdItem {
+            id: c.id.clone(),
+            name: m.name.to_string(),
+            file: m.path.clone(),
+            temperature: rounded(c.temperature),
+            tokens: estimate_tokens(m.content()),
+        })
+        .collect()
+}
+
 /// The cold set: memories below `cold_threshold`, coldest first. Memories the usage state has not
 /// seen yet are recorded, so they start cooling from now.
 pub fn cold_memories(vault: &Vault) -> crate::Result<(Vec<ColdItem>, Option<StateReset>)> {
@@ -79,18 +93,7 @@ pub fn cold_memories(vault: &Vault) -> crate::Result<(Vec<ColdItem>, Option<Stat
             cfg,
         )
     })?;
-    let items = cold
-        .iter()
-        .filter_map(|c| by_id.get(c.id.as_str()).map(|m| (c, m)))
-        .map(|(c, m)| ColdItem {
-            id: c.id.clone(),
-            name: m.name.to_string(),
-            file: m.path.clone(),
-            temperature: rounded(c.temperature),
-            tokens: estimate_tokens(m.content()),
-        })
-        .collect();
-    Ok((items, reset))
+    Ok((cold_items(&cold, &by_id), reset))
 }
 
 /// The periodic cold check of the MCP server (SPEC §7.4): the memories that crossed below
@@ -105,18 +108,7 @@ pub fn announce_cold(vault: &Vault) -> crate::Result<(Vec<ColdItem>, Option<Stat
         memories.iter().map(|m| (m.id.as_str(), m.meta.pinned)).collect();
     let (announced, reset) =
         UsageStore::update(vault.root(), |state| cold_announcements(state, &flags, now, cfg))?;
-    let items = announced
-        .iter()
-        .filter_map(|c| by_id.get(c.id.as_str()).map(|m| (c, m)))
-        .map(|(c, m)| ColdItem {
-            id: c.id.clone(),
-            name: m.name.to_string(),
-            file: m.path.clone(),
-            temperature: rounded(c.temperature),
-            tokens: estimate_tokens(m.content()),
-        })
-        .collect();
-    Ok((items, reset))
+    Ok((cold_items(&announced, &by_id), reset))
 }
 
 /// Every memory in name order with its temperature, token estimate and (when `sections`) its

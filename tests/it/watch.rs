@@ -266,19 +266,13 @@ fn starting_on_a_vault_edited_while_down_reconciles_by_content_hash() {
 /// pass, and the pass then catches up with it.
 #[test]
 fn generation_bumps_after_a_write() {
-    use memlane::watch::{VaultWatcher, WatchOptions};
+    use memlane::watch::WatchOptions;
 
     let env = TestEnv::with_vault("basic");
-    let mut config = memlane::config::Config::default();
-    config.embedding.model = "builtin".into();
-    let vault =
-        memlane::vault::Vault::open(&env.vault(), config, memlane::vault::Clock::system()).unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let opts = WatchOptions { debounce: Duration::from_millis(300), ..WatchOptions::default() };
-    let w = VaultWatcher::start(Arc::new(vault), opts, move |r| {
-        let _ = tx.send(r);
-    })
-    .unwrap();
+    let (w, rx) = library_watcher(
+        &env,
+        WatchOptions { debounce: Duration::from_millis(300), ..WatchOptions::default() },
+    );
     let first = rx.recv_timeout(TIMEOUT).unwrap();
     assert!(first.error.is_none(), "{first:?}");
     assert!(w.healthy());
@@ -310,22 +304,16 @@ fn generation_bumps_after_a_write() {
 /// Library level: `maintain` runs on the watcher's schedule, reconciling around it.
 #[test]
 fn maintain_runs_on_the_schedule() {
-    use memlane::watch::{BatchKind, VaultWatcher, WatchOptions};
+    use memlane::watch::{BatchKind, WatchOptions};
 
     let env = TestEnv::with_vault("basic");
-    let mut config = memlane::config::Config::default();
-    config.embedding.model = "builtin".into();
-    let vault =
-        memlane::vault::Vault::open(&env.vault(), config, memlane::vault::Clock::system()).unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let opts = WatchOptions {
-        maintain_every: Some(Duration::from_millis(200)),
-        ..WatchOptions::default()
-    };
-    let _w = VaultWatcher::start(Arc::new(vault), opts, move |r| {
-        let _ = tx.send(r);
-    })
-    .unwrap();
+    let (_w, rx) = library_watcher(
+        &env,
+        WatchOptions {
+            maintain_every: Some(Duration::from_millis(200)),
+            ..WatchOptions::default()
+        },
+    );
     let report = loop {
         let r = rx.recv_timeout(TIMEOUT).expect("no maintain pass");
         assert!(r.error.is_none(), "{r:?}");
@@ -337,25 +325,37 @@ fn maintain_runs_on_the_schedule() {
     assert!(m.problems.is_empty(), "{:?}", m.problems);
 }
 
-/// `sync` returns only once the watcher has seen every event queued before it, so the
-/// generation read right after a write already counts it — no sleeping or polling. `covered`
-/// lets a caller that indexed the change itself spare the worker its pass.
-#[test]
-fn sync_makes_the_generation_count_every_earlier_write() {
-    use memlane::watch::{VaultWatcher, WatchOptions};
-
-    let env = TestEnv::with_vault("basic");
+/// A [`VaultWatcher`](memlane::watch::VaultWatcher) on `env`'s vault (built-in embedder, system
+/// clock) and the channel its passes arrive on.
+fn library_watcher(
+    env: &TestEnv,
+    opts: memlane::watch::WatchOptions,
+) -> (memlane::watch::VaultWatcher, std::sync::mpsc::Receiver<memlane::watch::BatchReport>) {
     let mut config = memlane::config::Config::default();
     config.embedding.model = "builtin".into();
     let vault =
         memlane::vault::Vault::open(&env.vault(), config, memlane::vault::Clock::system()).unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
-    // A long debounce, so the worker cannot start its pass before `covered` below.
-    let opts = WatchOptions { debounce: Duration::from_secs(2), ..WatchOptions::default() };
-    let w = VaultWatcher::start(Arc::new(vault), opts, move |r| {
+    let w = memlane::watch::VaultWatcher::start(Arc::new(vault), opts, move |r| {
         let _ = tx.send(r);
     })
     .unwrap();
+    (w, rx)
+}
+
+/// `sync` returns only once the watcher has seen every event queued before it, so the
+/// generation read right after a write already counts it — no sleeping or polling. `covered`
+/// lets a caller that indexed the change itself spare the worker its pass.
+#[test]
+fn sync_makes_the_generation_count_every_earlier_write() {
+    use memlane::watch::WatchOptions;
+
+    let env = TestEnv::with_vault("basic");
+    // A long debounce, so the worker cannot start its pass before `covered` below.
+    let (w, rx) = library_watcher(
+        &env,
+        WatchOptions { debounce: Duration::from_secs(2), ..WatchOptions::default() },
+    );
     let first = rx.recv_timeout(TIMEOUT).unwrap();
     assert!(first.error.is_none(), "{first:?}");
     for i in 0..50 {
