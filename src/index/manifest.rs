@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// The manifest format; a different number means "rebuild".
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// The manifest of one vault's indices.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -71,6 +71,10 @@ pub struct Entry {
     /// Problems found reading the file (shown by `doctor` and in `--json`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// xxh3 of the memory's outgoing links as last put in the graph: an edit that leaves them
+    /// alone needs neither to load nor to save the graph.
+    #[serde(default)]
+    pub links: u64,
 }
 
 impl Manifest {
@@ -228,10 +232,11 @@ fn encode_entry(out: &mut String, name: &str, e: &Entry) {
     }
     out.push('\t');
     push_list(out, &e.warnings);
+    let _ = write!(out, "\t{:x}", e.links);
 }
 
 fn decode_entry(line: &str) -> Option<(String, Entry)> {
-    let mut f = [""; 17];
+    let mut f = [""; 18];
     let mut fields = line.split('\t');
     for slot in &mut f {
         *slot = fields.next()?;
@@ -259,6 +264,7 @@ fn decode_entry(line: &str) -> Option<(String, Entry)> {
             expires_at: opt_i64(f[14])?,
             happens_at: opt_i64(f[15])?,
             warnings: list(f[16])?,
+            links: u64::from_str_radix(f[17], 16).ok()?,
         },
     ))
 }
@@ -314,6 +320,7 @@ mod tests {
                 expires_at: Some(99),
                 happens_at: None,
                 warnings: vec!["broken YAML".into()],
+                links: 0xdead_beef_0123,
             },
         );
         m.entries.insert("plain".into(), Entry::default());

@@ -9,6 +9,11 @@
 //! with no lock holder, and the next open rebuilds from the files. Readers that find nothing
 //! changed never take the lock: tantivy and the vector file are replaced atomically, and a reader
 //! sees either the old or the new state of each.
+//! A write costs what it changes, not the vault's size: a writer reopens only when the stores'
+//! files differ from what it last opened or wrote ([`disk_stamp`]); the vector index writes its
+//! small journal (compacted now and then, see [`super::vector`]); the graph is loaded and saved
+//! only when a memory's links changed (the manifest keeps a hash of each memory's links), the
+//! vectors only when one changed; and a pass that finds its work already done writes nothing.
 //! Deleting `indices/` is always safe: the next command rebuilds it from the files.
 
 use std::collections::{HashMap, HashSet};
@@ -119,8 +124,9 @@ pub struct Indexes {
     manifest: Manifest,
     embedder: Arc<dyn Embedder>,
     needs_rebuild: Option<String>,
-    /// [`disk_stamp`] right after this process last wrote the stores in write mode: while the
-    /// files still match it, nobody else wrote and the next write skips the reopen.
+    /// [`disk_stamp`] of the stores as this process last opened or wrote them: while the files
+    /// still match it under the lock, nobody else wrote and a write skips the reopen (a one-shot
+    /// command as well as a long-lived watcher or server).
     written: Option<Vec<(String, u64, i128)>>,
     /// Vector key → (memory, chunk ordinal), built on first use (a search needs it, most other
     /// commands never do: ≈ 20k entries at 10k memories).
@@ -208,6 +214,8 @@ impl Indexes {
         let t0 = Instant::now();
         let dir = Self::dir_of(vault);
         std::fs::create_dir_all(&dir).at("create", &dir)?;
+        // Taken before anything is read: a write by anyone after it changes it.
+        let stamp = disk_stamp(&dir);
         let mut needs_rebuild = None;
         let manifest = match Manifest::load(&dir.join("manifest.tsv")) {
             Some(m) if m.embedder_id == embedder.id() && m.dim == embedder.dim() => m,
@@ -250,7 +258,7 @@ impl Indexes {
         let opened = if read_only {
             VectorIndex::open_read_only(&vdir, embedder.id(), embedder.dim())
         } else {
-            VectorIndex::open(&vdir, embedder.id(), embedder.dim())
+            VectorIndex::open_for_update(&vdir, embedder.id(), embedder.dim())
         };
         let vector = match opened.map_err(IndexError::from)? {
             OpenOutcome::Ready(v) => v,
@@ -260,17 +268,9 @@ impl Indexes {
                     .map_err(IndexError::from)?
             }
         };
+        // Loaded on first use in both modes: a write that changes no link never needs it.
         let graph = std::sync::OnceLock::new();
-        if !read_only {
-            let loaded = match LinkGraph::load(&dir.join("graph")).map_err(IndexError::from)? {
-                Some(g) => g,
-                None => {
-                    needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
-                    LinkGraph::new()
-                }
-            };
-            let _ = graph.set(loaded);
-        } else if !dir.join("graph").join(super::graph::FILE).is_file()
+        if !dir.join("graph").join(super::graph::FILE).is_file()
             || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
         {
             needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
@@ -284,7 +284,7 @@ impl Indexes {
             manifest,
             embedder,
             needs_rebuild,
-            written: None,
+            written: Some(stamp),
             keys: std::sync::OnceLock::new(),
             owner_scans: std::sync::atomic::AtomicUsize::new(0),
         };
@@ -526,9 +526,15 @@ impl Indexes {
         // unless the stores are still exactly what this process last wrote (a long-lived
         // watcher or server then skips reloading the vectors and the graph).
         let known = self.written.take();
-        if known.is_none() || known != Some(disk_stamp(&self.dir)) {
+        if known.is_none()
+            || known != Some(disk_stamp(&self.dir))
+            || self.dir.join(PENDING_FILE).exists()
+        {
             let fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
             *self = fresh;
+        } else {
+            // What this process opened read-only is still what is on disk: write on top of it.
+            self.vector.allow_updates();
         }
         let t_open = start.elapsed();
         let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
@@ -549,13 +555,121 @@ impl Indexes {
                 ..Default::default()
             });
         }
+        let mut rebuild = rebuild;
+        let mut removed = removed;
         report.unchanged = unchanged;
-        if rebuild.is_some() {
-            self.manifest = Manifest::default();
+
+        // Read, hash and chunk every candidate before any store is touched.
+        struct Pending {
+            name: String,
+            memory: Memory,
+            entry: Entry,
+            chunks: Vec<super::chunk::Chunk>,
+            links: Vec<OutLink>,
+            existed: bool,
+            /// Whether its links differ from those in the graph (by the manifest's hash).
+            relink: bool,
         }
-        self.manifest.format = super::manifest::FORMAT;
-        self.manifest.embedder_id = self.embedder.id().to_owned();
-        self.manifest.dim = self.embedder.dim();
+        let on_disk: HashSet<String> = stats.iter().map(|s| s.name.to_string()).collect();
+        let is_memory = |n: &str| on_disk.contains(n);
+        let pending: Vec<Pending> = loop {
+            if rebuild.is_some() {
+                self.manifest = Manifest::default();
+            }
+            self.manifest.format = super::manifest::FORMAT;
+            self.manifest.embedder_id = self.embedder.id().to_owned();
+            self.manifest.dim = self.embedder.dim();
+            let mut pending: Vec<Pending> = Vec::new();
+            for s in &maybe_changed {
+                let path = vault.path_of(&s.name);
+                let bytes = match std::fs::read(&path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        report.problems.push(format!("{}: cannot read: {e}", s.name));
+                        continue;
+                    }
+                };
+                let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
+                let old = self.manifest.entries.get(s.name.as_str());
+                if let Some(old) = old.filter(|o| o.hash == hash) {
+                    // Touched, not changed: remember the new stat only.
+                    let mut e = old.clone();
+                    e.size = s.size;
+                    e.mtime_ns = s.mtime_ns;
+                    self.manifest.entries.insert(s.name.to_string(), e);
+                    report.unchanged += 1;
+                    continue;
+                }
+                let Ok(raw) = String::from_utf8(bytes) else {
+                    report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
+                    continue;
+                };
+                let memory = vault.memory_from_text(s.name.clone(), path, raw);
+                let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
+                let chunks = chunk_markdown(&content, &ChunkOptions::default());
+                let title = markdown_title(&content)
+                    .unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
+                let links = memory_links(&memory, &content, &is_memory);
+                let links_hash = links_hash(&links);
+                let entry = Entry {
+                    size: s.size,
+                    mtime_ns: s.mtime_ns,
+                    hash,
+                    id: memory.id.to_string(),
+                    chunks: chunks.len(),
+                    title,
+                    memory_type: memory.memory_type.clone(),
+                    status: memory.status.clone(),
+                    tags: memory.meta.tags.clone(),
+                    created: memory.created_at.as_second(),
+                    updated: memory.updated_at.as_second(),
+                    pinned: memory.meta.pinned,
+                    superseded_by: memory.meta.superseded_by.clone(),
+                    expires_at: memory.meta.expires_at.map(|t| t.as_second()),
+                    happens_at: memory.meta.happens_at.map(|t| t.as_second()),
+                    warnings: memory.warnings.clone(),
+                    links: links_hash,
+                };
+                pending.push(Pending {
+                    name: s.name.to_string(),
+                    memory,
+                    entry,
+                    chunks,
+                    links,
+                    existed: old.is_some(),
+                    relink: old.is_none_or(|o| o.links != links_hash),
+                });
+            }
+            // The graph is needed only when a link changes (or a memory comes or goes).
+            let needs_graph = rebuild.is_none()
+                && (!removed.is_empty() || pending.iter().any(|p| p.relink))
+                && self.graph.get().is_none();
+            if needs_graph {
+                match LinkGraph::load(&self.dir.join("graph")).map_err(IndexError::from)? {
+                    Some(g) => {
+                        let _ = self.graph.set(g);
+                    }
+                    None => {
+                        // Unreadable: rebuild everything from the files instead.
+                        rebuild = Some("the link graph was unreadable".to_owned());
+                        maybe_changed = stats.clone();
+                        removed.clear();
+                        report = ReconcileReport::default();
+                        continue;
+                    }
+                }
+            }
+            break pending;
+        };
+        let graph_changed =
+            rebuild.is_some() || !removed.is_empty() || pending.iter().any(|p| p.relink);
+        if rebuild.is_none() && removed.is_empty() && pending.is_empty() {
+            // Only touched files: their new stats are the whole change.
+            self.manifest.save(&self.dir.join("manifest.tsv"))?;
+            self.written = Some(disk_stamp(&self.dir));
+            report.elapsed_ms = start.elapsed().as_millis() as u64;
+            return Ok(report);
+        }
 
         let mut kw = self.keyword.writer().map_err(IndexError::from)?;
         if rebuild.is_some() {
@@ -578,76 +692,6 @@ impl Indexes {
                 report.removed += 1;
                 report.removed_names.push(name.clone());
             }
-        }
-
-        // Read, hash and chunk every candidate; embed all new chunks in batches.
-        struct Pending {
-            name: String,
-            memory: Memory,
-            entry: Entry,
-            chunks: Vec<super::chunk::Chunk>,
-            links: Vec<OutLink>,
-            existed: bool,
-        }
-        let on_disk: HashSet<String> = stats.iter().map(|s| s.name.to_string()).collect();
-        let is_memory = |n: &str| on_disk.contains(n);
-        let mut pending: Vec<Pending> = Vec::new();
-        for s in &maybe_changed {
-            let path = vault.path_of(&s.name);
-            let bytes = match std::fs::read(&path) {
-                Ok(b) => b,
-                Err(e) => {
-                    report.problems.push(format!("{}: cannot read: {e}", s.name));
-                    continue;
-                }
-            };
-            let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
-            let old = self.manifest.entries.get(s.name.as_str());
-            if let Some(old) = old.filter(|o| o.hash == hash) {
-                // Touched, not changed: remember the new stat only.
-                let mut e = old.clone();
-                e.size = s.size;
-                e.mtime_ns = s.mtime_ns;
-                self.manifest.entries.insert(s.name.to_string(), e);
-                report.unchanged += 1;
-                continue;
-            }
-            let Ok(raw) = String::from_utf8(bytes) else {
-                report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
-                continue;
-            };
-            let memory = vault.memory_from_text(s.name.clone(), path, raw);
-            let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
-            let chunks = chunk_markdown(&content, &ChunkOptions::default());
-            let title = markdown_title(&content)
-                .unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
-            let entry = Entry {
-                size: s.size,
-                mtime_ns: s.mtime_ns,
-                hash,
-                id: memory.id.to_string(),
-                chunks: chunks.len(),
-                title,
-                memory_type: memory.memory_type.clone(),
-                status: memory.status.clone(),
-                tags: memory.meta.tags.clone(),
-                created: memory.created_at.as_second(),
-                updated: memory.updated_at.as_second(),
-                pinned: memory.meta.pinned,
-                superseded_by: memory.meta.superseded_by.clone(),
-                expires_at: memory.meta.expires_at.map(|t| t.as_second()),
-                happens_at: memory.meta.happens_at.map(|t| t.as_second()),
-                warnings: memory.warnings.clone(),
-            };
-            let links = memory_links(&memory, &content, &is_memory);
-            pending.push(Pending {
-                name: s.name.to_string(),
-                memory,
-                entry,
-                chunks,
-                links,
-                existed: old.is_some(),
-            });
         }
 
         let total: usize = pending.iter().map(|p| p.chunks.len()).sum();
@@ -699,7 +743,9 @@ impl Indexes {
                 })
                 .map_err(IndexError::from)?;
             }
-            self.graph_mut().set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
+            if p.relink || rebuild.is_some() {
+                self.graph_mut().set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
+            }
             report.chunks += p.chunks.len();
             report.indexed.push(p.name.clone());
             if p.existed {
@@ -734,6 +780,9 @@ impl Indexes {
             let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
             let links = memory_links(&memory, &content, &is_memory);
             self.graph_mut().set_links(&key, &links, LINK_ORIGINS);
+            if let Some(e) = self.manifest.entries.get_mut(name) {
+                e.links = links_hash(&links);
+            }
         }
         let t_index = start.elapsed();
         // Until the manifest is saved, the stores may disagree with it and with each other: a
@@ -741,11 +790,17 @@ impl Indexes {
         let pending = self.dir.join(PENDING_FILE);
         crate::vault::atomic_write(&pending, b"an index update is being written\n")?;
         kw.commit().map_err(IndexError::from)?;
+        // No merge of this writer may outlive the lock (see `KeywordWriter::finish`).
+        kw.finish().map_err(IndexError::from)?;
         let t_keyword = start.elapsed();
-        self.vector.save().map_err(IndexError::from)?;
+        if self.vector.has_unsaved_changes() || rebuild.is_some() {
+            self.vector.save().map_err(IndexError::from)?;
+        }
         let t_vector = start.elapsed();
-        self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
-        self.save_supersedes()?;
+        if graph_changed {
+            self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
+            self.save_supersedes()?;
+        }
         let t_graph = start.elapsed();
         self.manifest.save(&self.dir.join("manifest.tsv"))?;
         std::fs::remove_file(&pending).at("remove", &pending)?;
@@ -766,6 +821,19 @@ impl Indexes {
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         Ok(report)
     }
+}
+
+/// xxh3 of a memory's outgoing links (never 0, the "unknown" of an old manifest entry).
+fn links_hash(links: &[OutLink]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    for l in links {
+        for part in [&l.target, &l.data.edge_type, &l.data.context, &l.data.origin] {
+            h.update(part.as_bytes());
+            h.update(&[0]);
+        }
+        h.update(&l.data.confidence.to_bits().to_le_bytes());
+    }
+    h.digest().max(1)
 }
 
 /// Present in `indices/` while a writer commits the stores (keyword, vector, graph, manifest);

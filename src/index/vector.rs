@@ -18,14 +18,31 @@
 //! - `meta.json` — `{ "format": 1, "embedder_id", "dim", "count", "metric", "scalar",
 //!   "vectors": { "bytes", "xxh3" }, "keys": { "bytes", "xxh3" } }`.
 //!
-//! [`VectorIndex::save`] writes all three as `*.tmp`, fsyncs them, then renames them into place,
-//! `meta.json` last, and fsyncs the directory. `meta.json` records the length and xxh3 hash of the
+//! - `delta.bin` — the journal: vectors stored and keys removed since the three files above were
+//!   written, for the `generation` that `meta.json` records (see below).
+//!
+//! A full [`VectorIndex::save`] writes the first three as `*.tmp`, fsyncs them, then renames them
+//! into place, `meta.json` last, then writes an empty journal for the new generation, and fsyncs
+//! the directory. `meta.json` records the length and xxh3 hash of the
 //! two other files, so [`VectorIndex::open`] detects any mix of files from different saves (a crash
 //! between two renames) and answers [`OpenOutcome::NeedsRebuild`]. Anything unexpected on open —
 //! missing files, unparsable `meta.json`, another embedder id or dimension, a file that usearch
 //! cannot load, counts that disagree — is `NeedsRebuild` too: a mismatch triggers a rebuild, never a
 //! wrong answer (SPEC §5.3). A reader that races a writer's renames re-reads `meta.json` and tries
 //! again before giving up.
+//!
+//! # Journal
+//!
+//! Rewriting the whole usearch file costs O(n) (≈ 15 MB at 10k memories), and loading it as well.
+//! An index opened from disk ([`VectorIndex::open`], [`VectorIndex::open_for_update`]) therefore
+//! keeps its changes in memory beside the saved base, and [`VectorIndex::save`] writes only them
+//! to `delta.bin` (atomically: `*.tmp`, fsync, rename) until they exceed
+//! [`VectorIndex::delta_max`] entries; then it compacts: the base is loaded, the journal applied,
+//! and everything saved in full for the next generation. The journal names the generation of the
+//! base it applies to: an open applies a journal of its base's generation, ignores an older one
+//! (left by a crash after a compaction), and retries when it finds a newer one (a writer compacted
+//! while it opened). Applying a journal is idempotent (the last state of each key). Searches
+//! combine the base (minus journaled keys) with the journaled vectors, scored exactly.
 //!
 //! # Search strategy
 //!
@@ -45,8 +62,7 @@
 //!
 //! `VectorIndex` is `Send + Sync`. Searches take `&self` and may run concurrently from any number of
 //! threads: usearch has a fixed number of per-thread search contexts, and a search waits for a free
-//! one rather than failing. Mutations take `&mut self`. [`VectorIndex::save`] takes `&self` and may
-//! overlap searches. Between processes, one writer at a time is the caller's job (the vault lock).
+//! one rather than failing. Mutations and [`VectorIndex::save`] take `&mut self`. Between processes, one writer at a time is the caller's job (the vault lock).
 //!
 //! usearch is used in this module only.
 
@@ -76,7 +92,7 @@ use crate::error::{IoResultExt, PathError};
 pub const EXACT_SEARCH_MAX: usize = 20_000;
 
 /// Version of the on-disk layout written by [`VectorIndex::save`].
-pub const FORMAT: u32 = 2;
+pub const FORMAT: u32 = 3;
 
 /// File name of the usearch index inside the index directory.
 pub const VECTORS_FILE: &str = "vectors.usearch";
@@ -86,6 +102,15 @@ pub const KEYS_FILE: &str = "keys.bin";
 
 /// File name of the metadata inside the index directory.
 pub const META_FILE: &str = "meta.json";
+
+/// File name of the journal of changes since the last full save.
+pub const DELTA_FILE: &str = "delta.bin";
+
+/// Journal entries beyond which [`VectorIndex::save`] compacts into a full save.
+pub const DELTA_MAX: usize = 1_024;
+
+/// Magic bytes and version of [`DELTA_FILE`].
+const DELTA_MAGIC: &[u8; 8] = b"MLVDELT1";
 
 /// The one key that cannot be stored (usearch uses it to mark deleted slots).
 pub const RESERVED_KEY: u64 = u64::MAX;
@@ -153,6 +178,9 @@ pub enum VectorError {
         /// usearch's message.
         message: String,
     },
+    /// A change to an index opened with [`VectorIndex::open_read_only`].
+    #[error("the vector index was opened read-only")]
+    ReadOnly,
     /// usearch failed in memory (allocation, capacity …).
     #[error("vector engine cannot {action}: {message}")]
     Engine {
@@ -169,6 +197,7 @@ fn engine<E: fmt::Display>(action: &'static str) -> impl FnOnce(E) -> VectorErro
 
 /// Result of [`VectorIndex::open`].
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant, reason = "made once per open and moved straight into place")]
 pub enum OpenOutcome {
     /// The index on disk is intact and was built by the requested embedder and dimension.
     Ready(VectorIndex),
@@ -198,6 +227,9 @@ struct Meta {
     scalar: String,
     vectors: FileStamp,
     keys: FileStamp,
+    /// Bumped by every full save; the journal names the generation it applies to.
+    #[serde(default)]
+    generation: u64,
 }
 
 const METRIC_NAME: &str = "cos";
@@ -254,6 +286,19 @@ pub struct VectorIndex {
     threads: usize,
     slots: SearchSlots,
     dirty: AtomicBool,
+    /// Changes since the base on disk: key → unit vector, or `None` (removed). Only used when
+    /// `journal` is set.
+    delta: HashMap<u64, Option<Vec<f32>>>,
+    /// Whether `index` is the base saved on disk (changes go to `delta`), rather than a new index
+    /// not saved yet (changes go to `index`, and the next save is a full one).
+    journal: bool,
+    /// Whether `index` is a memory-mapped view (a compaction loads the file first).
+    view: bool,
+    /// Opened with [`VectorIndex::open_read_only`]: every change is refused.
+    read_only: bool,
+    /// The generation of the base on disk (see the [module documentation](self)).
+    generation: u64,
+    delta_max: usize,
 }
 
 impl fmt::Debug for VectorIndex {
@@ -264,6 +309,7 @@ impl fmt::Debug for VectorIndex {
             .field("dim", &self.dim)
             .field("len", &self.keys.len())
             .field("exact_max", &self.exact_max)
+            .field("journaled", &self.delta.len())
             .finish_non_exhaustive()
     }
 }
@@ -313,6 +359,12 @@ impl VectorIndex {
             threads,
             slots: SearchSlots::new(threads),
             dirty: AtomicBool::new(false),
+            delta: HashMap::new(),
+            journal: false,
+            view: false,
+            read_only: false,
+            generation: 0,
+            delta_max: DELTA_MAX,
         })
     }
 
@@ -323,7 +375,18 @@ impl VectorIndex {
     /// id or dimension all give [`OpenOutcome::NeedsRebuild`]. `Err` is reserved for IO errors other
     /// than "not found" (permissions, disk errors) and for a non-UTF-8 path.
     pub fn open(dir: &Path, embedder_id: &str, dim: usize) -> Result<OpenOutcome, VectorError> {
-        Self::open_mode(dir, embedder_id, dim, false)
+        Self::open_mode(dir, embedder_id, dim, Mode::Load)
+    }
+
+    /// Like [`VectorIndex::open`], but memory-maps the saved base instead of loading it (cheap at
+    /// any size): changes are kept beside it and [`save`](Self::save) writes only them (the
+    /// journal) until a compaction loads the base. What a writer that changes a few vectors needs.
+    pub fn open_for_update(
+        dir: &Path,
+        embedder_id: &str,
+        dim: usize,
+    ) -> Result<OpenOutcome, VectorError> {
+        Self::open_mode(dir, embedder_id, dim, Mode::Update)
     }
 
     /// Like [`VectorIndex::open`], but memory-maps the vectors read-only instead of loading
@@ -335,14 +398,14 @@ impl VectorIndex {
         embedder_id: &str,
         dim: usize,
     ) -> Result<OpenOutcome, VectorError> {
-        Self::open_mode(dir, embedder_id, dim, true)
+        Self::open_mode(dir, embedder_id, dim, Mode::ReadOnly)
     }
 
     fn open_mode(
         dir: &Path,
         embedder_id: &str,
         dim: usize,
-        read_only: bool,
+        mode: Mode,
     ) -> Result<OpenOutcome, VectorError> {
         let meta_path = dir.join(META_FILE);
         let mut last_reason = String::new();
@@ -350,7 +413,7 @@ impl VectorIndex {
             let Some(meta_bytes) = read_if_exists(&meta_path)? else {
                 return Ok(rebuild(format!("no vector index in {}", dir.display())));
             };
-            match Self::open_with_meta(dir, &meta_bytes, embedder_id, dim, read_only)? {
+            match Self::open_with_meta(dir, &meta_bytes, embedder_id, dim, mode)? {
                 Attempt::Ready(index) => return Ok(OpenOutcome::Ready(*index)),
                 Attempt::Rebuild(reason) => return Ok(rebuild(reason)),
                 Attempt::Mismatch(reason) => {
@@ -375,8 +438,9 @@ impl VectorIndex {
         meta_bytes: &[u8],
         embedder_id: &str,
         dim: usize,
-        read_only: bool,
+        mode: Mode,
     ) -> Result<Attempt, VectorError> {
+        let view = mode != Mode::Load;
         let meta: Meta = match serde_json::from_slice(meta_bytes) {
             Ok(meta) => meta,
             Err(e) => return Ok(Attempt::Rebuild(format!("{META_FILE} is corrupt: {e}"))),
@@ -476,7 +540,7 @@ impl VectorIndex {
             )));
         }
         let index = Index::new(&index_options(dim)).map_err(engine("create an index"))?;
-        let opened = if read_only { index.view(vectors_str) } else { index.load(vectors_str) };
+        let opened = if view { index.view(vectors_str) } else { index.load(vectors_str) };
         if let Err(e) = opened {
             return Ok(Attempt::Rebuild(format!("{VECTORS_FILE} cannot be loaded: {e}")));
         }
@@ -499,7 +563,7 @@ impl VectorIndex {
         index.change_expansion_search(EXPANSION_SEARCH);
         index.change_expansion_add(EXPANSION_ADD);
         let threads = search_threads();
-        if read_only {
+        if view {
             // A view cannot grow; only the search contexts are reserved.
             index
                 .reserve_capacity_and_threads(index.capacity(), threads)
@@ -509,7 +573,7 @@ impl VectorIndex {
                 .reserve_capacity_and_threads(index.capacity().max(MIN_CAPACITY), threads)
                 .map_err(engine("reserve memory"))?;
         }
-        Ok(Attempt::Ready(Box::new(Self {
+        let mut out = Self {
             index,
             dir: Some(dir.to_path_buf()),
             embedder_id: meta.embedder_id,
@@ -520,7 +584,42 @@ impl VectorIndex {
             threads,
             slots: SearchSlots::new(threads),
             dirty: AtomicBool::new(false),
-        })))
+            delta: HashMap::new(),
+            journal: true,
+            view,
+            read_only: mode == Mode::ReadOnly,
+            generation: meta.generation,
+            delta_max: DELTA_MAX,
+        };
+        // The journal last: a newer one means a compaction replaced the base while we opened it.
+        match read_delta(&dir.join(DELTA_FILE), dim)? {
+            DeltaRead::Missing => {}
+            DeltaRead::Corrupt(reason) => return Ok(Attempt::Rebuild(reason)),
+            DeltaRead::Ok { generation, .. } if generation < meta.generation => {}
+            DeltaRead::Ok { generation, .. } if generation > meta.generation => {
+                return Ok(Attempt::Mismatch(format!(
+                    "{DELTA_FILE} is for generation {generation}, {META_FILE} for {}",
+                    meta.generation
+                )));
+            }
+            DeltaRead::Ok { entries, .. } => {
+                for (key, vector) in entries {
+                    if key == RESERVED_KEY {
+                        return Ok(Attempt::Rebuild(format!("{DELTA_FILE} holds a reserved key")));
+                    }
+                    match &vector {
+                        Some(_) if !out.positions.contains_key(&key) => {
+                            out.positions.insert(key, out.keys.len());
+                            out.keys.push(key);
+                        }
+                        Some(_) => {}
+                        None => out.forget(key),
+                    }
+                    out.delta.insert(key, vector);
+                }
+            }
+        }
+        Ok(Attempt::Ready(Box::new(out)))
     }
 
     /// The directory [`save`](Self::save) writes to, if any.
@@ -558,6 +657,28 @@ impl VectorIndex {
         self.keys.iter().copied()
     }
 
+    /// Lets an index opened with [`open_read_only`](Self::open_read_only) take changes (kept in
+    /// its journal, as with [`open_for_update`](Self::open_for_update)). The caller must hold
+    /// the vault's write lock and know the files on disk are still those it opened.
+    pub fn allow_updates(&mut self) {
+        self.read_only = false;
+    }
+
+    /// Changes kept in the journal (not yet compacted into the base file).
+    pub fn journaled(&self) -> usize {
+        self.delta.len()
+    }
+
+    /// Journal entries beyond which [`save`](Self::save) compacts (default [`DELTA_MAX`]).
+    pub fn delta_max(&self) -> usize {
+        self.delta_max
+    }
+
+    /// Changes [`delta_max`](Self::delta_max) (0: every save is a full one).
+    pub fn set_delta_max(&mut self, n: usize) {
+        self.delta_max = n;
+    }
+
     /// Whether the index changed since it was created, opened or last saved.
     pub fn has_unsaved_changes(&self) -> bool {
         self.dirty.load(AtomicOrdering::Relaxed)
@@ -581,12 +702,15 @@ impl VectorIndex {
 
     /// Approximate memory used by usearch (graph plus vectors), in bytes.
     pub fn memory_usage(&self) -> usize {
-        self.index.memory_usage()
+        self.index.memory_usage() + self.delta.len() * (self.dim * 4 + 32)
     }
 
     /// Reserves room for `additional` more vectors (optional: [`upsert`](Self::upsert) grows the
     /// index geometrically on its own). Useful before a bulk rebuild.
     pub fn reserve(&mut self, additional: usize) -> Result<(), VectorError> {
+        if self.journal {
+            return Ok(());
+        }
         let wanted = self.index.size().saturating_add(additional);
         if wanted > self.index.capacity() {
             self.index
@@ -606,9 +730,21 @@ impl VectorIndex {
         if key == RESERVED_KEY {
             return Err(VectorError::ReservedKey(key));
         }
+        if self.read_only {
+            return Err(VectorError::ReadOnly);
+        }
         self.check_vector(vector)?;
         let unit = normalized(vector).unwrap_or_else(|| vec![0.0; self.dim]);
         let replacing = self.positions.contains_key(&key);
+        if self.journal {
+            self.delta.insert(key, Some(unit));
+            if !replacing {
+                self.positions.insert(key, self.keys.len());
+                self.keys.push(key);
+            }
+            self.dirty.store(true, AtomicOrdering::Relaxed);
+            return Ok(());
+        }
         if replacing {
             // usearch refuses duplicate keys; the freed slot is reused by the add below.
             self.index.remove(key).map_err(engine("remove a vector"))?;
@@ -634,8 +770,21 @@ impl VectorIndex {
 
     /// Removes the vector stored under `key`; returns whether there was one.
     pub fn remove(&mut self, key: u64) -> Result<bool, VectorError> {
+        if self.read_only {
+            return Err(VectorError::ReadOnly);
+        }
         if !self.positions.contains_key(&key) {
             return Ok(false);
+        }
+        if self.journal {
+            if self.index.contains(key) {
+                self.delta.insert(key, None);
+            } else {
+                self.delta.remove(&key);
+            }
+            self.forget(key);
+            self.dirty.store(true, AtomicOrdering::Relaxed);
+            return Ok(true);
         }
         self.index.remove(key).map_err(engine("remove a vector"))?;
         self.forget(key);
@@ -649,8 +798,19 @@ impl VectorIndex {
             return Ok(None);
         }
         let mut buf = vec![0.0; self.dim];
-        let found = self.index.get(key, &mut buf).map_err(engine("read a vector"))?;
-        Ok((found > 0).then_some(buf))
+        Ok(self.read_vector(key, &mut buf)?.then_some(buf))
+    }
+
+    /// Copies the stored vector of `key` into `buf` (the journal first); whether there is one.
+    fn read_vector(&self, key: u64, buf: &mut [f32]) -> Result<bool, VectorError> {
+        match self.delta.get(&key) {
+            Some(Some(v)) => {
+                buf.copy_from_slice(v);
+                Ok(true)
+            }
+            Some(None) => Ok(false),
+            None => Ok(self.index.get(key, buf).map_err(engine("read a vector"))? > 0),
+        }
     }
 
     fn forget(&mut self, key: u64) {
@@ -697,12 +857,53 @@ impl VectorIndex {
             return Ok(Vec::new());
         };
         let wanted = limit.saturating_add(TIE_SLACK).min(self.keys.len());
-        let mut hits = match filter {
-            None => self.engine_search(&q, wanted, self.searches_exactly(), None)?,
-            Some(filter) => self.filtered_search(&q, limit, wanted, filter)?,
+        let mut hits = if self.delta.is_empty() {
+            match filter {
+                None => self.engine_search(&q, wanted, self.searches_exactly(), None)?,
+                Some(filter) => self.filtered_search(&q, limit, wanted, filter)?,
+            }
+        } else {
+            self.search_with_delta(&q, limit, wanted, filter)?
         };
         hits.sort_unstable_by(by_rank);
         hits.truncate(limit);
+        Ok(hits)
+    }
+
+    /// [`search`](Self::search) over the base without its journaled keys, plus the journaled
+    /// vectors scored exactly.
+    fn search_with_delta(
+        &self,
+        q: &[f32],
+        limit: usize,
+        wanted: usize,
+        filter: Option<&dyn Fn(u64) -> bool>,
+    ) -> Result<Vec<(u64, f32)>, VectorError> {
+        let journaled = |key: u64| self.delta.contains_key(&key);
+        let mut hits = match filter {
+            None if self.searches_exactly() => {
+                // At most `delta.len()` of the base's nearest are journaled: fetch that many more.
+                let fetch = wanted.saturating_add(self.delta.len()).min(self.index.size());
+                let mut hits = self.engine_search(q, fetch, true, None)?;
+                hits.retain(|&(key, _)| !journaled(key));
+                hits
+            }
+            None => {
+                let base = |key: u64| !journaled(key);
+                self.engine_search(q, wanted, false, Some(&base))?
+            }
+            Some(filter) => {
+                let base = |key: u64| !journaled(key) && filter(key);
+                self.filtered_search(q, limit, wanted, &base)?
+            }
+        };
+        for (&key, vector) in &self.delta {
+            if let Some(v) = vector
+                && filter.is_none_or(|f| f(key))
+            {
+                hits.push((key, dot(q, v).clamp(-1.0, 1.0)));
+            }
+        }
         Ok(hits)
     }
 
@@ -809,8 +1010,7 @@ impl VectorIndex {
         let mut buf = vec![0.0f32; self.dim];
         let mut hits = Vec::with_capacity(keys.len());
         for &key in keys {
-            let found = self.index.get(key, &mut buf).map_err(engine("read a vector"))?;
-            if found > 0 {
+            if self.read_vector(key, &mut buf)? {
                 hits.push((key, dot(q, &buf).clamp(-1.0, 1.0)));
             }
         }
@@ -823,22 +1023,76 @@ impl VectorIndex {
 
     /// Writes the index into its directory atomically (see the [module documentation](self)).
     ///
-    /// Creates the directory if needed. The whole index is rewritten (usearch has no incremental
-    /// save), so call it once per batch of changes; [`has_unsaved_changes`](Self::has_unsaved_changes)
-    /// says whether there is anything to write.
-    pub fn save(&self) -> Result<(), VectorError> {
-        let dir = self.dir.as_deref().ok_or(VectorError::InMemory)?;
-        fs::create_dir_all(dir).at("create", dir)?;
-        // Cleared first: a change racing the save (impossible through `&self`) would stay dirty.
-        self.dirty.store(false, AtomicOrdering::Relaxed);
-        let result = self.write_files(dir);
-        if result.is_err() {
-            self.dirty.store(true, AtomicOrdering::Relaxed);
+    /// Creates the directory if needed. An index opened from disk writes only its journal while
+    /// it holds at most [`delta_max`](Self::delta_max) changes; otherwise (a new index, or a
+    /// compaction) the whole index is rewritten as a new generation.
+    /// [`has_unsaved_changes`](Self::has_unsaved_changes) says whether there is anything to write.
+    pub fn save(&mut self) -> Result<(), VectorError> {
+        let dir = self.dir.clone().ok_or(VectorError::InMemory)?;
+        if self.read_only {
+            return Err(VectorError::ReadOnly);
         }
-        result
+        fs::create_dir_all(&dir).at("create", &dir)?;
+        if self.journal && self.delta.len() <= self.delta_max {
+            write_delta(&dir, self.generation, self.dim, &self.delta)?;
+        } else {
+            if self.journal {
+                self.compact(&dir)?;
+            }
+            let generation = self.generation.max(disk_generation(&dir)) + 1;
+            self.write_files(&dir, generation)?;
+            // An empty journal of the new generation: a reader that opened the old base and
+            // then finds it retries instead of missing the old journal's changes.
+            write_delta(&dir, generation, self.dim, &HashMap::new())?;
+            self.generation = generation;
+            self.journal = true;
+        }
+        sync_dir(&dir)?;
+        self.dirty.store(false, AtomicOrdering::Relaxed);
+        Ok(())
     }
 
-    fn write_files(&self, dir: &Path) -> Result<(), VectorError> {
+    /// Folds the journal into the base (loading the base first when it is a view); the next
+    /// save is then a full one.
+    fn compact(&mut self, dir: &Path) -> Result<(), VectorError> {
+        if self.view {
+            let path = dir.join(VECTORS_FILE);
+            let index = Index::new(&index_options(self.dim)).map_err(engine("create an index"))?;
+            index.load(path_str(&path)?).map_err(|e| VectorError::EngineFile {
+                action: "load",
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+            index.change_expansion_search(EXPANSION_SEARCH);
+            index.change_expansion_add(EXPANSION_ADD);
+            index
+                .reserve_capacity_and_threads(index.capacity().max(MIN_CAPACITY), self.threads)
+                .map_err(engine("reserve memory"))?;
+            self.index = index;
+            self.view = false;
+        }
+        let delta = std::mem::take(&mut self.delta);
+        self.journal = false;
+        let mut keys: Vec<u64> = delta.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            if self.index.contains(key) {
+                self.index.remove(key).map_err(engine("remove a vector"))?;
+            }
+            if let Some(v) = &delta[&key] {
+                if self.index.size() + 1 > self.index.capacity() {
+                    let grown = self.index.capacity().saturating_mul(2).max(MIN_CAPACITY);
+                    self.index
+                        .reserve_capacity_and_threads(grown, self.threads)
+                        .map_err(engine("reserve memory"))?;
+                }
+                self.index.add(key, v).map_err(engine("add a vector"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_files(&self, dir: &Path, generation: u64) -> Result<(), VectorError> {
         let vectors_tmp = dir.join(format!("{VECTORS_FILE}.tmp"));
         let keys_tmp = dir.join(format!("{KEYS_FILE}.tmp"));
         let meta_tmp = dir.join(format!("{META_FILE}.tmp"));
@@ -871,6 +1125,7 @@ impl VectorIndex {
             scalar: SCALAR_NAME.to_owned(),
             vectors,
             keys: stamp_of(&key_bytes),
+            generation,
         };
         let mut meta_bytes = serde_json::to_vec_pretty(&meta)
             .map_err(|source| VectorError::Encode { path: meta_tmp.clone(), source })?;
@@ -887,6 +1142,117 @@ impl VectorIndex {
         }
         sync_dir(dir)
     }
+}
+
+/// How [`VectorIndex::open_mode`] opens the base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Loaded into memory.
+    Load,
+    /// Memory-mapped; changes go to the journal.
+    Update,
+    /// Memory-mapped; changes are refused.
+    ReadOnly,
+}
+
+/// The generation recorded in `dir`'s `meta.json` (0 when there is none).
+fn disk_generation(dir: &Path) -> u64 {
+    fs::read(dir.join(META_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Meta>(&b).ok())
+        .map_or(0, |m| m.generation)
+}
+
+/// Writes the journal atomically: magic, generation, dim, count, then `key, 0` (removed) or
+/// `key, 1, dim × f32` per entry (sorted by key), then the xxh3 of all that, little-endian.
+fn write_delta(
+    dir: &Path,
+    generation: u64,
+    dim: usize,
+    delta: &HashMap<u64, Option<Vec<f32>>>,
+) -> Result<(), VectorError> {
+    let mut keys: Vec<u64> = delta.keys().copied().collect();
+    keys.sort_unstable();
+    let mut bytes = Vec::with_capacity(40 + delta.len() * (9 + dim * 4));
+    bytes.extend_from_slice(DELTA_MAGIC);
+    bytes.extend_from_slice(&generation.to_le_bytes());
+    bytes.extend_from_slice(&(dim as u64).to_le_bytes());
+    bytes.extend_from_slice(&(delta.len() as u64).to_le_bytes());
+    for key in keys {
+        bytes.extend_from_slice(&key.to_le_bytes());
+        match &delta[&key] {
+            Some(v) => {
+                bytes.push(1);
+                for x in v {
+                    bytes.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+            None => bytes.push(0),
+        }
+    }
+    let sum = xxh3_64(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    let tmp = dir.join(format!("{DELTA_FILE}.tmp"));
+    write_synced(&tmp, &bytes)?;
+    fs::rename(&tmp, dir.join(DELTA_FILE)).at("rename", &tmp)?;
+    Ok(())
+}
+
+/// What [`read_delta`] found.
+enum DeltaRead {
+    Missing,
+    Corrupt(String),
+    Ok { generation: u64, entries: Vec<(u64, Option<Vec<f32>>)> },
+}
+
+fn read_delta(path: &Path, dim: usize) -> Result<DeltaRead, VectorError> {
+    let Some(bytes) = read_if_exists(path)? else {
+        return Ok(DeltaRead::Missing);
+    };
+    let corrupt = |what: &str| Ok(DeltaRead::Corrupt(format!("{DELTA_FILE} is corrupt: {what}")));
+    if bytes.len() < 40 || &bytes[..8] != DELTA_MAGIC {
+        return corrupt("bad header");
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    if xxh3_64(body).to_le_bytes() != sum {
+        return corrupt("bad checksum");
+    }
+    let u64_at = |at: usize| u64::from_le_bytes(body[at..at + 8].try_into().unwrap_or_default());
+    let generation = u64_at(8);
+    if u64_at(16) != dim as u64 {
+        return corrupt("another dimension");
+    }
+    let count = u64_at(24) as usize;
+    let mut entries = Vec::with_capacity(count.min(body.len() / 9));
+    let mut at = 32;
+    for _ in 0..count {
+        if at + 9 > body.len() {
+            return corrupt("truncated");
+        }
+        let key = u64_at(at);
+        let tag = body[at + 8];
+        at += 9;
+        let vector = match tag {
+            0 => None,
+            1 if at + dim * 4 <= body.len() => {
+                let v: Vec<f32> = body[at..at + dim * 4]
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes(b.try_into().unwrap_or_default()))
+                    .collect();
+                at += dim * 4;
+                if !v.iter().all(|x| x.is_finite()) {
+                    return corrupt("a non-finite value");
+                }
+                Some(v)
+            }
+            _ => return corrupt("bad entry"),
+        };
+        entries.push((key, vector));
+    }
+    if at != body.len() {
+        return corrupt("trailing bytes");
+    }
+    Ok(DeltaRead::Ok { generation, entries })
 }
 
 enum Attempt {
@@ -1518,6 +1884,111 @@ mod tests {
         }
     }
 
+    fn mtime(path: &Path) -> std::time::SystemTime {
+        fs::metadata(path).unwrap().modified().unwrap()
+    }
+
+    #[test]
+    fn the_journal_survives_reopen_and_compaction() {
+        let dim = 8;
+        let mut rng = Rng(7);
+        let mut vectors: Vec<Vec<f32>> = (0..120).map(|_| rng.vector(dim)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = VectorIndex::create(dir.path(), "e", dim).unwrap();
+        for (i, v) in vectors.iter().enumerate() {
+            index.upsert(i as u64, v).unwrap();
+        }
+        index.save().unwrap();
+        let base = dir.path().join(VECTORS_FILE);
+        let base_mtime = mtime(&base);
+
+        // A few changes through a memory-mapped writer: only the journal is written.
+        let mut w = expect_ready(VectorIndex::open_for_update(dir.path(), "e", dim).unwrap());
+        for (i, v) in vectors.iter_mut().enumerate().skip(100).take(3) {
+            *v = rng.vector(dim);
+            w.upsert(i as u64, v).unwrap();
+        }
+        for i in 120..125 {
+            let v = rng.vector(dim);
+            w.upsert(i, &v).unwrap();
+            vectors.push(v);
+        }
+        assert!(w.remove(5).unwrap() && w.remove(122).unwrap());
+        assert!(!w.remove(5).unwrap(), "removing twice finds nothing");
+        let gone = |k: u64| k != 5 && k != 122;
+        w.save().unwrap();
+        assert_eq!(mtime(&base), base_mtime, "the base file is not rewritten");
+        assert!(w.journaled() > 0);
+        let q = rng.vector(dim);
+        let want = exact_reference(&vectors, &q, 10, gone);
+        assert_eq!(keys(&w.search(&q, 10, None).unwrap()), want);
+
+        // Every way of opening sees the journal.
+        for opened in [
+            VectorIndex::open(dir.path(), "e", dim).unwrap(),
+            VectorIndex::open_read_only(dir.path(), "e", dim).unwrap(),
+            VectorIndex::open_for_update(dir.path(), "e", dim).unwrap(),
+        ] {
+            let mut r = expect_ready(opened);
+            assert_eq!(r.len(), 123);
+            assert!(!r.contains(5) && !r.contains(122) && r.contains(124));
+            assert_eq!(keys(&r.search(&q, 10, None).unwrap()), want);
+            let odd = |k: u64| k % 2 == 1;
+            let want_odd = exact_reference(&vectors, &q, 7, |k| gone(k) && odd(k));
+            assert_eq!(keys(&r.search(&q, 7, Some(&odd)).unwrap()), want_odd);
+            let v = r.vector(101).unwrap().unwrap();
+            assert!((dot(&v, &normalized(&vectors[101]).unwrap()) - 1.0).abs() < 1e-5);
+            assert_eq!(r.vector(5).unwrap(), None);
+            // The HNSW path (ef ≥ n here, so exact too) leaves the journaled keys out as well.
+            r.set_exact_search_max(0);
+            assert_eq!(keys(&r.search(&q, 10, None).unwrap()), want);
+        }
+
+        // Past delta_max the next save compacts into a new generation with an empty journal.
+        let mut w = expect_ready(VectorIndex::open_for_update(dir.path(), "e", dim).unwrap());
+        w.set_delta_max(8);
+        for i in 0..10u64 {
+            let v = rng.vector(dim);
+            w.upsert(i, &v).unwrap();
+            vectors[i as usize] = v;
+        }
+        let old_journal = fs::read(dir.path().join(DELTA_FILE)).unwrap();
+        w.save().unwrap();
+        assert_eq!(w.journaled(), 0);
+        assert_ne!(mtime(&base), base_mtime, "a compaction rewrites the base");
+        let gone = |k: u64| k != 122;
+        let want = exact_reference(&vectors, &q, 10, gone);
+        let r = expect_ready(VectorIndex::open(dir.path(), "e", dim).unwrap());
+        assert_eq!((r.len(), r.journaled()), (124, 0));
+        assert_eq!(keys(&r.search(&q, 10, None).unwrap()), want);
+        // The writer keeps going on its compacted base.
+        w.remove(0).unwrap();
+        w.save().unwrap();
+        assert_eq!(expect_ready(VectorIndex::open(dir.path(), "e", dim).unwrap()).len(), 123);
+
+        // A journal of an older generation (a crash right after a compaction) is ignored.
+        fs::write(dir.path().join(DELTA_FILE), &old_journal).unwrap();
+        let r = expect_ready(VectorIndex::open_read_only(dir.path(), "e", dim).unwrap());
+        assert_eq!((r.len(), r.journaled()), (124, 0));
+        // A damaged journal means a rebuild, never a wrong answer.
+        let mut bad = old_journal.clone();
+        let n = bad.len();
+        bad[n / 2] ^= 0xff;
+        fs::write(dir.path().join(DELTA_FILE), &bad).unwrap();
+        expect_rebuild(VectorIndex::open(dir.path(), "e", dim).unwrap());
+    }
+
+    #[test]
+    fn a_journal_newer_than_the_base_is_a_mismatch() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut index = VectorIndex::create(dir.path(), "e", 4).unwrap();
+        index.upsert(1, &[1.0, 0.0, 0.0, 0.0]).unwrap();
+        index.save().unwrap();
+        write_delta(dir.path(), index.generation + 1, 4, &HashMap::new()).unwrap();
+        let reason = expect_rebuild(VectorIndex::open(dir.path(), "e", 4).unwrap());
+        assert!(reason.contains(DELTA_FILE), "{reason}");
+    }
+
     #[test]
     fn a_crash_between_renames_is_detected() {
         let dir = tempfile::tempdir().unwrap();
@@ -1526,7 +1997,9 @@ mod tests {
         index.upsert(2, &[0.0, 1.0, 0.0, 0.0]).unwrap();
         index.save().unwrap();
         let old_meta = fs::read(dir.path().join(META_FILE)).unwrap();
-        // Same count, same keys, other vectors: only the hashes tell the saves apart.
+        // Same count, same keys, other vectors: only the hashes tell the saves apart (a full
+        // save, not a journal).
+        index.set_delta_max(0);
         index.upsert(1, &[0.0, 0.0, 1.0, 0.0]).unwrap();
         index.save().unwrap();
         fs::write(dir.path().join(META_FILE), &old_meta).unwrap();

@@ -122,3 +122,114 @@ fn an_explicit_model_that_is_missing_is_a_clear_error() {
     assert!(out.stderr.contains("/nowhere/model"), "{out}");
     assert!(out.stderr.contains("builtin"), "the hint names the way out: {out}");
 }
+
+/// A long-lived `Indexes` (the watcher's, the MCP server's) and small edits: only what changed
+/// is written, and another writer's work is seen, not redone.
+mod incremental {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use memlane::config::Config;
+    use memlane::index::embed::BuiltinEmbedder;
+    use memlane::index::store::Indexes;
+    use memlane::index::{graph, vector};
+    use memlane::vault::{Clock, Vault};
+
+    use super::{top, word};
+    use crate::common::{NOW, TestEnv};
+
+    fn open(env: &TestEnv) -> (Vault, Indexes) {
+        let vault =
+            Vault::open(&env.vault(), Config::default(), Clock::pinned(NOW.parse().unwrap()))
+                .unwrap();
+        let idx = Indexes::open(&vault, Arc::new(BuiltinEmbedder::new())).unwrap();
+        (vault, idx)
+    }
+
+    /// Size and mtime of every file under `indices/` but the lock file.
+    fn snapshot(dir: &Path) -> BTreeMap<String, (u64, std::time::SystemTime)> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let meta = e.metadata().unwrap();
+                if meta.is_dir() {
+                    stack.push(e.path());
+                } else if e.file_name() != "write.lock" {
+                    let rel = e.path().strip_prefix(dir).unwrap().display().to_string();
+                    out.insert(rel, (meta.len(), meta.modified().unwrap()));
+                }
+            }
+        }
+        out
+    }
+
+    fn append(env: &TestEnv, rel: &str, text: &str) {
+        let old = env.read(rel);
+        env.write(rel, &format!("{old}\n{text}\n"));
+    }
+
+    #[test]
+    fn an_edit_that_keeps_the_links_writes_no_graph_and_only_the_vector_journal() {
+        let env = TestEnv::with_vault("search");
+        let (vault, mut idx) = open(&env);
+        idx.reconcile(&vault).unwrap();
+        let dir = Indexes::dir_of(&vault);
+        let before = snapshot(&dir);
+        append(&env, "cache-v1.md", &format!("and {} too", word(1)));
+        let report = idx.reconcile(&vault).unwrap();
+        assert_eq!((report.updated, report.added, report.removed), (1, 0, 0));
+        let after = snapshot(&dir);
+        let graph_file = format!("graph/{}", graph::FILE);
+        let base = format!("vector/{}", vector::VECTORS_FILE);
+        assert_eq!(before[&graph_file], after[&graph_file], "the graph was rewritten");
+        assert_eq!(before[&base], after[&base], "the vector base was rewritten");
+        assert_ne!(before.get("vector/delta.bin"), after.get("vector/delta.bin"));
+        assert_eq!(top(&env, &word(1)).as_deref(), Some("cache-v1"));
+        // A new link does reach the graph.
+        append(&env, "cache-v1.md", "see [[old-plan]]");
+        idx.reconcile(&vault).unwrap();
+        assert_ne!(after[&graph_file], snapshot(&dir)[&graph_file]);
+        let (_, fresh) = open(&env);
+        let targets: Vec<String> =
+            fresh.graph().outgoing("memory:cache-v1").into_iter().map(|(t, _)| t).collect();
+        assert!(targets.iter().any(|t| t == "memory:old-plan"), "{targets:?}");
+    }
+
+    #[test]
+    fn a_reused_index_sees_another_writers_change_and_redoes_nothing() {
+        let env = TestEnv::with_vault("search");
+        let (vault, mut a) = open(&env);
+        a.reconcile(&vault).unwrap();
+        let (_, mut b) = open(&env);
+        assert!(!b.reconcile(&vault).unwrap().changed());
+
+        append(&env, "cache-v1.md", &word(2));
+        assert_eq!(a.reconcile(&vault).unwrap().updated, 1);
+        // B kept its indices open across A's write: it must start from A's state.
+        append(&env, "team-preferences.md", &word(3));
+        let report = b.reconcile(&vault).unwrap();
+        assert_eq!(report.updated, 1, "only B's own change is indexed: {report:?}");
+        assert_eq!(report.indexed, ["team-preferences"]);
+        let total = b.manifest().total_chunks();
+        assert_eq!(b.vector().len(), total);
+        assert_eq!(b.manifest().entries["cache-v1"], {
+            let (_, fresh) = open(&env);
+            fresh.manifest().entries["cache-v1"].clone()
+        });
+
+        // A finds B's change already indexed: nothing is written.
+        let dir = Indexes::dir_of(&vault);
+        let before = snapshot(&dir);
+        let report = a.reconcile(&vault).unwrap();
+        assert!(!report.changed(), "{report:?}");
+        assert_eq!(before, snapshot(&dir), "a reconcile with nothing to do wrote files");
+        assert_eq!(
+            a.manifest().entries["team-preferences"],
+            b.manifest().entries["team-preferences"]
+        );
+        assert_eq!(top(&env, &word(2)).as_deref(), Some("cache-v1"));
+        assert_eq!(top(&env, &word(3)).as_deref(), Some("team-preferences"));
+    }
+}
