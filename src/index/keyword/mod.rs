@@ -518,6 +518,16 @@ impl KeywordWriter {
         self.writer.commit().map_err(tantivy_err("commit"))?;
         self.reader.reload().map_err(tantivy_err("reload the reader"))
     }
+
+    /// Waits for the segment merges the commits started, then closes the writer.
+    ///
+    /// Call it before letting another writer in (before releasing the index lock): a dropped
+    /// tantivy writer leaves its merges running, and a merge that ends after another writer's
+    /// commit saves its own, older list of segments and deletes the newer segments' files (the
+    /// next reader then fails with a missing `.term` file; see: #6).
+    pub fn finish(self) -> Result<(), KeywordError> {
+        self.writer.wait_merging_threads().map_err(tantivy_err("finish merging segments"))
+    }
 }
 
 #[cfg(test)]
