@@ -262,11 +262,12 @@ fn two_mcp_servers_and_the_cli_share_a_vault() {
     run_ok(&env, &["add", "shared-log", "--force", "# Shared log\n\nStarted."]);
     // A watcher re-indexes behind everyone's back the whole time.
     let mut watcher = spawn(&env, &["watch", "--debounce", "20"]);
+    let ids = std::sync::Mutex::new(Vec::new());
 
     let acked = std::thread::scope(|s| {
         let servers: Vec<_> = (0..2)
             .map(|server| {
-                let env = &env;
+                let (env, ids) = (&env, &ids);
                 s.spawn(move || {
                     let mut c = Client::start(env);
                     c.initialize();
@@ -278,6 +279,7 @@ fn two_mcp_servers_and_the_cli_share_a_vault() {
                         let created =
                             c.ok("create_memory", json!({"name": name, "content": content}));
                         assert_eq!(created["status"], "created", "{created}");
+                        ids.lock().unwrap().push(created["id"].as_str().unwrap().to_owned());
                         let line = format!("server {server} call {i} {}", token(n + 5000));
                         c.ok("append_memory", json!({"name": "shared-log", "content": line}));
                         let found = c.ok("search_memories", json!({"query": token(n)}));
@@ -293,14 +295,16 @@ fn two_mcp_servers_and_the_cli_share_a_vault() {
             })
             .collect();
         let cli = {
-            let env = &env;
+            let (env, ids) = (&env, &ids);
             s.spawn(move || {
                 let mut acked = Vec::new();
                 for i in 0..CALLS {
                     let n = 900 + i;
                     let name = format!("cli/m{i}");
                     let content = format!("# Memory {}\n\n{}", token(n), soup(n));
-                    run_ok(env, &["add", &name, &content, "--force"]);
+                    let out = run_ok(env, &["add", &name, &content, "--force", "--json"]);
+                    let id = serde_json::from_str::<Value>(&out).unwrap()["id"].clone();
+                    ids.lock().unwrap().push(id.as_str().unwrap().to_owned());
                     let line = format!("cli call {i} {}", token(n + 5000));
                     run_ok(env, &["append", "shared-log", &line]);
                     let (code, out, err) = run(env, &["search", &token(n), "--json"]);
@@ -344,7 +348,11 @@ fn two_mcp_servers_and_the_cli_share_a_vault() {
     let found = c.ok("search_memories", json!({"query": token(7903)}));
     assert_eq!(found["results"][0]["name"], "editor/e3", "{found}");
     drop(c);
-    usage_ids(&env);
+    // No usage update lost either: every new memory is tracked.
+    let tracked = usage_ids(&env);
+    for id in ids.into_inner().unwrap() {
+        assert!(tracked.contains(&id), "usage state lost {id}");
+    }
     assert_consistent(&env);
 }
 
