@@ -671,7 +671,9 @@ impl Indexes {
             return Ok(report);
         }
 
-        let mut kw = self.keyword.writer().map_err(IndexError::from)?;
+        let small = rebuild.is_none() && pending.len() + removed.len() <= SMALL_CHANGE;
+        let mut kw = if small { self.keyword.small_writer() } else { self.keyword.writer() }
+            .map_err(IndexError::from)?;
         if rebuild.is_some() {
             self.graph = std::sync::OnceLock::from(LinkGraph::new());
             kw.delete_all().map_err(IndexError::from)?;
@@ -822,6 +824,10 @@ impl Indexes {
         Ok(report)
     }
 }
+
+/// Memories changed in one pass up to which the keyword index is written by one thread with a
+/// small memory budget.
+const SMALL_CHANGE: usize = 64;
 
 /// xxh3 of a memory's outgoing links (never 0, the "unknown" of an old manifest entry).
 fn links_hash(links: &[OutLink]) -> u64 {

@@ -295,6 +295,17 @@ impl KeywordIndex {
         Ok(KeywordWriter { writer, reader: self.reader.clone(), fields: self.fields })
     }
 
+    /// A writer for a small change (a few memories): one indexing thread with tantivy's smallest
+    /// memory budget (15 MB), so opening it and committing cost less than
+    /// [`writer`](Self::writer)'s.
+    pub fn small_writer(&self) -> Result<KeywordWriter, KeywordError> {
+        let writer = self.index.writer_with_num_threads(1, 15_000_000).map_err(|e| match e {
+            TantivyError::LockFailure(..) => KeywordError::Locked(e),
+            e => KeywordError::Tantivy { action: "open a writer", source: e },
+        })?;
+        Ok(KeywordWriter { writer, reader: self.reader.clone(), fields: self.fields })
+    }
+
     /// Number of chunks in the last committed state seen by this reader.
     pub fn num_chunks(&self) -> u64 {
         self.reader.searcher().num_docs()
