@@ -127,7 +127,7 @@ pub struct Indexes {
     /// [`disk_stamp`] of the stores as this process last opened or wrote them: while the files
     /// still match it under the lock, nobody else wrote and a write skips the reopen (a one-shot
     /// command as well as a long-lived watcher or server).
-    written: Option<Vec<(String, u64, i128)>>,
+    written: Option<Vec<FileStamp>>,
     /// Vector key → (memory, chunk ordinal), built on first use (a search needs it, most other
     /// commands never do: ≈ 20k entries at 10k memories).
     keys: std::sync::OnceLock<KeyMap>,
@@ -854,10 +854,14 @@ fn lock_is_free(dir: &Path) -> bool {
     file.try_lock().is_ok()
 }
 
-/// The size and mtime of every file of the stores: the top level of `indices/` (manifest,
-/// markers), tantivy's `meta.json`, and the vector and graph folders. Any write by another
-/// process changes it.
-fn disk_stamp(dir: &Path) -> Vec<(String, u64, i128)> {
+/// One file of [`disk_stamp`]: path, size, inode (0 off Unix) and mtime.
+type FileStamp = (String, u64, u64, i128);
+
+/// The size, inode and mtime of every file of the stores: the top level of `indices/`
+/// (manifest, markers), tantivy's `meta.json`, and the vector and graph folders. Any write by
+/// another process changes it: every store file is replaced by a rename (a new inode), so even
+/// a write within the same mtime tick and of the same size shows.
+fn disk_stamp(dir: &Path) -> Vec<FileStamp> {
     let mut out = Vec::new();
     let mut push = |rel: String, meta: std::fs::Metadata| {
         let mtime = meta
@@ -865,7 +869,11 @@ fn disk_stamp(dir: &Path) -> Vec<(String, u64, i128)> {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i128);
-        out.push((rel, meta.len(), mtime));
+        #[cfg(unix)]
+        let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let ino = 0;
+        out.push((rel, meta.len(), ino, mtime));
     };
     for sub in ["", "vector", "graph"] {
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
