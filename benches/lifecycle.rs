@@ -11,6 +11,9 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
@@ -22,6 +25,7 @@ use memlane::index::store::Indexes;
 use memlane::lifecycle::consolidate::{maintain, suggest_merges};
 use memlane::lifecycle::{ImportanceSource, UsageStore};
 use memlane::vault::{Clock, Vault};
+use support::Rng;
 
 const NOW: &str = "2026-01-10T10:00:00Z";
 
@@ -140,22 +144,6 @@ const WORDS: &[&str] = &[
     "agreed",
 ];
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn word(&mut self) -> &'static str {
-        WORDS[(self.next() % WORDS.len() as u64) as usize]
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 fn name_of(i: usize) -> String {
     format!("area{:02}/m{i:05}", i % 50)
 }
@@ -175,13 +163,13 @@ fn generate(root: &Path, n: usize) -> usize {
             planted += 1;
             last_body.replacen(" the ", " a ", 1)
         } else {
-            let mut body = format!("# Note {i} about {} {}\n\n", rng.word(), rng.word());
+            let mut body = format!("# Note {i} about {} {}\n\n", rng.pick(WORDS), rng.pick(WORDS));
             for p in 0..3 {
                 if p == 2 {
-                    body.push_str(&format!("## Details {}\n\n", rng.word()));
+                    body.push_str(&format!("## Details {}\n\n", rng.pick(WORDS)));
                 }
                 for _ in 0..50 {
-                    body.push_str(rng.word());
+                    body.push_str(rng.pick(WORDS));
                     body.push(' ');
                 }
                 body.push_str(&format!("code{i}_{p}\n\n"));
@@ -199,8 +187,8 @@ fn generate(root: &Path, n: usize) -> usize {
         let expires = if i % 1000 == 3 { "expires_at: 2025-12-01T00:00:00Z\n" } else { "" };
         let text = format!(
             "---\ntype: {ty}\ntags: [{}, {}]\ncreated_at: 2025-{:02}-{:02}T10:00:00Z\n{expires}---\n\n{body}{links}",
-            rng.word(),
-            rng.word(),
+            rng.pick(WORDS),
+            rng.pick(WORDS),
             1 + i % 12,
             1 + i % 28
         );

@@ -5,164 +5,19 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use std::path::Path;
+#[path = "support/mod.rs"]
+mod support;
+
 use std::process::Command;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use memlane::config::Config;
 use memlane::index::embed::BuiltinEmbedder;
 use memlane::index::store::Indexes;
 use memlane::search::{SearchQuery, search};
 use memlane::vault::{Clock, Vault};
-
-const WORDS: &[&str] = &[
-    "auth",
-    "token",
-    "session",
-    "cache",
-    "redis",
-    "postgres",
-    "migration",
-    "deploy",
-    "release",
-    "pipeline",
-    "schema",
-    "index",
-    "query",
-    "latency",
-    "budget",
-    "review",
-    "design",
-    "module",
-    "service",
-    "client",
-    "server",
-    "request",
-    "response",
-    "error",
-    "retry",
-    "timeout",
-    "queue",
-    "worker",
-    "batch",
-    "stream",
-    "event",
-    "handler",
-    "config",
-    "secret",
-    "rotation",
-    "policy",
-    "metric",
-    "alert",
-    "dashboard",
-    "incident",
-    "rollback",
-    "feature",
-    "flag",
-    "experiment",
-    "customer",
-    "invoice",
-    "payment",
-    "refund",
-    "order",
-    "cart",
-    "search",
-    "ranking",
-    "vector",
-    "embedding",
-    "keyword",
-    "memory",
-    "agent",
-    "prompt",
-    "context",
-    "window",
-    "tokenizer",
-    "parser",
-    "compiler",
-    "runtime",
-    "thread",
-    "lock",
-    "mutex",
-    "channel",
-    "async",
-    "future",
-    "the",
-    "a",
-    "we",
-    "decided",
-    "because",
-    "should",
-    "will",
-    "after",
-    "before",
-    "with",
-    "without",
-    "every",
-    "never",
-    "always",
-    "when",
-    "then",
-    "because",
-    "team",
-    "agreed",
-];
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn word(&mut self) -> &'static str {
-        WORDS[(self.next() % WORDS.len() as u64) as usize]
-    }
-}
-
-fn generate(root: &Path, n: usize) {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let types = ["decision", "fact", "journal", "bug_fix", "plan", "observation"];
-    for i in 0..n {
-        let dir = root.join(format!("area{:02}", i % 50));
-        std::fs::create_dir_all(&dir).unwrap();
-        let ty = types[i % types.len()];
-        let mut body = format!("# Note {i} about {} {}\n\n", rng.word(), rng.word());
-        for p in 0..3 {
-            if p == 2 {
-                body.push_str(&format!("## Details {}\n\n", rng.word()));
-            }
-            for _ in 0..50 {
-                body.push_str(rng.word());
-                body.push(' ');
-            }
-            body.push_str(&format!("code{i}_{p}\n\n"));
-        }
-        let text = format!(
-            "---\ntype: {ty}\ntags: [{}, {}]\ncreated_at: 2025-{:02}-{:02}T10:00:00Z\n---\n\n{body}",
-            rng.word(),
-            rng.word(),
-            1 + i % 12,
-            1 + i % 28
-        );
-        std::fs::write(dir.join(format!("m{i:05}.md")), text).unwrap();
-    }
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-fn p95(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[(v.len() * 95 / 100).min(v.len() - 1)]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
-}
+use support::{generate, median, ms, p95};
 
 fn main() {
     let n: usize =

@@ -113,7 +113,15 @@ impl Rng {
     }
     /// A word of [`WORDS`].
     pub fn word(&mut self) -> &'static str {
-        WORDS[(self.next() % WORDS.len() as u64) as usize]
+        self.pick(WORDS)
+    }
+    /// One of `words`.
+    pub fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
+        words[self.below(words.len())]
+    }
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
     }
 }
 
