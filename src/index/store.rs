@@ -10,7 +10,7 @@
 //! changed never take the lock: tantivy and the vector file are replaced atomically, and a reader
 //! sees either the old or the new state of each.
 //! A write costs what it changes, not the vault's size: a writer reopens only when the stores'
-//! files differ from what it last opened or wrote ([`disk_stamp`]); the vector index writes its
+//! files differ from what it last opened or wrote (`disk_stamp`); the vector index writes its
 //! small journal (compacted now and then, see [`super::vector`]); the graph is loaded and saved
 //! only when a memory's links changed (the manifest keeps a hash of each memory's links), the
 //! vectors only when one changed; and a pass that finds its work already done writes nothing.
