@@ -54,7 +54,7 @@ const LEVEL_OFF: u8 = u8::MAX;
 struct UsageCache {
     state: UsageState,
     /// The state file's (mtime, size) when read; `None` forces a reload.
-    stamp: Option<(SystemTime, u64)>,
+    stamp: Option<(SystemTime, u64, u64)>,
 }
 
 /// A warm-up waiting to be written: `(id, pinned, when)`.
@@ -66,7 +66,7 @@ struct Cached {
     generation: Option<u64>,
     /// The manifest file's (mtime, size) after our last reconcile: another process's index write
     /// changes it.
-    manifest: Option<(SystemTime, u64)>,
+    manifest: Option<(SystemTime, u64, u64)>,
 }
 
 /// The server's state shared by every tool call.
@@ -88,9 +88,15 @@ impl std::fmt::Debug for Live {
     }
 }
 
-fn manifest_stamp(path: &std::path::Path) -> Option<(SystemTime, u64)> {
+/// A file's identity and version: (mtime, size, inode). Every file this reads is replaced by
+/// rename when written, so a new inode shows a rewrite even within one mtime tick.
+fn file_stamp(path: &std::path::Path) -> Option<(SystemTime, u64, u64)> {
     let md = std::fs::metadata(path).ok()?;
-    Some((md.modified().ok()?, md.len()))
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&md);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((md.modified().ok()?, md.len(), ino))
 }
 
 #[allow(deprecated)]
@@ -152,7 +158,7 @@ impl Live {
         let source = self.source();
         let generation = source.as_ref().and_then(|s| s.current());
         let dirty = self.dirty.swap(false, Ordering::SeqCst);
-        let stamp = manifest_stamp(&manifest_path);
+        let stamp = file_stamp(&manifest_path);
         let reopen = match &*cache {
             None => true,
             Some(c) => c.manifest != stamp,
@@ -184,7 +190,7 @@ impl Live {
             if let (Some(s), Some(g)) = (&source, generation) {
                 s.covered(g);
             }
-            *cache = Some(Cached { idx, generation, manifest: manifest_stamp(&manifest_path) });
+            *cache = Some(Cached { idx, generation, manifest: file_stamp(&manifest_path) });
         }
         let cached = cache.as_ref().expect("filled just above");
         f(&cached.idx)
@@ -194,7 +200,7 @@ impl Live {
     /// changed it) plus this server's warm-ups not yet written.
     pub fn with_usage<R>(&self, f: impl FnOnce(&UsageState) -> R) -> crate::Result<R> {
         let path = UsageStore::file_path(self.vault.root());
-        let stamp = manifest_stamp(&path);
+        let stamp = file_stamp(&path);
         let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
         if usage.as_ref().is_none_or(|u| u.stamp.is_none() || u.stamp != stamp) {
             let (store, reset) = UsageStore::open(self.vault.root())?;
