@@ -287,6 +287,13 @@ enum Msg {
     Stop,
 }
 
+/// A [`VaultWatcher::sync`] in progress: its marker was written, its event may not be seen yet.
+#[derive(Debug)]
+pub struct SyncTicket {
+    n: u64,
+    path: PathBuf,
+}
+
 /// Watches a vault and keeps its indices fresh; stops its threads when dropped.
 pub struct VaultWatcher {
     shared: Arc<Shared>,
@@ -464,15 +471,28 @@ impl VaultWatcher {
     /// marker file in `state/` and waits (at most `timeout`) for its event, which comes after all
     /// earlier ones. False on a timeout or an error: callers should then stat the vault.
     pub fn sync(&self, timeout: Duration) -> bool {
+        self.sync_begin().is_some_and(|t| self.sync_wait(t, timeout))
+    }
+
+    /// The first half of [`VaultWatcher::sync`]: writes the marker and returns at once, so the
+    /// caller can work while the watcher catches up. `None` if the marker cannot be written.
+    pub fn sync_begin(&self) -> Option<SyncTicket> {
         let n = self.shared.sync_sent.fetch_add(1, Ordering::SeqCst) + 1;
         let path = self.sync_dir.join(format!("{}{n}", sync_prefix()));
         if std::fs::create_dir_all(&self.sync_dir).is_err() || std::fs::File::create(&path).is_err()
         {
-            return false;
+            return None;
         }
+        Some(SyncTicket { n, path })
+    }
+
+    /// The second half of [`VaultWatcher::sync`]: waits (at most `timeout`) until the watcher has
+    /// seen the ticket's marker, so every change made before [`VaultWatcher::sync_begin`] is
+    /// counted in [`VaultWatcher::generation`]. Removes the marker.
+    pub fn sync_wait(&self, ticket: SyncTicket, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let mut seen = self.shared.synced.lock().unwrap_or_else(|e| e.into_inner());
-        while *seen < n {
+        while *seen < ticket.n {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 break;
@@ -480,9 +500,9 @@ impl VaultWatcher {
             seen =
                 self.shared.synced_cv.wait_timeout(seen, left).unwrap_or_else(|e| e.into_inner()).0;
         }
-        let ok = *seen >= n;
+        let ok = *seen >= ticket.n;
         drop(seen);
-        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(&ticket.path);
         ok
     }
 

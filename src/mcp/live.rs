@@ -17,9 +17,11 @@ use crate::vault::Vault;
 
 /// What tells the server whether the vault changed since it last reconciled: the vault watcher.
 pub trait ChangeSource: Send + Sync {
-    /// A counter that has moved for every change to a memory file made before this call, or
-    /// `None` when that cannot be known (the watcher failed): then the vault is stat-ed.
-    fn current(&self) -> Option<u64>;
+    /// Starts a check that will cover every change to a memory file made before this call.
+    fn begin(&self) -> Option<crate::watch::SyncTicket>;
+    /// Finishes it: a counter that has moved for every such change, or `None` when that cannot
+    /// be known (no ticket, a timeout, the watcher failed): then the vault is stat-ed.
+    fn finish(&self, ticket: Option<crate::watch::SyncTicket>) -> Option<u64>;
     /// The caller's indices now reflect every change counted up to `generation`.
     fn covered(&self, generation: u64);
 }
@@ -28,9 +30,15 @@ pub trait ChangeSource: Send + Sync {
 pub const SYNC_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(200);
 
 impl ChangeSource for Mutex<crate::watch::VaultWatcher> {
-    fn current(&self) -> Option<u64> {
+    fn begin(&self) -> Option<crate::watch::SyncTicket> {
         let w = self.lock().unwrap_or_else(|e| e.into_inner());
-        (w.healthy() && w.sync(SYNC_TIMEOUT)).then(|| w.generation())
+        if w.healthy() { w.sync_begin() } else { None }
+    }
+
+    fn finish(&self, ticket: Option<crate::watch::SyncTicket>) -> Option<u64> {
+        let w = self.lock().unwrap_or_else(|e| e.into_inner());
+        let synced = ticket.is_some_and(|t| w.sync_wait(t, SYNC_TIMEOUT));
+        (synced && w.healthy()).then(|| w.generation())
     }
 
     fn covered(&self, generation: u64) {
@@ -141,59 +149,69 @@ impl Live {
         self.dirty.store(true, Ordering::SeqCst);
     }
 
-    /// Runs `f` with indices that reflect every file on disk.
+    /// Runs `f` with indices that reflect every file on disk as of this call.
     ///
-    /// The indices stay open between calls. They are reconciled (a stat of the vault) unless the
-    /// watcher's counter is unchanged since the last reconcile, the server wrote nothing since,
-    /// and no other process rewrote the manifest; in that last case they are reopened.
-    pub fn with_indexes<R>(
-        &self,
-        f: impl FnOnce(&Indexes) -> crate::Result<R>,
-    ) -> crate::Result<R> {
+    /// The indices stay open between calls. With a watcher, `f` runs on them right away while
+    /// the watcher confirms (a marker file's event, see [`crate::watch::VaultWatcher::sync`])
+    /// that no memory file changed since the last reconcile; if one did, the indices are
+    /// reconciled and `f` runs again. Without a healthy watcher, after this server's own writes,
+    /// and when another process rewrote the manifest, they are reconciled (a stat of the vault;
+    /// reopened in the last case) before `f` runs. `f` must not have side effects.
+    pub fn with_indexes<R>(&self, f: impl Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R> {
         let vault = &*self.vault;
         let manifest_path = Indexes::dir_of(vault).join("manifest.tsv");
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        // Read the counter before looking at the files: a change after this point bumps it
-        // again and the next call looks.
+        let t0 = std::time::Instant::now();
+        // The ticket is taken before anything is read: every change before it is counted.
         let source = self.source();
-        let generation = source.as_ref().and_then(|s| s.current());
+        let ticket = source.as_ref().and_then(|s| s.begin());
         let dirty = self.dirty.swap(false, Ordering::SeqCst);
         let stamp = file_stamp(&manifest_path);
-        let reopen = match &*cache {
-            None => true,
-            Some(c) => c.manifest != stamp,
-        };
-        let fresh = !reopen
-            && !dirty
+        let usable = !dirty
+            && ticket.is_some()
+            && cache.as_ref().is_some_and(|c| c.manifest == stamp && c.generation.is_some());
+        // Speculate: most calls find nothing changed, and the search hides the watcher's latency.
+        let early = if usable { Some(f(&cache.as_ref().expect("checked").idx)) } else { None };
+        let generation = source.as_ref().and_then(|s| s.finish(ticket));
+        let sync_ms = t0.elapsed().as_secs_f64() * 1e3;
+        if let Some(r) = early
             && generation.is_some()
-            && cache.as_ref().is_some_and(|c| c.generation == generation);
-        if !fresh {
-            let mut idx = match cache.take() {
-                Some(c) if !reopen => c.idx,
-                _ => {
-                    let embedder = crate::index::select::embedder_for(&vault.config)?;
-                    Indexes::open(vault, embedder)?
-                }
-            };
-            let report = idx.reconcile(vault)?;
-            for p in &report.problems {
-                tracing::warn!("{p}");
-            }
-            if !report.added_ids.is_empty() {
-                let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
-                UsageStore::update(vault.root(), |state| {
-                    for id in &report.added_ids {
-                        state.observe(id, now, cfg);
-                    }
-                })?;
-            }
-            if let (Some(s), Some(g)) = (&source, generation) {
-                s.covered(g);
-            }
-            *cache = Some(Cached { idx, generation, manifest: file_stamp(&manifest_path) });
+            && cache.as_ref().is_some_and(|c| c.generation == generation)
+        {
+            tracing::debug!(sync_ms, reconciled = false, "indices ready");
+            return r;
         }
-        let cached = cache.as_ref().expect("filled just above");
-        f(&cached.idx)
+        let reopen = cache.as_ref().is_none_or(|c| c.manifest != stamp);
+        let mut idx = match cache.take() {
+            Some(c) if !reopen => c.idx,
+            _ => {
+                let embedder = crate::index::select::embedder_for(&vault.config)?;
+                Indexes::open(vault, embedder)?
+            }
+        };
+        let report = idx.reconcile(vault)?;
+        for p in &report.problems {
+            tracing::warn!("{p}");
+        }
+        if !report.added_ids.is_empty() {
+            let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
+            UsageStore::update(vault.root(), |state| {
+                for id in &report.added_ids {
+                    state.observe(id, now, cfg);
+                }
+            })?;
+        }
+        if let (Some(s), Some(g)) = (&source, generation) {
+            s.covered(g);
+        }
+        *cache = Some(Cached { idx, generation, manifest: file_stamp(&manifest_path) });
+        tracing::debug!(
+            sync_ms,
+            checked_ms = t0.elapsed().as_secs_f64() * 1e3,
+            reconciled = true,
+            "indices ready"
+        );
+        f(&cache.as_ref().expect("filled just above").idx)
     }
 
     /// Runs `f` with the usage state: the file as last read (re-read when another process
