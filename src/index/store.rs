@@ -138,9 +138,12 @@ pub struct Indexes {
 /// Vector keys are already xxh3 hashes: hashing them again is wasted work.
 type KeyMap = HashMap<u64, (String, usize), std::hash::BuildHasherDefault<KeyHasher>>;
 
-/// The identity hasher of [`KeyMap`].
+/// The identity hasher of [`KeyMap`] and [`KeySet`].
 #[derive(Default)]
-struct KeyHasher(u64);
+pub(crate) struct KeyHasher(u64);
+
+/// A set of vector keys (already hashes: not hashed again).
+pub(crate) type KeySet = HashSet<u64, std::hash::BuildHasherDefault<KeyHasher>>;
 
 impl std::hash::Hasher for KeyHasher {
     fn finish(&self) -> u64 {

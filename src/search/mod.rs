@@ -64,11 +64,14 @@ use crate::config::{Intent, SearchProfile};
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
 use crate::index::keyword::KeywordFilter;
 use crate::index::manifest::{Entry, chunk_id, chunk_key, parse_chunk_id};
-use crate::index::store::{IndexError, Indexes};
+use crate::index::store::{IndexError, Indexes, KeySet};
 use crate::model::MemoryName;
 use crate::vault::Vault;
 
 pub use usage::search_with_usage;
+
+/// A memory and its manifest entry, as the vector filter lists them.
+type Listed<'a> = (&'a str, &'a Entry);
 
 /// What to search for.
 #[derive(Debug, Clone)]
@@ -373,18 +376,27 @@ pub fn search_ranked(
         .collect();
     let t_bm25 = t0.elapsed();
     let qvec = idx.embedder().embed_batch(&[q.text.as_str()]).pop().unwrap_or_default();
-    // The memories the filters exclude, found once in the manifest: the vector index runs its
-    // filter over every key, and a filter that excludes nothing (the usual: every memory
-    // active) is no filter at all.
-    let excluded: HashSet<&str> =
-        manifest.entries.iter().filter(|(_, e)| !allowed(e)).map(|(n, _)| n.as_str()).collect();
-    let vec_filter = |key: u64| -> bool {
-        idx.key_owner(key).is_some_and(|(name, _)| !excluded.contains(name.as_str()))
-    };
+    // The filters as a set of vector keys, found once in the manifest: the vector index may run
+    // its filter over every key, so it must be one lookup. The set holds the allowed memories'
+    // chunk keys or the excluded ones', whichever is smaller; a filter that excludes nothing
+    // (the usual: every memory active) is no filter at all.
+    let (mut let_in, mut keep_out): (Vec<Listed>, Vec<Listed>) = (Vec::new(), Vec::new());
+    for (name, e) in &manifest.entries {
+        if allowed(e) { let_in.push((name, e)) } else { keep_out.push((name, e)) }
+    }
+    let chunks = |side: &[Listed]| side.iter().map(|(_, e)| e.chunks).sum::<usize>();
+    let listed_are_allowed = chunks(&let_in) <= chunks(&keep_out);
+    let listed = if listed_are_allowed { &let_in } else { &keep_out };
+    let mut keys = KeySet::default();
+    keys.reserve(chunks(listed));
+    for (name, e) in listed {
+        keys.extend((0..e.chunks).map(|ord| chunk_key(name, ord)));
+    }
+    let vec_filter = |key: u64| -> bool { keys.contains(&key) == listed_are_allowed };
     let t_embed = t0.elapsed();
     let vec_raw = if qvec.iter().any(|x| *x != 0.0) {
         let filter: Option<&dyn Fn(u64) -> bool> =
-            if excluded.is_empty() { None } else { Some(&vec_filter) };
+            if keep_out.is_empty() { None } else { Some(&vec_filter) };
         idx.vector().search(&qvec, candidates, filter).map_err(IndexError::from)?
     } else {
         Vec::new()
