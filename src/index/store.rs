@@ -172,26 +172,9 @@ struct WriteLock {
 
 fn lock(dir: &Path) -> crate::Result<WriteLock> {
     let path = dir.join("write.lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .at("open", &path)?;
-    let start = Instant::now();
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(WriteLock { _file: file }),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                if start.elapsed() > LOCK_TIMEOUT {
-                    return Err(IndexError::LockTimeout(path).into());
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            Err(std::fs::TryLockError::Error(e)) => {
-                return Err(crate::error::PathError { action: "lock", path, source: e }.into());
-            }
-        }
+    match crate::error::lock_file(&path, LOCK_TIMEOUT, Duration::from_millis(20))? {
+        Some(file) => Ok(WriteLock { _file: file }),
+        None => Err(IndexError::LockTimeout(path).into()),
     }
 }
 

@@ -303,34 +303,21 @@ impl Vault {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).at("create", dir)?;
         }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .at("open", &path)?;
-        let start = std::time::Instant::now();
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < WRITE_LOCK_TIMEOUT => {
-                    std::thread::sleep(std::time::Duration::from_millis(2));
-                }
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    let source = std::io::Error::new(
-                        std::io::ErrorKind::TimedOut,
-                        format!(
-                            "another memlane process has held it for over {} s; nothing was written (run the command again once it is done)",
-                            WRITE_LOCK_TIMEOUT.as_secs()
-                        ),
-                    );
-                    return Err(PathError { action: "lock", path, source }.into());
-                }
-                Err(std::fs::TryLockError::Error(e)) => {
-                    return Err(PathError { action: "lock", path, source: e }.into());
-                }
-            }
-        }
+        let Some(file) = crate::error::lock_file(
+            &path,
+            WRITE_LOCK_TIMEOUT,
+            std::time::Duration::from_millis(2),
+        )?
+        else {
+            let source = std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!(
+                    "another memlane process has held it for over {} s; nothing was written (run the command again once it is done)",
+                    WRITE_LOCK_TIMEOUT.as_secs()
+                ),
+            );
+            return Err(PathError { action: "lock", path, source }.into());
+        };
         HELD.with(|h| h.borrow_mut().push(path.clone()));
         Ok(WriteLock { path, _file: Some(file) })
     }
