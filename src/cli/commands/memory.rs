@@ -268,6 +268,40 @@ pub(crate) fn memory_json(vault: &Vault, m: &Memory, with_content: bool) -> serd
     v
 }
 
+/// A memory's temperature (after this read's warm-up) and MIRA importance (SPEC §7.6), both
+/// rounded to three decimals. Importance needs the indices (links, entities); when they cannot
+/// be opened it is left out with a warning rather than failing the read.
+fn lifecycle_of(ctx: &Ctx, vault: &Vault, m: &Memory) -> (f64, Option<f64>) {
+    let round = |x: f64| (x * 1000.0).round() / 1000.0;
+    let (store, reset) = match memlane::lifecycle::UsageStore::open(vault.root()) {
+        Ok(s) => s,
+        Err(e) => {
+            ctx.out.warn(format!("cannot read the usage state: {e}"));
+            return (round(vault.config.lifecycle.temperature_start), None);
+        }
+    };
+    if let Some(r) = reset {
+        ctx.out.warn(r.to_string());
+    }
+    let state = store.into_state();
+    let now = vault.clock.now();
+    let cfg = &vault.config.lifecycle;
+    let temperature = round(state.temperature(m.id.as_str(), m.meta.pinned, now, cfg));
+    let importance = ctx.open_indexes(vault).and_then(|mut idx| {
+        let report = idx.reconcile(vault)?;
+        ctx.report_reconcile(vault, &report);
+        let source = memlane::lifecycle::ImportanceSource::new(&idx, &state, now, cfg.clock);
+        Ok(source.importance(m.name.as_str()).map(|i| round(i.score)))
+    });
+    match importance {
+        Ok(i) => (temperature, i),
+        Err(e) => {
+            ctx.out.warn(format!("importance not shown: {e:#}"));
+            (temperature, None)
+        }
+    }
+}
+
 pub(crate) fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let m = vault.resolve(&args.name)?;
@@ -283,8 +317,12 @@ pub(crate) fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<()> {
         }
         return ctx.out.text(&m.raw);
     }
+    let (temperature, importance) = lifecycle_of(ctx, &vault, &m);
     if ctx.out.json {
-        return ctx.out.json(&memory_json(&vault, &m, true));
+        let mut v = memory_json(&vault, &m, true);
+        v["temperature"] = json!(temperature);
+        v["importance"] = json!(importance);
+        return ctx.out.json(&v);
     }
     let mut head = vec![
         ("id", m.id.to_string()),
@@ -302,9 +340,13 @@ pub(crate) fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<()> {
     if let Some(s) = &m.meta.superseded_by {
         head.push(("superseded by", s.clone()));
     }
+    head.push(("temperature", format!("{temperature:.2}")));
+    if let Some(i) = importance {
+        head.push(("importance", format!("{i:.2}")));
+    }
     let mut text = format!("{}\n", m.name);
     for (k, v) in head {
-        text.push_str(&format!("  {k:<8} {v}\n"));
+        text.push_str(&format!("  {k:<11} {v}\n"));
     }
     text.push('\n');
     let content = m.redacted_content(vault.config.privacy.scrub_secrets);
