@@ -623,11 +623,18 @@ impl Vault {
                 format!("{}_{stamp}-{n}", m.name)
             };
             let dest = self.trash_dir().join(format!("{entry}.md"));
-            match move_no_clobber(&source, &dest) {
-                Ok(()) => break entry,
-                Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => n += 1,
-                Err(e) => return Err(e.into()),
+            // Only memlane writes into the trash, under the vault lock held here: a free name
+            // stays free, so one atomic rename moves the file (a hard link and an unlink, as
+            // `move_no_clobber` does, would leave it in both places if killed in between).
+            if std::fs::symlink_metadata(&dest).is_ok() {
+                n += 1;
+                continue;
             }
+            if let Some(dir) = dest.parent() {
+                std::fs::create_dir_all(dir).at("create", dir)?;
+            }
+            std::fs::rename(&source, &dest).at("rename", &source)?;
+            break entry;
         };
         self.prune_empty_dirs(&m.path);
         let mut out = WriteOutcome::new(WriteStatus::Deleted, &m.name, &m.id);
