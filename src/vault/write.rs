@@ -383,46 +383,48 @@ impl Vault {
         let ty = req.memory_type.clone().unwrap_or_else(|| self.config.default_type.clone());
         self.check_type(&ty)?;
         let tags = normalize_tags(&req.tags)?;
+        self.create_file(name, &req.content, |doc, id, now| {
+            doc.set("id", &str_value(id.as_str()));
+            doc.set("type", &str_value(&ty));
+            doc.set("status", &str_value("active"));
+            doc.set("tags", &list_value(&tags));
+            doc.set("created_at", &ts_value(now));
+            doc.set("updated_at", &ts_value(now));
+        })
+    }
+
+    /// Creates memory file `name` with `content` redacted, the frontmatter `frontmatter` writes
+    /// (given the new id and now), and `had_private_content` when redaction removed anything.
+    /// Refuses an existing name; stores nothing (and answers `skipped`) when the content is empty
+    /// after redaction; the file must read back cleanly.
+    fn create_file(
+        &self,
+        name: &MemoryName,
+        content: &str,
+        frontmatter: impl FnOnce(&mut Document, &MemoryId, jiff::Timestamp),
+    ) -> crate::Result<WriteOutcome> {
         let path = self.path_of(name);
         if path.exists() || std::fs::symlink_metadata(&path).is_ok() {
             return Err(Error::Exists(name.to_string()));
         }
         let target = self.write_target(&path)?;
-        let clean = sanitize(&req.content, self.config.privacy.scrub_secrets);
+        let clean = sanitize(content, self.config.privacy.scrub_secrets);
         let id = MemoryId::random();
         let mut out = WriteOutcome::new(WriteStatus::Created, name, &id);
         out.had_private_content = clean.had_private_content;
         out.private_blocks = clean.private_blocks;
         out.secrets = clean.secrets.clone();
         if clean.is_empty() {
-            out.status = WriteStatus::Skipped;
-            out.reason = Some(if clean.had_private_content {
-                "the content is empty after redaction".into()
-            } else {
-                "the content is empty".into()
-            });
-            return Ok(out);
+            return Ok(skipped(out, clean.had_private_content));
         }
-        let now = self.clock.now();
         let mut doc = Document::new(&clean.text);
-        doc.set("id", &str_value(id.as_str()));
-        doc.set("type", &str_value(&ty));
-        doc.set("status", &str_value("active"));
-        doc.set("tags", &list_value(&tags));
-        doc.set("created_at", &ts_value(now));
-        doc.set("updated_at", &ts_value(now));
+        frontmatter(&mut doc, &id, self.clock.now());
         if clean.had_private_content {
             doc.set("had_private_content", &Value::Bool(true));
         }
         let text = doc.render();
         self.check_written(name, &text)?;
-        match atomic_create(&target, text.as_bytes()) {
-            Ok(()) => {}
-            Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => {
-                return Err(Error::Exists(name.to_string()));
-            }
-            Err(e) => return Err(e.into()),
-        }
+        atomic_create(&target, text.as_bytes()).map_err(|e| exists_or(e, name))?;
         out.path = Some(path);
         Ok(out)
     }
@@ -1030,40 +1032,18 @@ impl Vault {
         content: &str,
         fields: &[(&str, Value)],
     ) -> crate::Result<WriteOutcome> {
-        let path = self.path_of(name);
-        if path.exists() || std::fs::symlink_metadata(&path).is_ok() {
-            return Err(Error::Exists(name.to_string()));
-        }
-        let target = self.write_target(&path)?;
-        let clean = sanitize(content, self.config.privacy.scrub_secrets);
-        let id = MemoryId::random();
-        let mut out = WriteOutcome::new(WriteStatus::Created, name, &id);
-        out.had_private_content = clean.had_private_content;
-        out.private_blocks = clean.private_blocks;
-        out.secrets = clean.secrets.clone();
-        if clean.is_empty() {
-            return Ok(skipped(out, clean.had_private_content));
-        }
-        let now = self.clock.now();
-        let mut doc = Document::new(&clean.text);
-        doc.set("id", &str_value(id.as_str()));
-        doc.set("type", &str_value(&self.config.default_type));
-        doc.set("status", &str_value("active"));
-        doc.set("created_at", &ts_value(now));
-        doc.set("updated_at", &ts_value(now));
-        for (key, value) in fields {
-            if *key != "id" {
-                doc.set(key, value);
+        self.create_file(name, content, |doc, id, now| {
+            doc.set("id", &str_value(id.as_str()));
+            doc.set("type", &str_value(&self.config.default_type));
+            doc.set("status", &str_value("active"));
+            doc.set("created_at", &ts_value(now));
+            doc.set("updated_at", &ts_value(now));
+            for (key, value) in fields {
+                if *key != "id" {
+                    doc.set(key, value);
+                }
             }
-        }
-        if clean.had_private_content {
-            doc.set("had_private_content", &Value::Bool(true));
-        }
-        let text = doc.render();
-        self.check_written(name, &text)?;
-        atomic_create(&target, text.as_bytes()).map_err(|e| exists_or(e, name))?;
-        out.path = Some(path);
-        Ok(out)
+        })
     }
 
     /// Sets (`Some`) or removes (`None`) top-level frontmatter keys of `m`, keeping everything
