@@ -29,68 +29,9 @@ use support::Rng;
 
 const NOW: &str = "2026-01-10T10:00:00Z";
 
-const WORDS: &[&str] = &[
-    "auth",
-    "token",
-    "session",
-    "cache",
-    "redis",
-    "postgres",
-    "migration",
-    "deploy",
-    "release",
-    "pipeline",
-    "schema",
-    "index",
-    "query",
-    "latency",
-    "budget",
-    "review",
-    "design",
-    "module",
-    "service",
-    "client",
-    "server",
-    "request",
-    "response",
-    "error",
-    "retry",
-    "timeout",
-    "queue",
-    "worker",
-    "batch",
-    "stream",
-    "event",
-    "handler",
-    "config",
-    "secret",
-    "rotation",
-    "policy",
-    "metric",
-    "alert",
-    "dashboard",
-    "incident",
-    "rollback",
-    "feature",
-    "flag",
-    "experiment",
-    "customer",
-    "invoice",
-    "payment",
-    "refund",
-    "order",
-    "cart",
-    "search",
-    "ranking",
-    "vector",
-    "embedding",
-    "keyword",
-    "memory",
-    "agent",
-    "prompt",
-    "context",
-    "window",
-    "tokenizer",
+/// Words added to [`support::WORDS`] for this vault: more vocabulary, so unrelated memories stay
+/// clearly apart and only the planted pairs are near-duplicates.
+const EXTRA_WORDS: &[&str] = &[
     "model",
     "weights",
     "benchmark",
@@ -107,12 +48,7 @@ const WORDS: &[&str] = &[
     "enum",
     "lifetime",
     "borrow",
-    "async",
     "tokio",
-    "thread",
-    "lock",
-    "mutex",
-    "channel",
     "file",
     "path",
     "folder",
@@ -122,26 +58,12 @@ const WORDS: &[&str] = &[
     "graph",
     "node",
     "edge",
-    "the",
-    "a",
-    "with",
     "for",
     "and",
     "of",
     "to",
     "in",
     "on",
-    "after",
-    "before",
-    "without",
-    "every",
-    "never",
-    "always",
-    "when",
-    "then",
-    "because",
-    "team",
-    "agreed",
 ];
 
 fn name_of(i: usize) -> String {
@@ -151,6 +73,7 @@ fn name_of(i: usize) -> String {
 /// Writes `n` memories; returns how many near-duplicate pairs were planted.
 fn generate(root: &Path, n: usize) -> usize {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let words: Vec<&str> = support::WORDS.iter().chain(EXTRA_WORDS).copied().collect();
     let types = ["decision", "fact", "journal", "bug_fix", "plan", "observation"];
     let mut planted = 0;
     let mut last_body = String::new();
@@ -163,13 +86,14 @@ fn generate(root: &Path, n: usize) -> usize {
             planted += 1;
             last_body.replacen(" the ", " a ", 1)
         } else {
-            let mut body = format!("# Note {i} about {} {}\n\n", rng.pick(WORDS), rng.pick(WORDS));
+            let mut body =
+                format!("# Note {i} about {} {}\n\n", rng.pick(&words), rng.pick(&words));
             for p in 0..3 {
                 if p == 2 {
-                    body.push_str(&format!("## Details {}\n\n", rng.pick(WORDS)));
+                    body.push_str(&format!("## Details {}\n\n", rng.pick(&words)));
                 }
                 for _ in 0..50 {
-                    body.push_str(rng.pick(WORDS));
+                    body.push_str(rng.pick(&words));
                     body.push(' ');
                 }
                 body.push_str(&format!("code{i}_{p}\n\n"));
@@ -187,8 +111,8 @@ fn generate(root: &Path, n: usize) -> usize {
         let expires = if i % 1000 == 3 { "expires_at: 2025-12-01T00:00:00Z\n" } else { "" };
         let text = format!(
             "---\ntype: {ty}\ntags: [{}, {}]\ncreated_at: 2025-{:02}-{:02}T10:00:00Z\n{expires}---\n\n{body}{links}",
-            rng.pick(WORDS),
-            rng.pick(WORDS),
+            rng.pick(&words),
+            rng.pick(&words),
             1 + i % 12,
             1 + i % 28
         );
@@ -203,12 +127,9 @@ fn secs(d: Duration) -> String {
 }
 
 fn main() {
-    let n: usize =
-        std::env::var("MEMLANE_PERF_N").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let n = support::perf_n();
     let bin = env!("CARGO_BIN_EXE_memlane");
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join(".memories");
-    std::fs::create_dir_all(&root).unwrap();
+    let (tmp, root) = support::temp_vault();
     let t = Instant::now();
     let planted = generate(&root, n);
     println!(

@@ -20,14 +20,11 @@ use serde_json::{Value, json};
 use support::{Rng, generate, median, ms, p95};
 
 fn main() {
-    let n: usize =
-        std::env::var("MEMLANE_PERF_N").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let n = support::perf_n();
     let calls: usize =
         std::env::var("MEMLANE_MCP_CALLS").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000);
     let bin = env!("CARGO_BIN_EXE_memlane");
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join(".memories");
-    std::fs::create_dir_all(&root).unwrap();
+    let (tmp, root) = support::temp_vault();
     generate(&root, n);
     let env = |cmd: &mut Command| {
         cmd.env_clear()

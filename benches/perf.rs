@@ -20,12 +20,9 @@ use memlane::vault::{Clock, Vault};
 use support::{generate, median, ms, p95};
 
 fn main() {
-    let n: usize =
-        std::env::var("MEMLANE_PERF_N").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
+    let n = support::perf_n();
     let bin = env!("CARGO_BIN_EXE_memlane");
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join(".memories");
-    std::fs::create_dir_all(&root).unwrap();
+    let (tmp, root) = support::temp_vault();
     let t = Instant::now();
     generate(&root, n);
     println!("generated {n} memories in {:.1} s", t.elapsed().as_secs_f64());

@@ -45,15 +45,13 @@ fn main() {
             .without_time()
             .init();
     }
-    let n = env_num("MEMLANE_PERF_N", 10_000) as usize;
+    let n = support::perf_n();
     let rounds = env_num("MEMLANE_WATCH_ROUNDS", 20) as usize;
     let debounce = Duration::from_millis(env_num(
         "MEMLANE_WATCH_DEBOUNCE_MS",
         memlane::watch::DEFAULT_DEBOUNCE.as_millis() as u64,
     ));
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join(".memories");
-    std::fs::create_dir_all(&root).unwrap();
+    let (_tmp, root) = support::temp_vault();
     generate(&root, n);
     let mut config = Config::default();
     config.embedding.model = "builtin".into();

@@ -172,3 +172,17 @@ pub fn p95(mut v: Vec<Duration>) -> Duration {
 pub fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
+
+/// `MEMLANE_PERF_N`: how many memories to generate (default 10,000).
+pub fn perf_n() -> usize {
+    std::env::var("MEMLANE_PERF_N").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000)
+}
+
+/// A temporary folder and an empty vault (`.memories`) inside it; the folder goes when the
+/// returned guard is dropped.
+pub fn temp_vault() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join(".memories");
+    std::fs::create_dir_all(&root).unwrap();
+    (tmp, root)
+}
