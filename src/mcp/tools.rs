@@ -351,17 +351,12 @@ impl MemlaneServer {
             vault.check_type(t)?;
         }
         if !p.force.unwrap_or(false) && !vault.path_of(&name).exists() {
-            let clean = crate::privacy::sanitize(&p.content, vault.config.privacy.scrub_secrets);
+            // find_duplicate redacts the text itself, and finds nothing for empty content.
             let threshold = vault.config.lifecycle.dedup_threshold;
             let dup = self.live.with_indexes(|idx| {
-                Ok(crate::lifecycle::consolidate::find_duplicate(
-                    vault,
-                    idx,
-                    &clean.text,
-                    threshold,
-                ))
+                Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &p.content, threshold))
             })?;
-            if let Some((dup, sim)) = dup.filter(|_| !clean.is_empty()) {
+            if let Some((dup, sim)) = dup {
                 return Err(Error::Invalid(format!(
                     "the content is {sim:.2} similar to the existing memory `{dup}`; nothing was written. Use update_memory or append_memory on `{dup}`, remember (updates it in place), or pass force: true to create it anyway"
                 )));
