@@ -73,6 +73,20 @@ pub const DEFAULT_CONFIG_TOML: &str = r#"# memlane configuration for this vault.
 # calibration_steepness = 10.0
 # Score multiplier for a memory superseded by another (greater than 0, at most 1).
 # supersession_penalty = 0.5
+# Weight of a query's question words (what, when, did, we, …) in keyword scoring (0 to 1;
+# 0 leaves them out unless the query has nothing else).
+# question_weight = 0.0
+# Share of a memory's fused score added from its best neighbour in the same thread: memories
+# of one folder written one after another (0 to 1; 0 turns it off).
+# context_weight = 0.0
+# Neighbours on each side in a thread that lend context (0 to 50).
+# context_span = 2
+# A thread breaks where two memories of a folder were written more than this many minutes
+# apart (0 or more).
+# context_gap_minutes = 120.0
+# Weight of a date named in the query ("in May 2023", "last week"): memories created then
+# are preferred (0 to 1; 0 turns it off).
+# temporal_weight = 0.0
 # Days after expires_at over which a memory fades to 0, then leaves results (0 or more).
 # expiry_fade_days = 5.0
 
@@ -196,6 +210,11 @@ const SEARCH_KEYS: Keys = &[
     ("calibration_midpoint", Rule::Num(Range::OpenUnit)),
     ("calibration_steepness", Rule::Num(Range::Positive)),
     ("supersession_penalty", Rule::Num(Range::PositiveUnit)),
+    ("question_weight", Rule::Num(Range::Unit)),
+    ("context_weight", Rule::Num(Range::Unit)),
+    ("context_span", Rule::Int(0, 50)),
+    ("context_gap_minutes", Rule::Num(Range::NonNegative)),
+    ("temporal_weight", Rule::Num(Range::Unit)),
     ("expiry_fade_days", Rule::Num(Range::NonNegative)),
 ];
 /// The sub-table of `[search]` holding one `[search.intents.<intent>]` table per intent.
@@ -465,6 +484,16 @@ pub struct SearchConfig {
     pub calibration_steepness: f64,
     /// Score multiplier for a superseded memory; in (0, 1].
     pub supersession_penalty: f64,
+    /// Weight of a query's question words in BM25 and coverage; in [0, 1] (0: left out).
+    pub question_weight: f64,
+    /// Share of the best thread neighbour's fused score added to a memory's; in [0, 1].
+    pub context_weight: f64,
+    /// Thread neighbours on each side that lend context; 0 to 50.
+    pub context_span: usize,
+    /// Minutes between two memories of a folder beyond which a thread breaks; >= 0.
+    pub context_gap_minutes: f64,
+    /// Weight of a time named in the query on memories created then; in [0, 1].
+    pub temporal_weight: f64,
     /// Days after `expires_at` over which a memory fades to 0 (then leaves results); >= 0.
     pub expiry_fade_days: f64,
     /// BM25 and vector weights of the fusion per intent.
@@ -483,6 +512,11 @@ impl Default for SearchConfig {
             calibration_midpoint: 0.35,
             calibration_steepness: 10.0,
             supersession_penalty: 0.5,
+            question_weight: 0.0,
+            context_weight: 0.0,
+            context_span: 2,
+            context_gap_minutes: 120.0,
+            temporal_weight: 0.0,
             expiry_fade_days: 5.0,
             intents: IntentWeights::default(),
         }
@@ -717,6 +751,11 @@ impl Section for SearchConfig {
             "calibration_midpoint" => self.calibration_midpoint.into(),
             "calibration_steepness" => self.calibration_steepness.into(),
             "supersession_penalty" => self.supersession_penalty.into(),
+            "question_weight" => self.question_weight.into(),
+            "context_weight" => self.context_weight.into(),
+            "context_span" => int_value(self.context_span),
+            "context_gap_minutes" => self.context_gap_minutes.into(),
+            "temporal_weight" => self.temporal_weight.into(),
             "expiry_fade_days" => self.expiry_fade_days.into(),
             _ => return None,
         })
@@ -733,6 +772,11 @@ impl Section for SearchConfig {
             "calibration_midpoint" => set_num(&mut self.calibration_midpoint, value),
             "calibration_steepness" => set_num(&mut self.calibration_steepness, value),
             "supersession_penalty" => set_num(&mut self.supersession_penalty, value),
+            "question_weight" => set_num(&mut self.question_weight, value),
+            "context_weight" => set_num(&mut self.context_weight, value),
+            "context_span" => set_int(&mut self.context_span, value),
+            "context_gap_minutes" => set_num(&mut self.context_gap_minutes, value),
+            "temporal_weight" => set_num(&mut self.temporal_weight, value),
             "expiry_fade_days" => set_num(&mut self.expiry_fade_days, value),
             _ => {}
         }
@@ -1670,7 +1714,7 @@ mod tests {
         let loaded = LoadedConfig::load(&ConfigInputs::default()).unwrap();
         assert_eq!(loaded.config, config);
         assert!(loaded.files.is_empty());
-        assert_eq!(loaded.sources.len(), 2 + 2 + 10 + 4 * 2 + 12 + 1 + 1 + 12 * 5);
+        assert_eq!(loaded.sources.len(), 2 + 2 + 15 + 4 * 2 + 12 + 1 + 1 + 12 * 5);
         assert!(loaded.sources.values().all(|s| *s == ConfigSource::Default));
     }
 
@@ -1691,6 +1735,11 @@ mod tests {
                 calibration_midpoint: 0.35,
                 calibration_steepness: 10.0,
                 supersession_penalty: 0.5,
+                question_weight: 0.0,
+                context_weight: 0.0,
+                context_span: 2,
+                context_gap_minutes: 120.0,
+                temporal_weight: 0.0,
                 expiry_fade_days: 5.0,
                 intents: IntentWeights {
                     general: w(0.4, 0.6),
@@ -2358,7 +2407,8 @@ mod tests {
                 "search.limits",
                 "profile, limit, score_threshold, rrf_k, min_candidates, candidate_factor, \
                  calibration_midpoint, calibration_steepness, supersession_penalty, \
-                 expiry_fade_days, intents",
+                 question_weight, context_weight, context_span, context_gap_minutes, \
+                 temporal_weight, expiry_fade_days, intents",
             ),
             (
                 "[lifecycle]\nclocks = 1",

@@ -369,7 +369,11 @@ pub fn search_ranked(
 
     // 1. Retrieve.
     let t0 = std::time::Instant::now();
-    let kw_hits = idx.keyword().search(&q.text, &filter, candidates).map_err(IndexError::from)?;
+    let question_weight = cfg.question_weight as f32;
+    let kw_hits = idx
+        .keyword()
+        .search_weighted(&q.text, question_weight, &filter, candidates)
+        .map_err(IndexError::from)?;
     let bm25: Vec<(String, usize, f32)> = kw_hits
         .iter()
         .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
@@ -427,7 +431,7 @@ pub fn search_ranked(
     let embedder_id = idx.embedder().id().to_owned();
     let (fb, fv) = (weights.bm25, weights.vector * vector_reliability(&embedder_id));
 
-    let query_terms = idx.keyword().query_terms(&q.text);
+    let query_terms = idx.keyword().query_terms(&q.text, question_weight);
     let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
     let (floor, ceiling) = similarity_range(&embedder_id);
     // Evidence and fused score of every candidate (calibration needs the whole set), from the

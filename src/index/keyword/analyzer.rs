@@ -42,6 +42,162 @@ const STOPWORDS: &[&str] = &[
     "they", "this", "to", "was", "will", "with",
 ];
 
+/// Words that make a query a question, a request or a sentence but say nothing about the answer:
+/// interrogatives, auxiliaries and modals, pronouns, determiners and quantifiers, and a few
+/// fillers of spoken questions. A query's terms from these words weigh
+/// `search.question_weight` (default 0: left out) in BM25 and in query-term coverage, unless the
+/// query has no other term. Documents keep them (the index analyzer drops only [`STOPWORDS`]).
+///
+/// Left out on purpose: words that are also content in a memory (`may` the month, `us` the
+/// country, `will` the document, `can` the container is rare but `can` stays a question word).
+pub const QUESTION_WORDS: &[&str] = &[
+    "what",
+    "when",
+    "where",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "how",
+    "whats",
+    "whatever",
+    "do",
+    "does",
+    "did",
+    "done",
+    "doing",
+    "has",
+    "have",
+    "had",
+    "having",
+    "am",
+    "been",
+    "being",
+    "can",
+    "could",
+    "would",
+    "should",
+    "shall",
+    "might",
+    "must",
+    "ought",
+    "i",
+    "me",
+    "my",
+    "mine",
+    "myself",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "he",
+    "him",
+    "his",
+    "himself",
+    "she",
+    "her",
+    "hers",
+    "herself",
+    "its",
+    "itself",
+    "we",
+    "our",
+    "ours",
+    "ourselves",
+    "them",
+    "theirs",
+    "themselves",
+    "those",
+    "some",
+    "any",
+    "all",
+    "each",
+    "every",
+    "other",
+    "another",
+    "both",
+    "either",
+    "about",
+    "ever",
+    "also",
+    "here",
+    "much",
+    "many",
+    "more",
+    "most",
+    "so",
+    "very",
+    "just",
+    "only",
+    "too",
+    "than",
+    "from",
+    "up",
+    "out",
+    "over",
+    "again",
+    "anything",
+    "something",
+    "please",
+    "tell",
+    "know",
+    "remind",
+    "recall",
+    "mention",
+    "mentioned",
+    "say",
+    "said",
+    "get",
+    "got",
+    "one",
+    "ones",
+    "thing",
+    "things",
+    "kind",
+    "sort",
+    "lot",
+    "like",
+];
+
+/// The analysed (folded, stemmed) forms of [`QUESTION_WORDS`].
+fn question_terms() -> &'static std::collections::HashSet<String> {
+    static TERMS: std::sync::LazyLock<std::collections::HashSet<String>> =
+        std::sync::LazyLock::new(|| {
+            let mut analyzer = index_analyzer();
+            QUESTION_WORDS
+                .iter()
+                .flat_map(|w| analyze(&mut analyzer, w).into_iter().map(|(_, t)| t))
+                .collect()
+        });
+    &TERMS
+}
+
+/// True when the analysed term `term` comes from a [question word](QUESTION_WORDS).
+pub fn is_question_term(term: &str) -> bool {
+    question_terms().contains(term)
+}
+
+/// The distinct analysed terms of a query, in order, each with its weight: `question_weight`
+/// for a [question word](QUESTION_WORDS), else 1. When every term is a question word (`what is
+/// this`), all weigh 1: the query is taken as typed. Terms of weight 0 are left out.
+pub fn weighted_query_terms(query: &str, question_weight: f32) -> Vec<(String, f32)> {
+    let mut seen = std::collections::HashSet::new();
+    let mut terms: Vec<(String, bool)> = Vec::new();
+    for (_, term) in analyze(&mut index_analyzer(), query) {
+        if seen.insert(term.clone()) {
+            let q = is_question_term(&term);
+            terms.push((term, q));
+        }
+    }
+    let all_questions = terms.iter().all(|(_, q)| *q);
+    terms
+        .into_iter()
+        .map(|(t, q)| (t, if q && !all_questions { question_weight.max(0.0) } else { 1.0 }))
+        .filter(|(_, w)| *w > 0.0)
+        .collect()
+}
+
 /// Registers both analyzers on `index`. Call it after every create or open.
 pub fn register(index: &Index) {
     let manager = index.tokenizers();
@@ -334,6 +490,23 @@ mod tests {
         assert_eq!(parts("IL-6"), ["IL", "6"]);
         assert_eq!(parts("4K"), ["4K"]);
         assert_eq!(parts("sha256"), ["sha256"]);
+    }
+
+    #[test]
+    fn question_words_weigh_question_weight_unless_nothing_else_is_left() {
+        let w = |q: &str, x: f32| -> Vec<(String, f32)> { weighted_query_terms(q, x) };
+        let terms: Vec<String> =
+            w("Which database did we pick?", 0.0).into_iter().map(|(t, _)| t).collect();
+        assert_eq!(terms, ["databas", "pick"]);
+        let half = w("which database", 0.5);
+        assert_eq!(half, [("which".to_owned(), 0.5), ("databas".to_owned(), 1.0)]);
+        // Only question words: the query is taken as typed.
+        assert_eq!(w("what have you done", 0.0).len(), 4);
+        // `May` the month and `US` the country are content.
+        assert!(w("what happened in May in the US", 0.0).iter().any(|(t, _)| t == "may"));
+        assert!(w("what happened in May in the US", 0.0).iter().any(|(t, _)| t == "us"));
+        // Repeated terms once.
+        assert_eq!(w("redis redis", 0.0).len(), 1);
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub const FIELD_BOOSTS: FieldBoosts =
 /// Extra weight of a quoted phrase found verbatim (in the title or the body).
 pub const PHRASE_BOOST: f32 = 2.0;
 
+/// The default weight of a query's [question words](analyzer::QUESTION_WORDS) (left out).
+pub const DEFAULT_QUESTION_WEIGHT: f32 = 0.0;
+
 /// At most this many distinct query terms are used; the rest of a very long query is ignored.
 pub const MAX_QUERY_TERMS: usize = 256;
 
@@ -326,10 +329,22 @@ impl KeywordIndex {
         filter: &KeywordFilter,
         limit: usize,
     ) -> Result<Vec<KeywordHit>, KeywordError> {
+        self.search_weighted(query, DEFAULT_QUESTION_WEIGHT, filter, limit)
+    }
+
+    /// [`search`](Self::search) with the weight of the query's
+    /// [question words](analyzer::QUESTION_WORDS) (`search.question_weight`).
+    pub fn search_weighted(
+        &self,
+        query: &str,
+        question_weight: f32,
+        filter: &KeywordFilter,
+        limit: usize,
+    ) -> Result<Vec<KeywordHit>, KeywordError> {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let Some(text_query) = self.text_query(query) else {
+        let Some(text_query) = self.text_query(query, question_weight) else {
             return Ok(Vec::new());
         };
         let Some(filter_clauses) = self.filter_clauses(filter) else {
@@ -365,18 +380,17 @@ impl KeywordIndex {
     /// Builds the scoring query: every distinct analysed term as a `SHOULD` term query on each
     /// weighted field (boost = field boost × occurrences in the query), plus phrase boosts for
     /// quoted spans. `None` when the query has no term.
-    fn text_query(&self, query: &str) -> Option<Box<dyn Query>> {
+    fn text_query(&self, query: &str, question_weight: f32) -> Option<Box<dyn Query>> {
         let f = &self.fields;
         let b = &self.boosts;
         let weighted =
             [(f.title, b.title), (f.headers, b.headers), (f.tags, b.tags), (f.body, b.body)];
-        let mut counts: Vec<(String, usize)> = Vec::new();
-        for (_, term) in analyzer::analyze(&mut analyzer::index_analyzer(), query) {
-            if let Some(entry) = counts.iter_mut().find(|(t, _)| *t == term) {
-                entry.1 += 1;
-            } else if counts.len() < MAX_QUERY_TERMS {
-                counts.push((term, 1));
-            }
+        // Each distinct term, weighted by its count in the query and by the question-word weight.
+        let mut counts: Vec<(String, f32)> = analyzer::weighted_query_terms(query, question_weight);
+        counts.truncate(MAX_QUERY_TERMS);
+        let occurrences = analyzer::analyze(&mut analyzer::index_analyzer(), query);
+        for (term, weight) in &mut counts {
+            *weight *= occurrences.iter().filter(|(_, t)| t == term).count().max(1) as f32;
         }
         if counts.is_empty() {
             return None;
@@ -392,7 +406,7 @@ impl KeywordIndex {
                     Term::from_field_text(field, term),
                     IndexRecordOption::WithFreqs,
                 );
-                per_field.push(Box::new(BoostQuery::new(Box::new(tq), boost * *count as f32)));
+                per_field.push(Box::new(BoostQuery::new(Box::new(tq), boost * *count)));
             }
             clauses.push((
                 Occur::Should,

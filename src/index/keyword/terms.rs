@@ -1,8 +1,6 @@
 //! Query-term statistics for calibrating relevance (SPEC §8 stage 3): which analysed terms a
 //! query has, how informative each is (BM25 IDF over chunk bodies), and which terms a text has.
 
-use std::collections::HashSet;
-
 use tantivy::Term;
 
 use super::{KeywordIndex, analyzer};
@@ -11,23 +9,22 @@ impl KeywordIndex {
     /// The query's distinct analysed terms with their IDF, `ln(1 + (N − df + 0.5) / (df + 0.5))`
     /// over the chunks. A term no chunk contains gets the IDF of a term in one chunk, so a stray
     /// word cannot outweigh the rest of the query.
-    pub fn query_terms(&self, query: &str) -> Vec<(String, f32)> {
+    ///
+    /// A [question word](analyzer::QUESTION_WORDS)'s IDF is multiplied by `question_weight`
+    /// (and the term left out at 0), as in [`search_weighted`](KeywordIndex::search_weighted).
+    pub fn query_terms(&self, query: &str, question_weight: f32) -> Vec<(String, f32)> {
         let searcher = self.reader.searcher();
         let n = searcher.num_docs() as f32;
         let idf = |df: f32| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-        let mut seen = HashSet::new();
         let mut out = Vec::new();
-        for (_, term) in analyzer::analyze(&mut analyzer::index_analyzer(), query) {
-            if !seen.insert(term.clone()) {
-                continue;
-            }
+        for (term, weight) in analyzer::weighted_query_terms(query, question_weight) {
             let mut df = 0u64;
             for field in
                 [self.fields.body, self.fields.title, self.fields.headers, self.fields.tags]
             {
                 df = df.max(searcher.doc_freq(&Term::from_field_text(field, &term)).unwrap_or(0));
             }
-            out.push((term, idf((df.max(1)) as f32).max(0.01)));
+            out.push((term, weight * idf((df.max(1)) as f32).max(0.01)));
         }
         out
     }
