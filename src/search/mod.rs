@@ -52,8 +52,10 @@
 //! - Ordering by the fused score and gating the level by the best evidence keeps the ranking
 //!   from depending on the absolute scale while the threshold still removes non-matches.
 
+pub mod context;
 pub mod fusion;
 pub mod rank;
+pub mod temporal;
 mod usage;
 
 use std::collections::{HashMap, HashSet};
@@ -149,6 +151,16 @@ pub struct Explain {
     /// Stage 2: the fused score that orders results — the weighted mean of `lexical` and
     /// `vector_score` (intent weights, the vector's scaled by [`vector_reliability`]).
     pub fused: f64,
+    /// Stage 2b: the best fused score among the memory's thread neighbours
+    /// ([`context`], `search.context_weight`), before their own context.
+    pub context: f64,
+    /// Stage 2b: what the thread context added to `fused` (`context_weight × context`).
+    pub context_bonus: f64,
+    /// Stage 2c: how close the memory's creation is to a time the query names ([`temporal`]):
+    /// 1 inside it (or when the query names none), down to 0 far from it.
+    pub time_closeness: f64,
+    /// Stage 2c: the factor on `fused`, `1 − temporal_weight × (1 − time_closeness)`.
+    pub time_factor: f64,
     /// Stage 3: the query's gate — the best `evidence` among all candidates.
     pub gate: f64,
     /// Stage 3: calibrated relevance.
@@ -232,6 +244,7 @@ pub struct SearchResults {
 /// Which stages a profile runs.
 #[derive(Debug, Clone, Copy)]
 struct Stages {
+    context: bool,
     rrf_calibration: bool,
     unweighted_rrf: bool,
     type_profile: bool,
@@ -242,6 +255,7 @@ struct Stages {
 
 fn stages(profile: SearchProfile) -> Stages {
     let all = Stages {
+        context: true,
         rrf_calibration: false,
         unweighted_rrf: false,
         type_profile: true,
@@ -253,6 +267,7 @@ fn stages(profile: SearchProfile) -> Stages {
         SearchProfile::Balanced => all,
         // ragdocs: equal-weight RRF, sigmoid over the raw RRF score, recency boost.
         SearchProfile::Ragdocs => Stages {
+            context: false,
             rrf_calibration: true,
             unweighted_rrf: true,
             type_profile: false,
@@ -260,11 +275,16 @@ fn stages(profile: SearchProfile) -> Stages {
             ..all
         },
         // Mnestra: per-type decay and weight, no recency bonus, no temperature.
-        SearchProfile::Mnestra => Stages { recency: false, temperature: false, ..all },
+        SearchProfile::Mnestra => {
+            Stages { context: false, recency: false, temperature: false, ..all }
+        }
         // remindb: relevance × temperature only.
-        SearchProfile::Remindb => Stages { type_profile: false, recency: false, ..all },
+        SearchProfile::Remindb => {
+            Stages { context: false, type_profile: false, recency: false, ..all }
+        }
         // MIRA: intent-weighted hybrid × importance (access, links, dates; SPEC §7.6).
         SearchProfile::Mira => Stages {
+            context: false,
             type_profile: false,
             recency: false,
             temperature: false,
@@ -549,6 +569,32 @@ pub fn search_ranked(
             fusion::weighted_mean(ex.coverage, ex.vector_evidence, weights.bm25, weights.vector);
         // The fused score: what orders the results.
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
+    }
+    // 2b. Thread context: a share of the best neighbour's fused score (its own, before context).
+    if st.context && cfg.context_weight > 0.0 && cfg.context_span > 0 {
+        let names: Vec<&str> = cands.iter().map(|c| c.name).collect();
+        let gap = (cfg.context_gap_minutes * 60.0).round() as i64;
+        let near = context::neighbours(manifest, &names, cfg.context_span, gap);
+        let own: HashMap<&str, f64> = cands.iter().map(|c| (c.name, c.ex.fused)).collect();
+        for c in &mut cands {
+            let best = near.get(c.name).map_or(0.0, |ns| {
+                ns.iter().filter_map(|n| own.get(n)).copied().fold(0.0, f64::max)
+            });
+            c.ex.context = best;
+            c.ex.context_bonus = cfg.context_weight * best;
+            c.ex.fused += c.ex.context_bonus;
+        }
+    }
+    // 2c. A time the query names: memories created then are preferred.
+    let span = (st.context && cfg.temporal_weight > 0.0)
+        .then(|| temporal::find_span(&q.text, now))
+        .flatten();
+    for c in &mut cands {
+        c.ex.time_closeness = span.map_or(1.0, |s| s.closeness(c.entry.created));
+        c.ex.time_factor = 1.0 - cfg.temporal_weight * (1.0 - c.ex.time_closeness);
+        if span.is_some() {
+            c.ex.fused *= c.ex.time_factor;
+        }
     }
     // The query's gate: the best absolute evidence any candidate has; and the best fused score.
     let t_evidence = t0.elapsed();

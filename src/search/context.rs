@@ -1,0 +1,147 @@
+//! Thread context (`search.context_weight`): memories written one after another in one folder —
+//! the turns of a conversation, the notes of one session — share a topic, so a memory whose
+//! neighbours match the query is more likely to be the answer than an isolated one with the same
+//! score of its own.
+//!
+//! A *thread* is a run of memories of one folder ordered by creation time (then by name in
+//! natural order, so `turn-2` comes before `turn-10`), broken wherever two consecutive memories
+//! were created more than `search.context_gap_minutes` apart. A memory's *neighbours* are the
+//! `search.context_span` memories on each side of it in its thread.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+use crate::index::manifest::Manifest;
+
+/// The folder part of a memory name (`db/postgres` → `db`, `note` → ``).
+fn folder(name: &str) -> &str {
+    name.rfind('/').map_or("", |i| &name[..i])
+}
+
+/// Compares names with digit runs compared as numbers: `turn-2` < `turn-10`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (a.first(), b.first()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let da = a.iter().take_while(|c| c.is_ascii_digit()).count();
+                let db = b.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (na, nb) = (trim_zeros(&a[..da]), trim_zeros(&b[..db]));
+                let ord = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb)).then(da.cmp(&db));
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+                (a, b) = (&a[da..], &b[db..]);
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(y);
+                }
+                (a, b) = (&a[1..], &b[1..]);
+            }
+        }
+    }
+}
+
+fn trim_zeros(digits: &[u8]) -> &[u8] {
+    let zeros = digits.iter().take_while(|c| **c == b'0').count();
+    &digits[zeros.min(digits.len().saturating_sub(1))..]
+}
+
+/// The thread neighbours of each of `names` (at most `span` on each side), among all memories
+/// of the manifest. Only the folders of `names` are ordered, so the cost is that of sorting
+/// those folders' memories once per query.
+pub fn neighbours<'m>(
+    manifest: &'m Manifest,
+    names: &[&str],
+    span: usize,
+    gap_seconds: i64,
+) -> HashMap<String, Vec<&'m str>> {
+    let mut out: HashMap<String, Vec<&str>> = HashMap::new();
+    if span == 0 || names.is_empty() {
+        return out;
+    }
+    let folders: HashSet<&str> = names.iter().map(|n| folder(n)).collect();
+    let mut by_folder: HashMap<&str, Vec<(i64, &'m str)>> = HashMap::new();
+    for (name, entry) in &manifest.entries {
+        let f = folder(name);
+        if folders.contains(f) {
+            by_folder.entry(f).or_default().push((entry.created, name.as_str()));
+        }
+    }
+    let wanted: HashSet<&str> = names.iter().copied().collect();
+    for (_, mut list) in by_folder {
+        list.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| natural_cmp(a.1, b.1)));
+        for (i, &(created, name)) in list.iter().enumerate() {
+            if !wanted.contains(name) {
+                continue;
+            }
+            let mut near = Vec::new();
+            // Backwards, then forwards, stopping at a thread break.
+            let mut prev = created;
+            for &(c, n) in list[..i].iter().rev().take(span) {
+                if prev - c > gap_seconds {
+                    break;
+                }
+                near.push(n);
+                prev = c;
+            }
+            let mut prev = created;
+            for &(c, n) in list[i + 1..].iter().take(span) {
+                if c - prev > gap_seconds {
+                    break;
+                }
+                near.push(n);
+                prev = c;
+            }
+            out.insert(name.to_owned(), near);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::manifest::Entry;
+
+    #[test]
+    fn natural_order_compares_numbers_as_numbers() {
+        let mut names = vec!["t10", "t2", "t1", "a", "t02", "t2b"];
+        names.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(names, ["a", "t1", "t2", "t02", "t2b", "t10"]);
+    }
+
+    fn manifest(items: &[(&str, i64)]) -> Manifest {
+        let mut m = Manifest::default();
+        for (name, created) in items {
+            let e = Entry { created: *created, ..Entry::default() };
+            m.entries.insert((*name).to_owned(), e);
+        }
+        m
+    }
+
+    #[test]
+    fn neighbours_follow_time_then_name_within_a_folder_and_stop_at_gaps() {
+        let m = manifest(&[
+            ("chat/turn-1", 100),
+            ("chat/turn-2", 100),
+            ("chat/turn-10", 100),
+            ("chat/turn-11", 160),
+            ("chat/later", 100_000),
+            ("other/turn-3", 100),
+        ]);
+        let n = neighbours(&m, &["chat/turn-2", "chat/turn-11"], 2, 3600);
+        let mut two = n["chat/turn-2"].clone();
+        two.sort_unstable();
+        assert_eq!(two, ["chat/turn-1", "chat/turn-10", "chat/turn-11"]);
+        // `chat/later` is past the gap; `other/` is another folder.
+        let mut eleven = n["chat/turn-11"].clone();
+        eleven.sort_unstable();
+        assert_eq!(eleven, ["chat/turn-10", "chat/turn-2"]);
+        assert!(neighbours(&m, &["chat/turn-2"], 0, 3600).is_empty());
+    }
+}
