@@ -78,7 +78,7 @@ pub const DEFAULT_CONFIG_TOML: &str = r#"# memlane configuration for this vault.
 # question_weight = 0.0
 # Share of a memory's fused score added from its best neighbour in the same thread: memories
 # of one folder written one after another (0 to 1; 0 turns it off).
-# context_weight = 0.0
+# context_weight = 0.3
 # Neighbours on each side in a thread that lend context (0 to 50).
 # context_span = 2
 # A thread breaks where two memories of a folder were written more than this many minutes
@@ -86,7 +86,7 @@ pub const DEFAULT_CONFIG_TOML: &str = r#"# memlane configuration for this vault.
 # context_gap_minutes = 120.0
 # Weight of a date named in the query ("in May 2023", "last week"): memories created then
 # are preferred (0 to 1; 0 turns it off).
-# temporal_weight = 0.0
+# temporal_weight = 0.5
 # Days after expires_at over which a memory fades to 0, then leaves results (0 or more).
 # expiry_fade_days = 5.0
 
@@ -513,10 +513,10 @@ impl Default for SearchConfig {
             calibration_steepness: 10.0,
             supersession_penalty: 0.5,
             question_weight: 0.0,
-            context_weight: 0.0,
+            context_weight: 0.3,
             context_span: 2,
             context_gap_minutes: 120.0,
-            temporal_weight: 0.0,
+            temporal_weight: 0.5,
             expiry_fade_days: 5.0,
             intents: IntentWeights::default(),
         }
@@ -1736,10 +1736,10 @@ mod tests {
                 calibration_steepness: 10.0,
                 supersession_penalty: 0.5,
                 question_weight: 0.0,
-                context_weight: 0.0,
+                context_weight: 0.3,
                 context_span: 2,
                 context_gap_minutes: 120.0,
-                temporal_weight: 0.0,
+                temporal_weight: 0.5,
                 expiry_fade_days: 5.0,
                 intents: IntentWeights {
                     general: w(0.4, 0.6),
