@@ -13,6 +13,12 @@ use std::collections::{HashMap, HashSet};
 
 use crate::index::manifest::Manifest;
 
+/// A memory takes context from its neighbours only when its own evidence (query-term coverage
+/// and vector evidence, weighted as in calibration) reaches this: context ranks memories that
+/// match among themselves, it never turns an unrelated note written beside the answer into a
+/// result. On LoCoMo, restricting it to memories with any query term costs no recall.
+pub const MIN_OWN_EVIDENCE: f64 = 0.1;
+
 /// The folder part of a memory name (`db/postgres` → `db`, `note` → ``).
 fn folder(name: &str) -> &str {
     name.rfind('/').map_or("", |i| &name[..i])
@@ -21,19 +27,22 @@ fn folder(name: &str) -> &str {
 /// Compares names with digit runs compared as numbers: `turn-2` < `turn-10`.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    // Equal numbers written with more zeros (`t02` after `t2`) decide only when all else ties.
+    let mut zeros = Ordering::Equal;
     loop {
         match (a.first(), b.first()) {
-            (None, None) => return Ordering::Equal,
+            (None, None) => return zeros,
             (None, Some(_)) => return Ordering::Less,
             (Some(_), None) => return Ordering::Greater,
             (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
                 let da = a.iter().take_while(|c| c.is_ascii_digit()).count();
                 let db = b.iter().take_while(|c| c.is_ascii_digit()).count();
                 let (na, nb) = (trim_zeros(&a[..da]), trim_zeros(&b[..db]));
-                let ord = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb)).then(da.cmp(&db));
+                let ord = na.len().cmp(&nb.len()).then_with(|| na.cmp(nb));
                 if ord != Ordering::Equal {
                     return ord;
                 }
+                zeros = zeros.then(da.cmp(&db));
                 (a, b) = (&a[da..], &b[db..]);
             }
             (Some(x), Some(y)) => {
@@ -65,10 +74,30 @@ pub fn neighbours<'m>(
         return out;
     }
     let folders: HashSet<&str> = names.iter().map(|n| folder(n)).collect();
+    // Only memories created within `span` gaps of a candidate can be its neighbours: the
+    // candidates' reach as merged intervals, so a large vault sorts only what is near them.
+    let reach = gap_seconds.saturating_mul(span as i64);
+    let mut reaches: Vec<(i64, i64)> = names
+        .iter()
+        .filter_map(|n| manifest.entries.get(*n))
+        .map(|e| (e.created.saturating_sub(reach), e.created.saturating_add(reach)))
+        .collect();
+    reaches.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(reaches.len());
+    for (from, to) in reaches {
+        match merged.last_mut() {
+            Some(last) if from <= last.1 => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    let near_a_candidate = |t: i64| {
+        let i = merged.partition_point(|(from, _)| *from <= t);
+        i > 0 && t <= merged[i - 1].1
+    };
     let mut by_folder: HashMap<&str, Vec<(i64, &'m str)>> = HashMap::new();
     for (name, entry) in &manifest.entries {
         let f = folder(name);
-        if folders.contains(f) {
+        if near_a_candidate(entry.created) && folders.contains(f) {
             by_folder.entry(f).or_default().push((entry.created, name.as_str()));
         }
     }
@@ -113,6 +142,7 @@ mod tests {
         let mut names = vec!["t10", "t2", "t1", "a", "t02", "t2b"];
         names.sort_by(|a, b| natural_cmp(a, b));
         assert_eq!(names, ["a", "t1", "t2", "t02", "t2b", "t10"]);
+        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
     }
 
     fn manifest(items: &[(&str, i64)]) -> Manifest {

@@ -564,9 +564,9 @@ pub fn search_ranked(
         ex.vector_similarity = Some(sim);
         ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
         ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
-        // Absolute evidence, weighted by the intent: what calibration trusts for the level.
-        ex.evidence =
-            fusion::weighted_mean(ex.coverage, ex.vector_evidence, weights.bm25, weights.vector);
+        // Absolute evidence, weighted by the intent and, like the fused score, by how far this
+        // embedder's similarity can be trusted: what calibration trusts for the level.
+        ex.evidence = fusion::weighted_mean(ex.coverage, ex.vector_evidence, fb, fv);
         // The fused score: what orders the results.
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
     }
@@ -581,6 +581,12 @@ pub fn search_ranked(
                 ns.iter().filter_map(|n| own.get(n)).copied().fold(0.0, f64::max)
             });
             c.ex.context = best;
+            // Context ranks a memory that matches the query among others; it never makes a
+            // result of a memory with no evidence of its own (the note written beside the
+            // answer, on another subject).
+            if c.ex.evidence < context::MIN_OWN_EVIDENCE {
+                continue;
+            }
             c.ex.context_bonus = cfg.context_weight * best;
             c.ex.fused += c.ex.context_bonus;
         }
@@ -692,7 +698,13 @@ pub fn search_ranked(
     }
     let t_rank = t0.elapsed();
     let candidates_count = hits.len();
-    hits.retain(|(h, _)| h.score >= cfg.score_threshold);
+    // The threshold compares relevance (stage 3): the lifecycle stages reorder what matches but
+    // never hide it ("cold never means gone", remindb). The `ragdocs` profile filters the final
+    // score after its boost, as that system does.
+    hits.retain(|(h, _)| {
+        let relevance = if st.rrf_calibration { h.score } else { h.explain.calibrated };
+        relevance >= cfg.score_threshold
+    });
     hits.sort_by(|(a, _), (b, _)| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
     let hits = match q.budget {
         Some(budget) => {

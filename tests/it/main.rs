@@ -18,5 +18,6 @@ mod model;
 mod privacy;
 mod safety;
 mod search;
+mod search_quality;
 mod trash_history;
 mod watch;

@@ -196,6 +196,8 @@ fn explain_prints_every_stage() {
         "bm25 rank",
         "vector rank",
         "fuse: lexical",
+        "thread context",
+        "time ×",
         "fused",
         "rrf",
         "evidence",

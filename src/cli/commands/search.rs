@@ -283,8 +283,8 @@ fn print_results(
                 e.vector_similarity.map_or("-".to_owned(), |s| format!("{s:.3}")),
             ));
             text.push_str(&format!(
-                "   fuse: lexical {:.3} (bm25 {:.3}, coverage {:.3}), vector {:.3} → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",
-                e.lexical, e.bm25_norm, e.coverage, e.vector_score, e.fused, e.rrf, e.evidence, e.vector_evidence, e.gate, e.calibrated
+                "   fuse: lexical {:.3} (bm25 {:.3}, coverage {:.3}), vector {:.3}; thread context +{:.3} (best neighbour {:.3}); time ×{:.2} (closeness {:.2}) → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",
+                e.lexical, e.bm25_norm, e.coverage, e.vector_score, e.context_bonus, e.context, e.time_factor, e.time_closeness, e.fused, e.rrf, e.evidence, e.vector_evidence, e.gate, e.calibrated
             ));
             let importance = match (e.importance, e.importance_factor) {
                 (Some(i), Some(f)) => format!("; importance {i:.3} (×{f:.2})"),

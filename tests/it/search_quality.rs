@@ -1,0 +1,212 @@
+//! Search quality as a user meets it: natural questions find their memory first with a
+//! meaningful score, questions about nothing in the vault find nothing, and the ranking stages
+//! added for real memory (question words, thread context, times named in the query, a
+//! threshold on relevance) each do what a user would notice. Built-in embedder, real binary.
+
+use crate::common::TestEnv;
+
+fn hits(env: &TestEnv, args: &[&str]) -> Vec<serde_json::Value> {
+    let mut a = vec!["search", "--json", "--explain"];
+    a.extend_from_slice(args);
+    env.run(a).success().json().as_array().unwrap().clone()
+}
+
+fn names(hits: &[serde_json::Value]) -> Vec<&str> {
+    hits.iter().map(|h| h["name"].as_str().unwrap()).collect()
+}
+
+/// Questions a team would ask of the README's example vault, and the memory that answers each.
+const NATURAL_QUESTIONS: &[(&str, &str)] = &[
+    ("which database do we use", "db/postgres-choice"),
+    ("why did we pick postgres", "db/postgres-choice"),
+    ("why not dynamodb?", "db/postgres-choice"),
+    ("how long do access tokens last", "auth/jwt-rotation"),
+    ("when do refresh tokens rotate", "auth/jwt-rotation"),
+    ("how are JWTs signed", "auth/jwt-rotation"),
+    ("what checks the token signature", "auth/jwt-rotation"),
+    ("where does the web client keep the refresh token", "auth/session-cookies"),
+    ("are sessions stateless?", "auth/session-cookies"),
+    ("how do we run database migrations", "db/migrations"),
+    ("where do schema migrations live", "db/migrations"),
+    ("can migrations run twice in parallel", "db/migrations"),
+    ("what does CI run for a release", "ops/deploy"),
+    ("when does staging get deployed", "ops/deploy"),
+    ("how are releases tagged", "ops/deploy"),
+    ("why were the integration tests flaky", "ops/flaky-tests"),
+    ("how did we fix the flaky tests", "ops/flaky-tests"),
+    ("what naming style do we use in Python", "team-preferences"),
+    ("how big should pull requests be", "team-preferences"),
+    ("how long are rendered pages cached", "cache-v2"),
+    ("what is our cache strategy", "cache-v2"),
+];
+
+#[test]
+fn natural_questions_find_their_memory_first_in_the_related_band_or_better() {
+    let env = TestEnv::with_vault("search");
+    let mut failures = Vec::new();
+    for (question, want) in NATURAL_QUESTIONS {
+        let h = hits(&env, &[question, "--no-touch"]);
+        let (first, score) = h.first().map_or(("<nothing>", 0.0), |h| {
+            (h["name"].as_str().unwrap(), h["score"].as_f64().unwrap())
+        });
+        if first != *want || score < 0.3 {
+            failures.push(format!("{question:?}: {first} at {score:.2} (want {want} ≥ 0.30)"));
+        }
+    }
+    assert!(NATURAL_QUESTIONS.len() >= 20);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Questions about nothing in any fixture vault.
+const OFF_TOPIC: &[&str] = &[
+    "how do I bake sourdough bread",
+    "what is the capital of Australia",
+    "best hiking trails in the Alps",
+    "who won the football world cup",
+    "how to tune a guitar",
+    "recipe for banana bread",
+    "quantum chromodynamics lattice gluon",
+    "what's the weather like in Paris",
+    "how many moons does Jupiter have",
+    "tips for growing tomatoes",
+    "symptoms of the flu",
+    "history of the Roman empire",
+    "how to knit a scarf",
+    "which wine goes with fish",
+    "train times from London to Edinburgh",
+    "how do whales sleep",
+    "the plot of Hamlet",
+    "chess openings for beginners",
+    "how to change a car tyre",
+    "what do parrots eat",
+    "yoga poses for back pain",
+    "price of gold today",
+    "learn Spanish vocabulary",
+    "origami crane instructions",
+    "zzzz qqqq xxxx",
+];
+
+#[test]
+fn questions_about_nothing_in_the_vault_find_nothing_in_any_fixture_vault() {
+    assert!(OFF_TOPIC.len() >= 20);
+    for vault in ["search", "basic", "links", "semantic", "edge"] {
+        let env = TestEnv::with_vault(vault);
+        for q in OFF_TOPIC {
+            let h = hits(&env, &[q, "--no-touch"]);
+            let found: Vec<String> = h
+                .iter()
+                .map(|h| {
+                    format!("{} {:.2}", h["name"].as_str().unwrap(), h["score"].as_f64().unwrap())
+                })
+                .collect();
+            assert!(found.is_empty(), "{vault}: {q:?} found {found:?}");
+        }
+    }
+}
+
+#[test]
+fn question_words_carry_no_evidence() {
+    let env = TestEnv::with_vault("search");
+    // "which", "do", "we" are in no memory of this vault's kind of text: left out, the query's
+    // coverage is that of "database" and "use" alone.
+    let h = hits(&env, &["which database do we use", "--no-touch", "-n", "1"]);
+    let as_typed = hits(
+        &env,
+        &["which database do we use", "--no-touch", "-n", "1", "-c", "search.question_weight=1"],
+    );
+    let coverage = |h: &[serde_json::Value]| h[0]["explain"]["coverage"].as_f64().unwrap();
+    assert_eq!(names(&h), ["db/postgres-choice"]);
+    assert!(coverage(&h) > coverage(&as_typed), "{h:?}\n{as_typed:?}");
+    assert!(h[0]["score"].as_f64().unwrap() > as_typed[0]["score"].as_f64().unwrap());
+}
+
+/// A conversation: one memory per turn, all written in one sitting; and an unrelated remark of
+/// the same speaker weeks later.
+fn conversation(env: &TestEnv) {
+    let turn = |n: u32, text: &str| {
+        env.write(
+            &format!("chat/turn-{n}.md"),
+            &format!("---\ntype: journal\ncreated_at: 2025-06-01T18:00:00Z\n---\n{text}\n"),
+        );
+    };
+    turn(1, "Alice: I finally adopted a dog from the animal shelter last weekend!");
+    turn(2, "Bob: That is wonderful news. What did you call her?");
+    turn(3, "Alice: Pepper. She sleeps all day and steals socks.");
+    turn(4, "Bob: Ha, typical. Our cat ignores everyone.");
+    turn(10, "Bob: Are you coming to the climbing gym on Thursday?");
+    env.write(
+        "chat/turn-11.md",
+        "---\ntype: journal\ncreated_at: 2025-07-20T09:00:00Z\n---\nAlice: Pepper grinder broke again, \
+         ordering a new one.\n",
+    );
+}
+
+#[test]
+fn a_turn_of_the_conversation_that_matches_the_question_lends_context_to_its_neighbours() {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    conversation(&env);
+    let q = "what is the name of the dog Alice adopted from the shelter, pepper?";
+    let h = hits(&env, &[q, "--no-touch", "-n", "10"]);
+    let pos = |h: &[serde_json::Value], n: &str| names(h).iter().position(|x| *x == n);
+    // turn-3 ("Pepper. She …") and turn-11 ("Pepper grinder …") match the question alike on
+    // their own; turn-3 sits next to the turn about adopting a dog from the shelter.
+    let (three, eleven) = (pos(&h, "chat/turn-3").unwrap(), pos(&h, "chat/turn-11").unwrap());
+    assert!(three < eleven, "{:?}", names(&h));
+    assert!(h[three]["explain"]["context_bonus"].as_f64().unwrap() > 0.0);
+    assert_eq!(h[eleven]["explain"]["context_bonus"].as_f64().unwrap(), 0.0, "weeks later");
+    // Off, the context adds nothing.
+    let off = hits(&env, &[q, "--no-touch", "-n", "10", "-c", "search.context_weight=0"]);
+    assert!(off.iter().all(|h| h["explain"]["context_bonus"].as_f64().unwrap() == 0.0));
+}
+
+#[test]
+fn a_time_named_in_the_question_prefers_memories_written_then() {
+    let mut env = TestEnv::empty();
+    env.set_now("2025-09-01T12:00:00Z");
+    env.run(["init"]).success();
+    for (name, when) in [("deploy-march", "2025-03-12"), ("deploy-july", "2025-07-08")] {
+        env.write(
+            &format!("{name}.md"),
+            &format!(
+                "---\ntype: bug_fix\ncreated_at: {when}T10:00:00Z\n---\nThe deploy failed: the \
+                 migration locked the orders table.\n"
+            ),
+        );
+    }
+    for (q, first) in [
+        ("why did the deploy fail in March 2025", "deploy-march"),
+        ("why did the deploy fail last March", "deploy-march"),
+        ("why did the deploy fail on 8 July, 2025", "deploy-july"),
+    ] {
+        let h = hits(&env, &[q, "--no-touch"]);
+        assert_eq!(names(&h)[0], first, "{q}");
+        assert_eq!(h[0]["explain"]["time_closeness"].as_f64().unwrap(), 1.0, "{q}");
+        assert!(h[1]["explain"]["time_factor"].as_f64().unwrap() < 1.0, "{q}");
+    }
+    // A question that names no time leaves the order to the rest of the ranking.
+    let h = hits(&env, &["why did the deploy fail", "--no-touch"]);
+    assert!(h.iter().all(|h| h["explain"]["time_factor"].as_f64().unwrap() == 1.0));
+}
+
+#[test]
+fn an_old_cold_memory_that_matches_is_never_hidden_by_the_threshold() {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    // A journal entry from years ago: its type decay (half-life 30 days) and temperature bring
+    // its final score far down, but it is still the answer.
+    env.write(
+        "old-note.md",
+        "---\ntype: journal\ncreated_at: 2019-03-01T10:00:00Z\n---\nThe staging VPN uses \
+         WireGuard on port 51820.\n",
+    );
+    let h = hits(
+        &env,
+        &["which port does the staging VPN use", "--no-touch", "-c", "lifecycle.clock=calendar"],
+    );
+    assert_eq!(names(&h), ["old-note"]);
+    let ex = &h[0]["explain"];
+    assert!(ex["type_decay"].as_f64().unwrap() < 0.05, "{ex}");
+    assert!(ex["calibrated"].as_f64().unwrap() >= 0.1, "{ex}");
+    assert!(h[0]["score"].as_f64().unwrap() < 0.1, "ordered by the lifecycle, not hidden: {ex}");
+}
