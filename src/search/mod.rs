@@ -226,9 +226,22 @@ pub struct SearchHit {
     pub explain: Explain,
 }
 
+/// How the query was read (`--explain`).
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct QueryReading {
+    /// The analysed terms that score, with their weight in coverage (IDF × question weight).
+    pub terms: Vec<(String, f32)>,
+    /// Terms from question words that weigh less, or nothing (`search.question_weight`).
+    pub question_words: Vec<String>,
+    /// The time the query names, as `[start, end)` timestamps (`search.temporal_weight`).
+    pub time: Option<(String, String)>,
+}
+
 /// The results of a search.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct SearchResults {
+    /// How the query was read.
+    pub query: QueryReading,
     /// Results, best first.
     pub hits: Vec<SearchHit>,
     /// The profile used.
@@ -744,7 +757,24 @@ pub fn search_ranked(
         candidates = candidates_count,
         "searched"
     );
+    let fmt = |t: i64| {
+        jiff::Timestamp::from_second(t)
+            .map(crate::model::time::format_timestamp)
+            .unwrap_or_default()
+    };
+    use crate::index::keyword::analyzer::{is_question_term, weighted_query_terms};
+    let as_typed = weighted_query_terms(&q.text, 1.0);
+    let query = QueryReading {
+        question_words: if as_typed.iter().all(|(t, _)| is_question_term(t)) {
+            Vec::new()
+        } else {
+            as_typed.into_iter().filter(|(t, _)| is_question_term(t)).map(|(t, _)| t).collect()
+        },
+        terms: query_terms,
+        time: span.map(|s| (fmt(s.start), fmt(s.end))),
+    };
     Ok(SearchResults {
+        query,
         hits,
         profile,
         intent: q.intent,

@@ -192,6 +192,7 @@ fn explain_prints_every_stage() {
     let env = TestEnv::with_vault("search");
     let out = env.run(["search", "JWT rotation", "--explain", "-n", "1"]).success();
     for stage in [
+        "query: terms",
         "retrieve:",
         "bm25 rank",
         "vector rank",

@@ -210,3 +210,16 @@ fn an_old_cold_memory_that_matches_is_never_hidden_by_the_threshold() {
     assert!(ex["calibrated"].as_f64().unwrap() >= 0.1, "{ex}");
     assert!(h[0]["score"].as_f64().unwrap() < 0.1, "ordered by the lifecycle, not hidden: {ex}");
 }
+
+#[test]
+fn explain_says_how_the_query_was_read() {
+    let env = TestEnv::with_vault("search");
+    let out = env
+        .run(["search", "which database did we pick in June 2025?", "--explain", "--no-touch"])
+        .success();
+    let first = out.stdout.lines().next().unwrap();
+    assert!(first.starts_with("query: terms databas"), "{out}");
+    assert!(first.contains("question words which, did, we"), "{out}");
+    assert!(first.contains("names the time 2025-06-01T00:00:00Z to 2025-07-01T00:00:00Z"), "{out}");
+    assert!(out.stdout.contains("db/postgres-choice"), "{out}");
+}

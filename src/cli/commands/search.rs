@@ -250,6 +250,18 @@ fn print_results(
         return Ok(());
     }
     let mut text = String::new();
+    if explain {
+        let terms: Vec<String> =
+            r.query.terms.iter().map(|(t, w)| format!("{t} ({w:.2})")).collect();
+        text.push_str(&format!("query: terms {}", terms.join(", ")));
+        if !r.query.question_words.is_empty() {
+            text.push_str(&format!("; question words {}", r.query.question_words.join(", ")));
+        }
+        if let Some((from, to)) = &r.query.time {
+            text.push_str(&format!("; names the time {from} to {to}"));
+        }
+        text.push('\n');
+    }
     for (i, h) in r.hits.iter().enumerate() {
         let place = if h.header_path.is_empty() {
             String::new()
