@@ -8,16 +8,39 @@ use std::path::{Path, PathBuf};
 use crate::model::{FrontmatterError, NameError};
 
 /// An IO error with the path it happened on.
+///
+/// It reads as one sentence in words (`cannot write .memories/x.md: the disk is full`), so the
+/// IO error is part of the message rather than a separate cause.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot {action} {}", .path.display())]
+#[error("cannot {action} {}: {}", .path.display(), describe_io(.source))]
 pub struct PathError {
     /// What memlane was doing (`read`, `write`, `create`, `rename` …).
     pub action: &'static str,
     /// The path that could not be read or written.
     pub path: PathBuf,
     /// The underlying IO error.
-    #[source]
     pub source: std::io::Error,
+}
+
+/// An IO error in words a user understands ("the disk is full" for `ENOSPC`).
+pub fn describe_io(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::StorageFull => "the disk is full".into(),
+        K::QuotaExceeded => "the disk quota is used up".into(),
+        K::ReadOnlyFilesystem => "the file system is read-only".into(),
+        K::PermissionDenied => "permission denied".into(),
+        K::NotFound => "it does not exist".into(),
+        K::AlreadyExists => "it already exists".into(),
+        _ => {
+            // Drop the errno suffix (`(os error 5)`): the words say it.
+            let s = e.to_string();
+            match s.rfind(" (os error ") {
+                Some(i) if s.ends_with(')') => s[..i].to_owned(),
+                _ => s,
+            }
+        }
+    }
 }
 
 /// Adds the path to an IO result.
