@@ -561,7 +561,10 @@ impl Document {
             match after.get(k) {
                 Some(now) if now == v => {}
                 Some(_) => {
-                    return Err(FrontmatterError::UnsafeEdit(format!("`{}` would change", show(k))));
+                    return Err(FrontmatterError::UnsafeEdit(format!(
+                        "`{}` would change",
+                        show(k)
+                    )));
                 }
                 None => {
                     return Err(FrontmatterError::UnsafeEdit(format!(
