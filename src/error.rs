@@ -11,8 +11,7 @@ use crate::model::{FrontmatterError, NameError};
 ///
 /// It reads as one sentence in words (`cannot write .memories/x.md: the disk is full`), so the
 /// IO error is part of the message rather than a separate cause.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot {action} {}: {}", .path.display(), describe_io(.source))]
+#[derive(Debug)]
 pub struct PathError {
     /// What memlane was doing (`read`, `write`, `create`, `rename` …).
     pub action: &'static str,
@@ -21,6 +20,15 @@ pub struct PathError {
     /// The underlying IO error.
     pub source: std::io::Error,
 }
+
+impl std::fmt::Display for PathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot {} {}: {}", self.action, self.path.display(), describe_io(&self.source))
+    }
+}
+
+// The IO error is in the message already, so it is not reported again as a cause.
+impl std::error::Error for PathError {}
 
 /// An IO error in words a user understands ("the disk is full" for `ENOSPC`).
 pub fn describe_io(e: &std::io::Error) -> String {

@@ -244,3 +244,98 @@ fn diff(
     }
     out
 }
+
+// ---------------------------------------------------------------------------------------------
+// duplicate ids, failures midway, temp files, file modes
+
+#[test]
+fn two_files_with_one_id_never_share_a_history() {
+    let env = TestEnv::with_vault("basic");
+    env.run(["add", "dupa", "first text of a"]).success();
+    env.run(["update", "dupa", "second text of a"]).success();
+    std::fs::copy(env.vault().join("dupa.md"), env.vault().join("dupb.md")).unwrap();
+    env.run(["update", "dupb", "b changes"]).code(2);
+    let before = env.contents();
+    let out = env.run(["restore", "dupb", "--version", "1"]).code(2);
+    assert!(
+        out.stderr.contains("`dupb` and `dupa` have the same id") && out.stderr.contains("dupa.md"),
+        "{out}"
+    );
+    env.run(["history", "dupa"]).code(2);
+    assert_eq!(env.contents(), before, "nothing was written");
+    let doctor = env.run(["doctor", "--json"]).success().json();
+    let dup: Vec<_> = doctor["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "duplicate_id")
+        .collect();
+    assert_eq!(dup.len(), 1, "{doctor:#}");
+    assert_eq!(dup[0]["memories"], serde_json::json!(["dupa", "dupb"]));
+    let text = env.run(["doctor"]).success();
+    assert!(!text.stdout.contains("no problems found"), "{text}");
+}
+
+#[test]
+fn a_merge_that_fails_midway_changes_nothing_and_says_why_in_words() {
+    let env = TestEnv::with_vault("links");
+    env.run(["list"]).success();
+    let before = state(&env);
+    let mut cmd = env.command();
+    cmd.args(["merge", "auth-v1", "auth-v2", "--into", "auth-sessions"])
+        .env("MEMLANE_FAILPOINT", "delete.rename=enospc");
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("the disk is full"), "{stderr}");
+    assert!(stderr.contains("auth-v1.md") && !stderr.contains(".tmp"), "{stderr}");
+    assert!(!stderr.contains("os error"), "{stderr}");
+    assert_eq!(state(&env), before, "every file is back as it was");
+}
+
+#[test]
+fn temp_files_of_killed_writers_are_reported_and_removed_but_never_a_live_writers() {
+    let env = TestEnv::with_vault("basic");
+    env.run(["list"]).success();
+    // pid 0 is never a writer; this test's own pid is alive and its file is fresh.
+    env.write(".deploy-notes.md.0.a1b2c3d4e5f6.tmp", "half a file");
+    env.write("state/.usage.json.0.a1b2c3d4e5f6.tmp", "{");
+    let live = format!(".standup.md.{}.0123456789ab.tmp", std::process::id());
+    env.write(&live, "being written");
+    let doctor = env.run(["doctor", "--json"]).success().json();
+    let temps =
+        doctor["problems"].as_array().unwrap().iter().filter(|p| p["kind"] == "temp_file").count();
+    assert_eq!(temps, 2, "{doctor:#}");
+    // The next writer removes the stale state temp file; maintain removes the rest.
+    env.run(["update", "standup", "--add-tag", "x"]).success();
+    assert!(!env.exists("state/.usage.json.0.a1b2c3d4e5f6.tmp"));
+    env.run(["maintain"]).success();
+    assert!(!env.exists(".deploy-notes.md.0.a1b2c3d4e5f6.tmp"));
+    assert!(env.exists(&live), "a live writer's temp file is kept");
+}
+
+#[test]
+fn init_ignores_temp_files_in_git() {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    let ignore = std::fs::read_to_string(env.vault().join(".gitignore")).unwrap();
+    assert!(ignore.lines().any(|l| l == ".*.tmp"), "{ignore}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_memorys_file_mode_survives_updates_and_history() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let env = TestEnv::with_vault("basic");
+    let path = env.vault().join("standup.md");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    env.run(["update", "standup", "new text"]).success();
+    env.run(["append", "standup", "more"]).success();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    let hist = env.run(["history", "standup", "--json"]).success().json();
+    for v in hist["versions"].as_array().unwrap() {
+        let p = v["path"].as_str().unwrap().replace("[ROOT]", &env.root.display().to_string());
+        assert_eq!(mode(Path::new(&p)), 0o600, "{p}");
+    }
+}
