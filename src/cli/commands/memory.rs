@@ -224,11 +224,18 @@ pub(crate) fn add(ctx: &mut Ctx, args: &AddArgs) -> anyhow::Result<()> {
     if outcome.status == WriteStatus::Created {
         let now = vault.clock.now();
         let cfg = &vault.config.lifecycle;
-        memlane::lifecycle::UsageStore::update(vault.root(), |state| {
+        // The memory is written: a usage state that cannot be (a full disk) is a warning, never
+        // a failure reported for a memory that exists.
+        let observed = memlane::lifecycle::UsageStore::update(vault.root(), |state| {
             state.touch_day(now);
             state.observe(&outcome.id, now, cfg);
-        })
-        .map_err(Error::from)?;
+        });
+        if let Err(e) = observed {
+            ctx.out.warn(format!(
+                "{} was added, but the usage state could not be updated: {e}",
+                outcome.name
+            ));
+        }
     }
     print_outcome(ctx, &outcome)
 }
