@@ -1057,7 +1057,7 @@ mod tests {
                 lines.clone().prop_map(|l: Vec<String>| format!(" {}", single_quoted(&l))),
                 lines.clone().prop_map(|l| {
                     let items: Vec<String> =
-                        l.iter().map(|x| double_quoted(&[x.clone()])).collect();
+                        l.iter().map(|x| double_quoted(std::slice::from_ref(x))).collect();
                     format!(" [{},\n  last]", items.join(",\n"))
                 }),
                 Just(" [a,\nb, \"c,\nd\"]".to_owned()),
@@ -1068,8 +1068,10 @@ mod tests {
                     l.join("\n    ")
                 )),
                 lines.clone().prop_map(|l| {
-                    let items: Vec<String> =
-                        l.iter().map(|x| format!("  - {}", double_quoted(&[x.clone()]))).collect();
+                    let items: Vec<String> = l
+                        .iter()
+                        .map(|x| format!("  - {}", double_quoted(std::slice::from_ref(x))))
+                        .collect();
                     format!("\n{}", items.join("\n"))
                 }),
                 lines.prop_map(|l| format!("\n- {}\n- item", double_quoted(&l))),
