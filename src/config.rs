@@ -1278,7 +1278,10 @@ fn env_layers(env: &[(String, String)]) -> Result<Vec<(String, Table)>, ConfigEr
         if !prefix.eq_ignore_ascii_case("MEMLANE_") {
             continue;
         }
-        if RESERVED_ENV.iter().any(|r| r.eq_ignore_ascii_case(var)) {
+        // The test builds' crash points (`crate::failpoint`) are read by debug builds only.
+        let failpoint =
+            cfg!(debug_assertions) && var.to_ascii_uppercase().starts_with("MEMLANE_FAILPOINT");
+        if failpoint || RESERVED_ENV.iter().any(|r| r.eq_ignore_ascii_case(var)) {
             continue;
         }
         let rest = var[8..].to_lowercase();

@@ -8,16 +8,47 @@ use std::path::{Path, PathBuf};
 use crate::model::{FrontmatterError, NameError};
 
 /// An IO error with the path it happened on.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot {action} {}", .path.display())]
+///
+/// It reads as one sentence in words (`cannot write .memories/x.md: the disk is full`), so the
+/// IO error is part of the message rather than a separate cause.
+#[derive(Debug)]
 pub struct PathError {
     /// What memlane was doing (`read`, `write`, `create`, `rename` …).
     pub action: &'static str,
     /// The path that could not be read or written.
     pub path: PathBuf,
     /// The underlying IO error.
-    #[source]
     pub source: std::io::Error,
+}
+
+impl std::fmt::Display for PathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot {} {}: {}", self.action, self.path.display(), describe_io(&self.source))
+    }
+}
+
+// The IO error is in the message already, so it is not reported again as a cause.
+impl std::error::Error for PathError {}
+
+/// An IO error in words a user understands ("the disk is full" for `ENOSPC`).
+pub fn describe_io(e: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::StorageFull => "the disk is full".into(),
+        K::QuotaExceeded => "the disk quota is used up".into(),
+        K::ReadOnlyFilesystem => "the file system is read-only".into(),
+        K::PermissionDenied => "permission denied".into(),
+        K::NotFound => "it does not exist".into(),
+        K::AlreadyExists => "it already exists".into(),
+        _ => {
+            // Drop the errno suffix (`(os error 5)`): the words say it.
+            let s = e.to_string();
+            match s.rfind(" (os error ") {
+                Some(i) if s.ends_with(')') => s[..i].to_owned(),
+                _ => s,
+            }
+        }
+    }
 }
 
 /// Adds the path to an IO result.

@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod error;
+pub mod failpoint;
 pub mod index;
 pub mod lifecycle;
 pub mod mcp;

@@ -78,6 +78,19 @@ pub struct Entry {
 }
 
 impl Manifest {
+    /// Ids that more than one memory carries, with those memories' names (sorted).
+    pub fn duplicate_ids(&self) -> Vec<(String, Vec<String>)> {
+        let mut by_id: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for (name, e) in &self.entries {
+            by_id.entry(e.id.as_str()).or_default().push(name.clone());
+        }
+        by_id
+            .into_iter()
+            .filter(|(_, names)| names.len() > 1)
+            .map(|(id, names)| (id.to_owned(), names))
+            .collect()
+    }
+
     /// Reads a manifest; `None` when it is missing, unreadable, or of another format.
     pub fn load(path: &Path) -> Option<Manifest> {
         let text = std::fs::read_to_string(path).ok()?;

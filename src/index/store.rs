@@ -806,9 +806,27 @@ impl Indexes {
             "reconcile wrote the indices"
         );
         report.rebuilt = rebuild;
+        // A file indexed now that shares its id with another memory (a hand copy) is reported:
+        // id-based operations (history, restore) refuse such memories.
+        if !report.indexed.is_empty() {
+            for (id, names) in self.manifest.duplicate_ids() {
+                if names.iter().any(|n| report.indexed.contains(n)) {
+                    report.problems.push(duplicate_id_message(&id, &names));
+                }
+            }
+        }
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         Ok(report)
     }
+}
+
+/// The problem reported for memories that share an id.
+pub fn duplicate_id_message(id: &str, names: &[String]) -> String {
+    let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    format!(
+        "{} have the same id {id} (a copied file?); history and restore refuse them until the copy gets its own id (remove its `id:` line)",
+        list.join(" and ")
+    )
 }
 
 /// Memories changed in one pass up to which the keyword index is written by one thread with a

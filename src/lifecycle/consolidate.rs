@@ -145,8 +145,8 @@ pub struct MergeOutcome {
 /// another memory that pointed to a source is rewritten to the target
 /// ([`Vault::rewrite_links`], with history).
 ///
-/// The steps after the target is written are not one transaction: if one fails (a disk error),
-/// the error is returned and what was done so far stays recorded in history and trash.
+/// All of it is one operation ([`Vault::all_or_nothing`]): if a step fails (a disk error) every
+/// file is put back as it was, and a process killed midway is rolled back by the next command.
 pub fn merge(
     vault: &Vault,
     sources: &[&Memory],
@@ -214,7 +214,24 @@ pub fn merge(
     if !links.is_empty() {
         fields.push(("links", Value::Sequence(links)));
     }
-    let created = vault.create_with_frontmatter(target, &body, &fields)?;
+    // One all-or-nothing operation: an error or a kill at any step leaves the vault as before.
+    vault.all_or_nothing("merge", || {
+        merge_writes(vault, sources, target, &body, &fields, archive, memory_type, tags)
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn merge_writes(
+    vault: &Vault,
+    sources: &[&Memory],
+    target: &MemoryName,
+    body: &str,
+    fields: &[(&str, Value)],
+    archive: bool,
+    memory_type: String,
+    tags: Vec<String>,
+) -> crate::Result<MergeOutcome> {
+    let created = vault.create_with_frontmatter(target, body, fields)?;
     if created.status != WriteStatus::Created {
         return Err(Error::Invalid(format!(
             "`{target}` was not written ({}); nothing else was changed",
@@ -522,9 +539,19 @@ fn write_split(
         link.insert(str_value("target"), str_value(&format!("memory:{}", m.name)));
         fields.push(("links", Value::Sequence(vec![Value::Mapping(link)])));
     }
+    vault.all_or_nothing("split", || split_writes(vault, m, planned, replace, &fields))
+}
+
+fn split_writes(
+    vault: &Vault,
+    m: &Memory,
+    planned: &[(MemoryName, &str)],
+    replace: bool,
+    fields: &[(&str, Value)],
+) -> crate::Result<Vec<WriteOutcome>> {
     let mut outcomes: Vec<WriteOutcome> = Vec::with_capacity(planned.len() + 1);
     for (name, text) in planned {
-        let written = vault.create_with_frontmatter(name, text, &fields).and_then(|out| {
+        let written = vault.create_with_frontmatter(name, text, fields).and_then(|out| {
             if out.status == WriteStatus::Created {
                 Ok(out)
             } else {
@@ -1139,6 +1166,8 @@ pub struct MaintainReport {
     pub expired: Vec<WriteOutcome>,
     /// Problems met on the way (an unreadable usage state, a memory that could not be read).
     pub problems: Vec<String>,
+    /// Temp files left by killed writers, removed (paths relative to the vault root).
+    pub temp_files_removed: Vec<String>,
 }
 
 impl MaintainReport {
@@ -1176,6 +1205,11 @@ impl MaintainReport {
 /// [`LinkGraph::dangling`]: crate::index::graph::LinkGraph::dangling
 pub fn maintain(vault: &Vault, idx: &Indexes, now: Timestamp) -> crate::Result<MaintainReport> {
     let mut report = MaintainReport { graph: idx.graph().stats(), ..MaintainReport::default() };
+    report.temp_files_removed = vault
+        .clean_stale_temps()
+        .iter()
+        .map(|p| p.strip_prefix(vault.root()).unwrap_or(p).to_string_lossy().replace('\\', "/"))
+        .collect();
     let manifest = idx.manifest();
     let cfg = &vault.config.lifecycle;
 

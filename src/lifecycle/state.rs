@@ -290,6 +290,7 @@ impl UsageStore {
         let out = change(&mut state);
         let bytes = encode(&state, &path)?;
         if before.as_deref() != Some(bytes.as_slice()) {
+            crate::failpoint::step("usage.write").at("write", &path)?;
             atomic_write(&path, &bytes)?;
         }
         Ok((out, reset))

@@ -47,6 +47,9 @@ pub enum FrontmatterError {
     /// An opening `---` has no closing `---`.
     #[error("the frontmatter starts with `---` but has no closing `---` line")]
     Unclosed,
+    /// A rewrite of some keys would have changed others (a layout memlane does not understand).
+    #[error("memlane cannot change this frontmatter without also changing other keys ({0})")]
+    UnsafeEdit(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +73,12 @@ pub struct Document {
     unclosed: bool,
     newline: &'static str,
     body: String,
+    /// The frontmatter text as parsed, to check edits against ([`Document::verify_edits`]).
+    parsed_yaml: Option<String>,
+    /// The keys set (`Some`) or removed (`None`) since parsing, in order.
+    edits: Vec<(String, Option<Value>)>,
+    /// Whether the whole frontmatter was replaced ([`Document::replace_mapping`]).
+    replaced: bool,
 }
 
 fn split_lines_inclusive(s: &str) -> Vec<&str> {
@@ -118,49 +127,174 @@ fn key_of(line: &str) -> Option<String> {
     None
 }
 
+/// What the YAML scanner knows at the end of a line: whether a construct that spans lines is
+/// still open (a quoted scalar, a flow collection) or a block scalar's lines follow.
+///
+/// This is deliberately small: it only has to tell where each top-level key's text ends, and
+/// every rewrite is checked by re-parsing ([`Document::verify_edits`]), so a case it gets wrong
+/// is refused, never written.
+#[derive(Debug, Default)]
+struct LineScanner {
+    /// Inside a quoted scalar opened by this quote character.
+    quote: Option<char>,
+    /// Depth of open flow collections (`[` / `{`).
+    flow: usize,
+    /// Inside a block scalar (`|` / `>`) whose header line had this indentation: lines indented
+    /// deeper (and blank lines) are its text.
+    block: Option<usize>,
+}
+
+impl LineScanner {
+    /// Whether the next line continues a quoted scalar or flow collection from earlier lines.
+    fn open(&self) -> bool {
+        self.quote.is_some() || self.flow > 0
+    }
+
+    /// Whether `line` is text of the block scalar that is open (never scanned for syntax).
+    fn in_block_scalar(&self, line: &str) -> bool {
+        let Some(parent) = self.block else { return false };
+        let content = line.trim_end_matches(['\n', '\r']);
+        content.trim().is_empty() || indentation(content) > parent
+    }
+
+    /// Scans one line, updating the state for the next.
+    fn feed(&mut self, line: &str) {
+        if self.in_block_scalar(line) {
+            return;
+        }
+        self.block = None;
+        let content = line.trim_end_matches(['\n', '\r']);
+        let indent = indentation(content);
+        let chars: Vec<char> = content.chars().collect();
+        // Whether a node may start here (line start, after `key: `, `- `, `[`, `,` …): only there
+        // do quotes, brackets and block indicators mean syntax rather than plain text.
+        let mut node_start = true;
+        let mut after_space = true;
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let next = chars.get(i + 1).copied();
+            if let Some(q) = self.quote {
+                if q == '"' && c == '\\' {
+                    i += 2;
+                    continue;
+                }
+                if c == q {
+                    if q == '\'' && next == Some('\'') {
+                        i += 2;
+                        continue;
+                    }
+                    self.quote = None;
+                    node_start = false;
+                    after_space = false;
+                }
+                i += 1;
+                continue;
+            }
+            let ends_token = |n: Option<char>, flow: usize| {
+                n.is_none_or(|n| n == ' ' || n == '\t' || (flow > 0 && ",[]{}".contains(n)))
+            };
+            match c {
+                ' ' | '\t' => {
+                    after_space = true;
+                    i += 1;
+                    continue;
+                }
+                '#' if after_space => break,
+                '"' | '\'' if node_start => self.quote = Some(c),
+                '[' | '{' if node_start || self.flow > 0 => {
+                    self.flow += 1;
+                    node_start = true;
+                }
+                ']' | '}' if self.flow > 0 => {
+                    self.flow -= 1;
+                    node_start = false;
+                }
+                ',' if self.flow > 0 => node_start = true,
+                ':' if ends_token(next, self.flow) => node_start = true,
+                '-' | '?' if node_start && self.flow == 0 && ends_token(next, 0) => {}
+                '|' | '>' if node_start && self.flow == 0 => {
+                    self.block = Some(indent);
+                    break;
+                }
+                '&' | '!' if node_start => {
+                    // An anchor or tag: the node itself follows after the space.
+                    while i < chars.len() && !matches!(chars[i], ' ' | '\t') {
+                        i += 1;
+                    }
+                    continue;
+                }
+                _ => node_start = false,
+            }
+            after_space = false;
+            i += 1;
+        }
+    }
+}
+
+fn indentation(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// Whether a line belongs to the entry above it by its shape: indented, or a `- ` item.
+fn continues_entry(line: &str) -> bool {
+    !line.trim().is_empty()
+        && (line.starts_with([' ', '\t']) || line.starts_with("- ") || line.trim_end() == "-")
+}
+
+fn is_blank_or_comment(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
 fn segment(yaml: &str) -> Vec<Segment> {
     let lines = split_lines_inclusive(yaml);
     let mut segs: Vec<Segment> = Vec::new();
+    let mut scan = LineScanner::default();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
-        if let Some(key) = top_level_key(line) {
-            let mut text = line.to_owned();
-            i += 1;
-            // Continuation: indented lines, `- ` items, and blank lines followed by more of them.
-            while i < lines.len() {
-                let l = lines[i];
-                let blank = l.trim().is_empty();
-                let cont = !blank
-                    && (l.starts_with([' ', '\t']) || l.starts_with("- ") || l.trim_end() == "-");
-                if cont {
-                    text.push_str(l);
-                    i += 1;
-                } else if blank {
-                    let mut j = i;
-                    while j < lines.len() && lines[j].trim().is_empty() {
-                        j += 1;
-                    }
-                    if j < lines.len() && lines[j].starts_with([' ', '\t']) {
-                        for l in &lines[i..j] {
-                            text.push_str(l);
-                        }
-                        i = j;
-                    } else {
-                        break;
-                    }
-                } else {
-                    break;
-                }
-            }
-            segs.push(Segment { key: Some(key), text });
-        } else {
+        let key =
+            if scan.open() || scan.in_block_scalar(line) { None } else { top_level_key(line) };
+        let Some(key) = key else {
             match segs.last_mut() {
                 Some(s) if s.key.is_none() => s.text.push_str(line),
                 _ => segs.push(Segment { key: None, text: line.to_owned() }),
             }
+            scan.feed(line);
             i += 1;
+            continue;
+        };
+        let mut text = line.to_owned();
+        scan.feed(line);
+        i += 1;
+        // The entry goes on while a quoted scalar, flow collection or block scalar is open, over
+        // indented lines and `- ` items, and over blank and comment lines that more of them follow.
+        while i < lines.len() {
+            let l = lines[i];
+            if scan.open() || scan.in_block_scalar(l) || continues_entry(l) {
+                text.push_str(l);
+                scan.feed(l);
+                i += 1;
+                continue;
+            }
+            if is_blank_or_comment(l) {
+                let mut j = i;
+                while j < lines.len() && is_blank_or_comment(lines[j]) {
+                    j += 1;
+                }
+                if j < lines.len() && continues_entry(lines[j]) {
+                    for l in &lines[i..j] {
+                        text.push_str(l);
+                        scan.feed(l);
+                    }
+                    i = j;
+                    continue;
+                }
+            }
+            break;
         }
+        segs.push(Segment { key: Some(key), text });
     }
     segs
 }
@@ -180,21 +314,38 @@ impl Document {
             if let Some(ci) = close_idx.map(|i| i + 1) {
                 let yaml: String = lines[1..ci].concat();
                 let body: String = lines[ci + 1..].concat();
+                let segments = segment(&yaml);
                 return Document {
                     bom,
                     fm: Some(RawFrontmatter {
                         open: lines[0].to_owned(),
-                        segments: segment(&yaml),
+                        segments,
                         close: lines[ci].to_owned(),
                     }),
                     unclosed: false,
                     newline,
                     body,
+                    parsed_yaml: Some(yaml),
+                    edits: Vec::new(),
+                    replaced: false,
                 };
             }
-            return Document { bom, fm: None, unclosed: true, newline, body: text.to_owned() };
+            return Document::plain(bom, true, newline, text);
         }
-        Document { bom, fm: None, unclosed: false, newline, body: text.to_owned() }
+        Document::plain(bom, false, newline, text)
+    }
+
+    fn plain(bom: bool, unclosed: bool, newline: &'static str, text: &str) -> Document {
+        Document {
+            bom,
+            fm: None,
+            unclosed,
+            newline,
+            body: text.to_owned(),
+            parsed_yaml: None,
+            edits: Vec::new(),
+            replaced: false,
+        }
     }
 
     /// A new document with empty frontmatter and the given content.
@@ -209,6 +360,9 @@ impl Document {
             unclosed: false,
             newline: "\n",
             body: String::new(),
+            parsed_yaml: None,
+            edits: Vec::new(),
+            replaced: false,
         };
         doc.set_content(content);
         doc
@@ -256,18 +410,7 @@ impl Document {
         if self.unclosed {
             return Err(FrontmatterError::Unclosed);
         }
-        let yaml = self.yaml();
-        if yaml.trim().is_empty()
-            || yaml.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-        {
-            return Ok(Mapping::new());
-        }
-        match serde_yaml_ng::from_str::<Value>(&yaml) {
-            Ok(Value::Mapping(m)) => Ok(m),
-            Ok(Value::Null) => Ok(Mapping::new()),
-            Ok(_) => Err(FrontmatterError::NotAMapping),
-            Err(e) => Err(FrontmatterError::Yaml(e.to_string())),
-        }
+        yaml_mapping(&self.yaml())
     }
 
     /// The memory's content: the body without the one blank line that separates it from the
@@ -314,6 +457,7 @@ impl Document {
     /// Sets a top-level key, replacing only its own lines (or inserting it in canonical order).
     pub fn set(&mut self, key: &str, value: &Value) {
         self.ensure_frontmatter();
+        self.edits.push((key.to_owned(), Some(value.clone())));
         let nl = self.newline;
         let mut text = render_entry(key, value);
         if nl == "\r\n" {
@@ -355,6 +499,7 @@ impl Document {
     /// Removes a top-level key and its lines; returns whether it was there.
     pub fn remove(&mut self, key: &str) -> bool {
         let Some(fm) = self.fm.as_mut() else { return false };
+        self.edits.push((key.to_owned(), None));
         let before = fm.segments.len();
         fm.segments.retain(|s| s.key.as_deref() != Some(key));
         before != fm.segments.len()
@@ -364,6 +509,7 @@ impl Document {
     /// layout cannot be edited segment by segment; comments are lost then).
     pub fn replace_mapping(&mut self, map: &Mapping) {
         self.ensure_frontmatter();
+        self.replaced = true;
         let fm = self.fm.as_mut().expect("ensured above");
         fm.segments.clear();
         for (k, v) in map {
@@ -378,6 +524,82 @@ impl Document {
                 s.text = s.text.replace('\n', "\r\n");
             }
         }
+    }
+}
+
+impl Document {
+    /// Checks the keys set and removed since parsing against a fresh parse of the result: every
+    /// key that was not touched must read back exactly as before, every key set must read back
+    /// as set, every key removed must be gone, and no other key may appear. This is the guard
+    /// that a rewrite never edits text it did not mean to (a value spanning lines that the
+    /// segmenter misjudged). Files whose original frontmatter does not parse, and documents whose
+    /// frontmatter was replaced as a whole, have nothing to compare against and pass.
+    pub fn verify_edits(&self) -> Result<(), FrontmatterError> {
+        if self.replaced || self.edits.is_empty() {
+            return Ok(());
+        }
+        let before = match &self.parsed_yaml {
+            None => Mapping::new(),
+            Some(yaml) => match yaml_mapping(yaml) {
+                Ok(m) => m,
+                Err(_) => return Ok(()),
+            },
+        };
+        let after = self.mapping().map_err(|e| FrontmatterError::UnsafeEdit(e.to_string()))?;
+        let mut touched: Vec<(&str, Option<&Value>)> = Vec::new();
+        for (k, v) in &self.edits {
+            touched.retain(|(t, _)| *t != k.as_str());
+            touched.push((k.as_str(), v.as_ref()));
+        }
+        let is_touched =
+            |k: &Value| k.as_str().is_some_and(|k| touched.iter().any(|(t, _)| *t == k));
+        let show = |k: &Value| k.as_str().map_or_else(|| yaml_inline(k), str::to_owned);
+        for (k, v) in &before {
+            if is_touched(k) {
+                continue;
+            }
+            match after.get(k) {
+                Some(now) if now == v => {}
+                Some(_) => {
+                    return Err(FrontmatterError::UnsafeEdit(format!(
+                        "`{}` would change",
+                        show(k)
+                    )));
+                }
+                None => {
+                    return Err(FrontmatterError::UnsafeEdit(format!(
+                        "`{}` would be lost",
+                        show(k)
+                    )));
+                }
+            }
+        }
+        for (k, want) in &touched {
+            let got = after.get(*k);
+            if got != *want {
+                return Err(FrontmatterError::UnsafeEdit(format!(
+                    "`{k}` would not read back as written"
+                )));
+            }
+        }
+        if let Some(k) = after.keys().find(|k| !is_touched(k) && !before.contains_key(*k)) {
+            return Err(FrontmatterError::UnsafeEdit(format!("a key `{}` would appear", show(k))));
+        }
+        Ok(())
+    }
+}
+
+fn yaml_mapping(yaml: &str) -> Result<Mapping, FrontmatterError> {
+    if yaml.trim().is_empty()
+        || yaml.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
+        return Ok(Mapping::new());
+    }
+    match serde_yaml_ng::from_str::<Value>(yaml) {
+        Ok(Value::Mapping(m)) => Ok(m),
+        Ok(Value::Null) => Ok(Mapping::new()),
+        Ok(_) => Err(FrontmatterError::NotAMapping),
+        Err(e) => Err(FrontmatterError::Yaml(e.to_string())),
     }
 }
 
@@ -756,9 +978,197 @@ mod tests {
         assert_eq!(doc.mapping(), Err(FrontmatterError::Unclosed));
     }
 
+    #[test]
+    fn values_spanning_lines_are_one_entry() {
+        let text = "---\nid: 3kTqZ9pLx2A\ndescription: \"Migration plan.\nstatus: draft\nuntil the review\"\nstatus: active\ntags: [a,\nb]\nnote: |\n  status: x\n\n  \"open quote\nlast: 'it''s\nupdated_at: no'\n---\nbody\n";
+        let before = Document::parse(text).mapping().unwrap();
+        let mut doc = Document::parse(text);
+        doc.set("status", &str_value("archived"));
+        doc.set("tags", &list_value(&["a".into(), "c".into()]));
+        doc.set("updated_at", &str_value("2026-02-01T00:00:00Z"));
+        doc.verify_edits().unwrap();
+        let out = doc.render();
+        let after = Document::parse(&out).mapping().unwrap();
+        assert_eq!(after.get("status").unwrap().as_str(), Some("archived"));
+        for k in ["description", "note", "last", "id"] {
+            assert_eq!(after.get(k), before.get(k), "{k} in\n{out}");
+        }
+        assert!(
+            out.contains("description: \"Migration plan.\nstatus: draft\nuntil the review\"\n")
+        );
+        assert!(out.ends_with("---\nbody\n"));
+    }
+
+    #[test]
+    fn an_edit_that_would_change_another_key_is_refused() {
+        // A layout the segmenter cannot follow: a plain scalar continued on a line that starts
+        // with a quote. Whatever the segmenter decides, the check must catch a wrong cut.
+        let mut doc = Document::parse("---\na: 1\nb: x\n---\n");
+        doc.fm.as_mut().unwrap().segments[0].text = "a: 1\nb: y\n".into();
+        doc.set("c", &str_value("new"));
+        assert!(matches!(doc.verify_edits(), Err(FrontmatterError::UnsafeEdit(_))));
+        let mut doc = Document::parse("---\na: 1\nb: x\n---\n");
+        doc.set("a", &str_value("2"));
+        doc.verify_edits().unwrap();
+    }
+
     mod prop {
         use super::super::*;
         use proptest::prelude::*;
+
+        /// Lines that look like YAML syntax, to put inside multi-line values.
+        const TRICKY: &[&str] = &[
+            "status: draft",
+            "updated_at: 2020-01-01T00:00:00Z",
+            "tags: [x,",
+            "# not a comment",
+            "- not an item",
+            "[bracket",
+            "{brace",
+            "key: 'quote",
+            "plain words here",
+            "id: 3kTqZ9pLx2A",
+            "a \"quoted\" bit",
+            "it's",
+        ];
+
+        fn tricky() -> impl Strategy<Value = String> + Clone {
+            proptest::sample::select(TRICKY).prop_map(str::to_owned)
+        }
+
+        fn double_quoted(lines: &[String]) -> String {
+            let esc: Vec<String> =
+                lines.iter().map(|l| l.replace('\\', "\\\\").replace('"', "\\\"")).collect();
+            format!("\"{}\"", esc.join("\n"))
+        }
+
+        fn single_quoted(lines: &[String]) -> String {
+            let esc: Vec<String> = lines.iter().map(|l| l.replace('\'', "''")).collect();
+            format!("'{}'", esc.join("\n"))
+        }
+
+        /// One hand-written `key: value` entry (the text after `key:`), in one of many layouts.
+        fn entry_value() -> impl Strategy<Value = String> {
+            let lines = proptest::collection::vec(tricky(), 1..4);
+            prop_oneof![
+                Just(" plain value".to_owned()),
+                Just(" value # a trailing comment".to_owned()),
+                lines.clone().prop_map(|l: Vec<String>| format!(" {}", double_quoted(&l))),
+                lines.clone().prop_map(|l: Vec<String>| format!(" {}", single_quoted(&l))),
+                lines.clone().prop_map(|l| {
+                    let items: Vec<String> =
+                        l.iter().map(|x| double_quoted(std::slice::from_ref(x))).collect();
+                    format!(" [{},\n  last]", items.join(",\n"))
+                }),
+                Just(" [a,\nb, \"c,\nd\"]".to_owned()),
+                Just(" {x: 1,\ny: [2,\n3], z: 'w\nv'}".to_owned()),
+                lines.clone().prop_map(|l| format!(" |\n  {}\n\n  {}", l.join("\n  "), l[0])),
+                lines.clone().prop_map(|l| format!(
+                    " >-\n    {}\n  # not a comment either",
+                    l.join("\n    ")
+                )),
+                lines.clone().prop_map(|l| {
+                    let items: Vec<String> = l
+                        .iter()
+                        .map(|x| format!("  - {}", double_quoted(std::slice::from_ref(x))))
+                        .collect();
+                    format!("\n{}", items.join("\n"))
+                }),
+                lines.prop_map(|l| format!("\n- {}\n- item", double_quoted(&l))),
+                Just(" &anchor \"anchored\nvalue\"".to_owned()),
+            ]
+        }
+
+        fn separator() -> impl Strategy<Value = &'static str> {
+            proptest::sample::select(&["", "", "# a comment: with a colon\n", "\n", "# c\n\n"][..])
+        }
+
+        const KEYS: &[&str] = &[
+            "description",
+            "status",
+            "notes",
+            "tags",
+            "title",
+            "custom",
+            "updated_at",
+            "type",
+            "a",
+        ];
+
+        fn frontmatter() -> impl Strategy<Value = String> {
+            proptest::collection::vec((separator(), entry_value()), 1..KEYS.len()).prop_map(
+                |entries| {
+                    let mut out = String::new();
+                    for (key, (sep, value)) in KEYS.iter().zip(entries) {
+                        out.push_str(sep);
+                        out.push_str(&format!("{key}:{value}\n"));
+                    }
+                    out
+                },
+            )
+        }
+
+        #[derive(Debug, Clone)]
+        enum Edit {
+            Set(&'static str, Value),
+            Remove(&'static str),
+        }
+
+        fn edit() -> impl Strategy<Value = Edit> {
+            let key = proptest::sample::select(KEYS);
+            prop_oneof![
+                (key.clone(), "[a-z ]{1,12}").prop_map(|(k, v)| Edit::Set(k, Value::String(v))),
+                (key.clone(), proptest::collection::vec("[a-z]{1,6}", 0..3))
+                    .prop_map(|(k, v)| Edit::Set(k, list_value(&v))),
+                key.prop_map(Edit::Remove),
+            ]
+        }
+
+        proptest! {
+            #[test]
+            fn edits_never_touch_other_keys_or_the_body(
+                yaml in frontmatter(),
+                edits in proptest::collection::vec(edit(), 1..4),
+                body in "(\\PC{0,40}\n){0,3}(---\n)?\\PC{0,20}",
+            ) {
+                let text = format!("---\n{yaml}---\n{body}");
+                let original = Document::parse(&text);
+                prop_assert_eq!(original.render(), text.clone());
+                let before = original.mapping();
+                prop_assert!(before.is_ok(), "generated YAML must parse: {:?}\n{}", before, yaml);
+                let before = before.unwrap();
+                let mut doc = original.clone();
+                let mut touched: Vec<&str> = Vec::new();
+                for e in &edits {
+                    match e {
+                        Edit::Set(k, v) => { doc.set(k, v); touched.push(k); }
+                        Edit::Remove(k) => { doc.remove(k); touched.push(k); }
+                    }
+                }
+                prop_assert!(doc.verify_edits().is_ok(), "{:?}\n{}", doc.verify_edits(), doc.render());
+                let out = doc.render();
+                let back = Document::parse(&out);
+                let after = back.mapping().unwrap();
+                for (k, v) in &before {
+                    let ks = k.as_str().unwrap();
+                    if !touched.contains(&ks) {
+                        prop_assert_eq!(after.get(k), Some(v), "key {} in\n{}", ks, out);
+                    }
+                }
+                let mut last: Vec<(&str, Option<&Value>)> = Vec::new();
+                for e in &edits {
+                    let (k, v) = match e { Edit::Set(k, v) => (*k, Some(v)), Edit::Remove(k) => (*k, None) };
+                    last.retain(|(x, _)| *x != k);
+                    last.push((k, v));
+                }
+                for (k, v) in last {
+                    prop_assert_eq!(after.get(k), v, "key {} in\n{}", k, out);
+                }
+                prop_assert_eq!(back.content(), original.content());
+                let tail = format!("---\n{body}");
+                prop_assert!(out.ends_with(&tail));
+            }
+        }
 
         fn key() -> impl Strategy<Value = String> {
             "[a-z][a-z0-9_]{0,10}"

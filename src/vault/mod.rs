@@ -3,7 +3,9 @@
 //! Owns discovery (walk up like git, `--vault`, `MEMLANE_VAULT`, the per-user vault), `init`, and
 //! every read and write of memory files. It never touches the derived indices.
 
+mod intent;
 mod scan;
+mod temp;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -13,7 +15,9 @@ use jiff::Timestamp;
 use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
+pub use intent::INTENTS_DIR;
 pub use scan::{FileStat, ListFilter, ListSort, Memory};
+pub use temp::TEMP_STALE_AFTER;
 pub use write::{
     AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus, atomic_write,
 };
@@ -22,8 +26,7 @@ pub use write::{
 pub const VAULT_DIR: &str = ".memories";
 
 /// The `.gitignore` written by `init`: derived and per-user data stays out of git.
-pub const GITIGNORE: &str =
-    "# memlane: derived indices and per-user usage state are rebuilt locally\nindices/\nstate/\n";
+pub const GITIGNORE: &str = "# memlane: derived indices and per-user usage state are rebuilt locally\nindices/\nstate/\n# temp files of writes in progress (a killed writer's are removed by the next one)\n.*.tmp\n";
 
 /// The clock memlane reads "now" from: the system clock, or a pinned instant (`--now`,
 /// `MEMLANE_NOW`) so results and files are reproducible.
@@ -169,7 +172,9 @@ impl Vault {
             return Err(Error::VaultMissing(root.to_owned()));
         }
         let canonical_root = root.canonicalize().at("open", root)?;
-        Ok(Vault { root: root.to_owned(), canonical_root, config, clock })
+        let vault = Vault { root: root.to_owned(), canonical_root, config, clock };
+        vault.recover_on_open();
+        Ok(vault)
     }
 
     /// The vault root (the `.memories` folder).

@@ -12,6 +12,7 @@ use serde_yaml_ng::Value;
 
 use super::{Memory, Vault};
 use crate::error::{Error, IoResultExt, PathError};
+use crate::failpoint;
 use crate::model::frontmatter::{STATUSES, list_value, read_tags, str_value, ts_value};
 use crate::model::time::{format_compact, parse_compact};
 use crate::model::{Document, MemoryId, MemoryName, Meta};
@@ -164,50 +165,98 @@ fn normalize_tags(tags: &[String]) -> crate::Result<Vec<String>> {
 }
 
 /// Writes `bytes` to `path` atomically: a hidden temp file in the same folder, fsync, rename.
+/// An existing file keeps its permission bits.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
-    let tmp = write_temp(path, bytes)?;
-    std::fs::rename(&tmp, path).at("write", path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })?;
+    atomic_write_mode(path, bytes, file_mode(path))
+}
+
+/// [`atomic_write`] giving the file the permission bits `mode` (when `Some`, on Unix).
+pub(crate) fn atomic_write_mode(
+    path: &Path,
+    bytes: &[u8],
+    mode: Option<u32>,
+) -> Result<(), PathError> {
+    let tmp = write_temp(path, bytes, mode)?;
+    failpoint::step("write.rename")
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .at("write", path)
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })?;
     sync_dir(path);
     Ok(())
 }
 
-/// Writes `bytes` to `path` atomically, failing with `AlreadyExists` when `path` exists.
-fn atomic_create(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
-    let tmp = write_temp(path, bytes)?;
-    let linked = std::fs::hard_link(&tmp, path);
+/// Writes `bytes` to `path` atomically with permission bits `mode`, failing with
+/// `AlreadyExists` when `path` exists.
+fn atomic_create(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), PathError> {
+    let tmp = write_temp(path, bytes, mode)?;
+    let linked = failpoint::step("create.link").and_then(|()| std::fs::hard_link(&tmp, path));
+    failpoint::step("create.unlink_temp").at("create", path)?;
     let _ = std::fs::remove_file(&tmp);
     linked.at("create", path)?;
     sync_dir(path);
     Ok(())
 }
 
-fn write_temp(path: &Path, bytes: &[u8]) -> Result<PathBuf, PathError> {
+/// The permission bits of an existing file (Unix), to keep them across a rewrite.
+pub(crate) fn file_mode(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::metadata(path).ok().map(|m| m.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// The marker in the names of memlane's temp files: `.<file>.<pid>.<random>.tmp`.
+pub(crate) const TEMP_SUFFIX: &str = ".tmp";
+
+fn write_temp(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<PathBuf, PathError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).at("create", dir)?;
     let mut rnd = [0u8; 6];
     let _ = getrandom::fill(&mut rnd);
     let suffix: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
     let file = path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{file}.{}.{suffix}.tmp", std::process::id()));
-    let mut f =
-        std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).at("create", &tmp)?;
-    let res = f.write_all(bytes).and_then(|()| f.sync_all());
+    let tmp = dir.join(format!(".{file}.{}.{suffix}{TEMP_SUFFIX}", std::process::id()));
+    // Errors name the file being written, never the temp file.
+    let mut f = failpoint::step("temp.create")
+        .and_then(|()| std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp))
+        .at("write", path)?;
+    let res = failpoint::step("temp.write")
+        .and_then(|()| {
+            #[cfg(unix)]
+            if let Some(mode) = mode {
+                use std::os::unix::fs::PermissionsExt as _;
+                f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+            }
+            #[cfg(not(unix))]
+            let _ = mode;
+            f.write_all(bytes)
+        })
+        .and_then(|()| f.sync_all());
     if let Err(e) = res {
         let _ = std::fs::remove_file(&tmp);
-        return Err(PathError { action: "write", path: tmp, source: e });
+        return Err(PathError { action: "write", path: path.to_owned(), source: e });
     }
     Ok(tmp)
 }
 
-fn sync_dir(path: &Path) {
+pub(super) fn sync_dir(path: &Path) {
     if let Some(dir) = path.parent()
         && let Ok(d) = std::fs::File::open(dir)
     {
         let _ = d.sync_all();
     }
 }
+
+/// The file in `.history/<id>/` naming the memory whose versions the folder holds.
+const HISTORY_OWNER: &str = ".owner";
 
 /// The file memory writers lock, under the vault root (with the per-user state: git-ignored).
 pub const WRITE_LOCK_FILE: &str = "state/vault.lock";
@@ -227,7 +276,7 @@ thread_local! {
 /// Writes that check a file and then replace or move it (update, append, delete, rename,
 /// restore) hold it, so that two processes never interleave between the check and the write: a
 /// concurrent change is seen and never silently overwritten.
-struct WriteLock {
+pub(super) struct WriteLock {
     path: PathBuf,
     _file: Option<std::fs::File>,
 }
@@ -248,8 +297,10 @@ fn move_no_clobber(from: &Path, to: &Path) -> Result<(), PathError> {
     if let Some(dir) = to.parent() {
         std::fs::create_dir_all(dir).at("create", dir)?;
     }
-    match std::fs::hard_link(from, to) {
-        Ok(()) => std::fs::remove_file(from).at("remove", from),
+    match failpoint::step("move.link").and_then(|()| std::fs::hard_link(from, to)) {
+        Ok(()) => failpoint::step("move.unlink")
+            .and_then(|()| std::fs::remove_file(from))
+            .at("remove", from),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             Err(PathError { action: "create", path: to.to_owned(), source: e })
         }
@@ -294,7 +345,7 @@ impl Vault {
     }
 
     /// Takes the vault's write lock (see [`WriteLock`]); re-entrant within a thread.
-    fn write_lock(&self) -> crate::Result<WriteLock> {
+    pub(super) fn write_lock(&self) -> crate::Result<WriteLock> {
         let path = self.root.join(WRITE_LOCK_FILE);
         if HELD.with(|h| h.borrow().contains(&path)) {
             HELD.with(|h| h.borrow_mut().push(path.clone()));
@@ -319,23 +370,115 @@ impl Vault {
             return Err(PathError { action: "lock", path, source }.into());
         };
         HELD.with(|h| h.borrow_mut().push(path.clone()));
-        Ok(WriteLock { path, _file: Some(file) })
+        let lock = WriteLock { path, _file: Some(file) };
+        // The lock is fresh: any intent record left is from a process killed mid-operation.
+        self.recover_intents()?;
+        self.clean_stale_temps_in(&self.root.join("state"));
+        Ok(lock)
+    }
+
+    /// Rolls back an interrupted operation when the vault is opened, if no other process is
+    /// writing (best effort: a read-only vault is read as it is, with a warning).
+    pub(super) fn recover_on_open(&self) {
+        let intents = self.root.join(super::intent::INTENTS_DIR);
+        if std::fs::read_dir(&intents).map_or(true, |mut rd| rd.next().is_none()) {
+            return;
+        }
+        let path = self.root.join(WRITE_LOCK_FILE);
+        if HELD.with(|h| h.borrow().contains(&path)) {
+            return;
+        }
+        let file = match crate::error::lock_file(
+            &path,
+            std::time::Duration::ZERO,
+            std::time::Duration::from_millis(1),
+        ) {
+            Ok(Some(f)) => f,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!("an interrupted operation could not be rolled back yet: {e}");
+                return;
+            }
+        };
+        HELD.with(|h| h.borrow_mut().push(path.clone()));
+        let _lock = WriteLock { path, _file: Some(file) };
+        if let Err(e) = self.recover_intents() {
+            tracing::warn!("an interrupted operation could not be rolled back yet: {e}");
+        }
     }
 
     fn history_dir_of(&self, id: &MemoryId) -> PathBuf {
         self.history_dir().join(id.as_str())
     }
 
+    /// Checks that `.history/<id>/` belongs to `m` and claims it: its `.owner` file names the
+    /// memory whose versions it holds. When another memory with the same id (a copy of the
+    /// file) owns it, the write is refused, so two memories never mix their histories. A
+    /// history whose owner no longer exists (renamed outside memlane) is taken over.
+    fn claim_history(&self, m: &Memory) -> crate::Result<()> {
+        let file = self.history_dir_of(&m.id).join(HISTORY_OWNER);
+        let owner = std::fs::read_to_string(&file).ok();
+        let owner = owner.as_deref().map(str::trim).unwrap_or_default();
+        if owner == m.name.as_str() {
+            return Ok(());
+        }
+        if let Ok(other) = MemoryName::parse(owner)
+            && self.has_id(&other, &m.id)
+        {
+            return Err(self.duplicate_id(m, &other));
+        }
+        self.note(&[&file])?;
+        atomic_write(&file, format!("{}\n", m.name).as_bytes())?;
+        Ok(())
+    }
+
+    /// Whether memory `name` exists and carries `id` in its frontmatter.
+    fn has_id(&self, name: &MemoryName, id: &MemoryId) -> bool {
+        self.load(name).is_ok_and(|o| o.id_persisted && o.id == *id)
+    }
+
+    fn duplicate_id(&self, m: &Memory, other: &MemoryName) -> Error {
+        Error::Invalid(format!(
+            "`{}` and `{other}` have the same id {} ({} and {}; one is a copy of the other); nothing was changed, so that their histories never mix\n  hint: remove the `id:` line from the copy in an editor: it then gets its own id",
+            m.name,
+            m.id,
+            m.path.display(),
+            self.path_of(other).display()
+        ))
+    }
+
+    /// Refuses an id-based operation (history, restore) on a memory whose id another file in the
+    /// vault also carries. Reads every file that mentions the id.
+    fn check_unique_id(&self, m: &Memory) -> crate::Result<()> {
+        if !m.id_persisted {
+            return Ok(());
+        }
+        for name in self.names()? {
+            if name == m.name {
+                continue;
+            }
+            let path = self.path_of(&name);
+            let Ok(raw) = std::fs::read_to_string(&path) else { continue };
+            if raw.contains(m.id.as_str()) && self.has_id(&name, &m.id) {
+                return Err(self.duplicate_id(m, &name));
+            }
+        }
+        Ok(())
+    }
+
     /// Copies a memory's current bytes into its history; returns the new version number.
     fn record_history(&self, m: &Memory, action: &str) -> crate::Result<usize> {
+        self.claim_history(m)?;
         let dir = self.history_dir_of(&m.id);
         // `<version>_<when>_<action>.md`: the zero-padded version number orders the files even
         // when the clock is pinned or two writes share a millisecond.
         let stamp = format_compact(self.clock.now());
         let mut version = self.history_files(&m.id)?.len() + 1;
+        let mode = file_mode(&m.path);
         loop {
-            let file = format!("{version:06}_{stamp}_{action}.md");
-            match atomic_create(&dir.join(file), m.raw.as_bytes()) {
+            let file = dir.join(format!("{version:06}_{stamp}_{action}.md"));
+            self.note(&[&file])?;
+            match atomic_create(&file, m.raw.as_bytes(), mode) {
                 Ok(()) => return Ok(version),
                 Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => version += 1,
                 Err(e) => return Err(e.into()),
@@ -357,8 +500,9 @@ impl Vault {
         Ok(files)
     }
 
-    /// The stored versions of a memory, oldest first.
+    /// The stored versions of a memory, oldest first. Refused when another file has the same id.
     pub fn history(&self, m: &Memory) -> crate::Result<Vec<HistoryEntry>> {
+        self.check_unique_id(m)?;
         let files = self.history_files(&m.id)?;
         Ok(files
             .into_iter()
@@ -424,7 +568,8 @@ impl Vault {
         }
         let text = doc.render();
         self.check_written(name, &text)?;
-        atomic_create(&target, text.as_bytes()).map_err(|e| exists_or(e, name))?;
+        self.note(&[&target])?;
+        atomic_create(&target, text.as_bytes(), None).map_err(|e| exists_or(e, name))?;
         out.path = Some(path);
         Ok(out)
     }
@@ -463,20 +608,23 @@ impl Vault {
         if text == m.raw {
             return Ok((WriteStatus::Unchanged, None));
         }
+        check_edits(&m.name, doc)?;
         self.check_written(&m.name, &text)?;
         let target = self.write_target(&m.path)?;
-        let _lock = self.write_lock()?;
-        // Refuse to clobber a change someone else made since we read the file.
-        let current = std::fs::read(&target).at("read", &target)?;
-        if current != m.raw.as_bytes() {
-            return Err(Error::Invalid(format!(
-                "{} changed on disk while memlane was updating it; nothing was written\n  hint: run the command again",
-                m.name
-            )));
-        }
-        let version = self.record_history(m, action)?;
-        atomic_write(&target, text.as_bytes())?;
-        Ok((WriteStatus::Updated, Some(version)))
+        self.all_or_nothing(action, || {
+            // Refuse to clobber a change someone else made since we read the file.
+            let current = std::fs::read(&target).at("read", &target)?;
+            if current != m.raw.as_bytes() {
+                return Err(Error::Invalid(format!(
+                    "{} changed on disk while memlane was updating it; nothing was written\n  hint: run the command again",
+                    m.name
+                )));
+            }
+            let version = self.record_history(m, action)?;
+            self.note(&[&target])?;
+            atomic_write(&target, text.as_bytes())?;
+            Ok((WriteStatus::Updated, Some(version)))
+        })
     }
 
     /// Changes a memory's content and/or metadata. The body is replaced and the frontmatter kept
@@ -635,7 +783,10 @@ impl Vault {
             if let Some(dir) = dest.parent() {
                 std::fs::create_dir_all(dir).at("create", dir)?;
             }
-            std::fs::rename(&source, &dest).at("rename", &source)?;
+            self.note(&[&source, &dest])?;
+            failpoint::step("delete.rename")
+                .and_then(|()| std::fs::rename(&source, &dest))
+                .at("delete", &source)?;
             break entry;
         };
         self.prune_empty_dirs(&m.path);
@@ -668,17 +819,24 @@ impl Vault {
         }
         let dest_target = self.write_target(&dest)?;
         let source = self.write_target(&m.path)?;
-        let _lock = self.write_lock()?;
-        if m.id_persisted {
-            move_no_clobber(&source, &dest_target).map_err(|e| exists_or(e, to))?;
-        } else {
-            let mut doc = m.doc.clone();
-            doc.set("id", &str_value(m.id.as_str()));
-            let text = doc.render();
-            self.record_history(m, "mv")?;
-            atomic_create(&dest_target, text.as_bytes()).map_err(|e| exists_or(e, to))?;
-            std::fs::remove_file(&source).at("remove", &source)?;
-        }
+        self.all_or_nothing("mv", || {
+            self.note(&[&source, &dest_target])?;
+            if m.id_persisted {
+                move_no_clobber(&source, &dest_target).map_err(|e| exists_or(e, to))?;
+            } else {
+                let mut doc = m.doc.clone();
+                doc.set("id", &str_value(m.id.as_str()));
+                check_edits(&m.name, &doc)?;
+                let text = doc.render();
+                self.record_history(m, "mv")?;
+                atomic_create(&dest_target, text.as_bytes(), file_mode(&source))
+                    .map_err(|e| exists_or(e, to))?;
+                failpoint::step("mv.remove")
+                    .and_then(|()| std::fs::remove_file(&source))
+                    .at("remove", &source)?;
+            }
+            Ok(())
+        })?;
         self.prune_empty_dirs(&m.path);
         let mut out = WriteOutcome::new(WriteStatus::Moved, to, &m.id);
         out.path = Some(dest);
@@ -705,9 +863,12 @@ impl Vault {
             return Ok(out);
         }
         let target = self.write_target(&m.path)?;
-        let _lock = self.write_lock()?;
-        let recorded = self.record_history(m, "restore")?;
-        atomic_write(&target, text.as_bytes())?;
+        let recorded = self.all_or_nothing("restore", || {
+            let recorded = self.record_history(m, "restore")?;
+            self.note(&[&target])?;
+            atomic_write(&target, text.as_bytes())?;
+            Ok(recorded)
+        })?;
         out.history_version = Some(recorded);
         out.path = Some(m.path.clone());
         Ok(out)
@@ -791,8 +952,10 @@ impl Vault {
             )));
         }
         let target = self.write_target(&dest)?;
-        let _lock = self.write_lock()?;
-        move_no_clobber(&entry.path, &target).map_err(|e| exists_or(e, &name))?;
+        self.all_or_nothing("untrash", || {
+            self.note(&[&entry.path, &target])?;
+            move_no_clobber(&entry.path, &target).map_err(|e| exists_or(e, &name))
+        })?;
         self.prune_empty_dirs_in(&entry.path, &self.trash_dir());
         let id = entry
             .id
@@ -833,6 +996,15 @@ impl Vault {
         }
         Ok(removed)
     }
+}
+
+/// Refuses a rewrite that would change frontmatter keys it was not asked to change.
+fn check_edits(name: &MemoryName, doc: &Document) -> crate::Result<()> {
+    doc.verify_edits().map_err(|problem| {
+        Error::Invalid(format!(
+            "cannot change `{name}`: {problem}; nothing was written\n  hint: make the change by hand with `memlane edit {name}`"
+        ))
+    })
 }
 
 fn exists_or(e: PathError, name: &MemoryName) -> Error {

@@ -166,6 +166,12 @@ pub(crate) fn maintain(ctx: &mut Ctx, _args: &MaintainArgs) -> anyhow::Result<()
         text.push_str(&format!("  least important: {}\n", listed(&imp.bottom)));
     }
     text.push_str(&format!("cold memories: {}\n", report.cold.len()));
+    if !report.temp_files_removed.is_empty() {
+        text.push_str(&format!(
+            "temp files left by killed writers, removed: {}\n",
+            report.temp_files_removed.len()
+        ));
+    }
     text.push_str(&format!("merge suggestions: {}\n", report.merge_suggestions.len()));
     for c in &report.merge_suggestions {
         text.push_str(&format!("  [{:.2}] {}\n", c.score, c.reason));

@@ -54,14 +54,17 @@ fn warn_reset(ctx: &Ctx, reset: Option<memlane::lifecycle::StateReset>) {
 pub(crate) fn touch(ctx: &Ctx, vault: &Vault, used: &[(String, bool)]) -> anyhow::Result<()> {
     let now = vault.clock.now();
     let cfg = &vault.config.lifecycle;
-    let (_, reset) = UsageStore::update(vault.root(), |state| {
+    let touched = UsageStore::update(vault.root(), |state| {
         state.touch_day(now);
         for (id, pinned) in used {
             state.warm(id, *pinned, now, cfg);
         }
-    })
-    .map_err(Error::from)?;
-    warn_reset(ctx, reset);
+    });
+    // A read answers even where the usage state cannot be written (read-only vault, full disk).
+    match touched {
+        Ok((_, reset)) => warn_reset(ctx, reset),
+        Err(e) => ctx.out.warn(format!("the usage state could not be updated: {e}")),
+    }
     Ok(())
 }
 

@@ -267,8 +267,30 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     let report = idx.reconcile(&vault)?;
     ctx.report_reconcile(&vault, &report);
     let mut problems: Vec<serde_json::Value> = Vec::new();
+    let duplicates: Vec<(String, Vec<String>, String)> = idx
+        .manifest()
+        .duplicate_ids()
+        .into_iter()
+        .map(|(id, names)| {
+            let message = memlane::index::store::duplicate_id_message(&id, &names);
+            (id, names, message)
+        })
+        .collect();
     for p in &report.problems {
-        problems.push(json!({ "kind": "unreadable", "message": p }));
+        if !duplicates.iter().any(|(_, _, m)| m == p) {
+            problems.push(json!({ "kind": "unreadable", "message": p }));
+        }
+    }
+    for (id, names, message) in duplicates {
+        problems.push(
+            json!({ "kind": "duplicate_id", "id": id, "memories": names, "message": message }),
+        );
+    }
+    for name in vault.pending_intents() {
+        problems.push(json!({ "kind": "interrupted_operation", "message": format!("an interrupted operation ({name}) waits to be rolled back by the next write") }));
+    }
+    for path in vault.stale_temp_files() {
+        problems.push(json!({ "kind": "temp_file", "message": format!("{} is a temp file left by a killed writer; `memlane maintain` removes it", path.display()) }));
     }
     for (name, e) in &idx.manifest().entries {
         for w in &e.warnings {

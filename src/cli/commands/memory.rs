@@ -224,11 +224,18 @@ pub(crate) fn add(ctx: &mut Ctx, args: &AddArgs) -> anyhow::Result<()> {
     if outcome.status == WriteStatus::Created {
         let now = vault.clock.now();
         let cfg = &vault.config.lifecycle;
-        memlane::lifecycle::UsageStore::update(vault.root(), |state| {
+        // The memory is written: a usage state that cannot be (a full disk) is a warning, never
+        // a failure reported for a memory that exists.
+        let observed = memlane::lifecycle::UsageStore::update(vault.root(), |state| {
             state.touch_day(now);
             state.observe(&outcome.id, now, cfg);
-        })
-        .map_err(Error::from)?;
+        });
+        if let Err(e) = observed {
+            ctx.out.warn(format!(
+                "{} was added, but the usage state could not be updated: {e}",
+                outcome.name
+            ));
+        }
     }
     print_outcome(ctx, &outcome)
 }
@@ -453,10 +460,10 @@ pub(crate) fn rm(ctx: &mut Ctx, args: &RmArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     // Resolve every name first: one unknown name deletes nothing.
     let memories = args.names.iter().map(|n| vault.resolve(n)).collect::<Result<Vec<_>, _>>()?;
-    let mut outcomes = Vec::new();
-    for m in &memories {
-        outcomes.push(vault.delete(m)?);
-    }
+    // All or nothing: a failure (or a kill) midway leaves every memory in place.
+    let outcomes = vault.all_or_nothing("rm", || {
+        memories.iter().map(|m| vault.delete(m)).collect::<Result<Vec<_>, _>>()
+    })?;
     if ctx.out.json {
         return ctx.out.json(&outcomes);
     }
@@ -470,9 +477,11 @@ pub(crate) fn mv(ctx: &mut Ctx, args: &MvArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let m = vault.resolve(&args.from)?;
     let to = MemoryName::parse(&args.to).map_err(Error::from)?;
-    let moved = vault.rename(&m, &to)?;
-    // Links to the old name follow the memory.
-    let relinked = vault.rewrite_links(&m.name, &to)?;
+    // Links to the old name follow the memory, in the same all-or-nothing operation.
+    let (moved, relinked) = vault.all_or_nothing("mv", || {
+        let moved = vault.rename(&m, &to)?;
+        Ok((moved, vault.rewrite_links(&m.name, &to)?))
+    })?;
     if ctx.out.json {
         return ctx.out.json(&json!({ "moved": moved, "relinked": relinked }));
     }
