@@ -141,9 +141,6 @@ pub const QUESTION_WORDS: &[&str] = &[
     "something",
     "please",
     "tell",
-    "know",
-    "remind",
-    "recall",
     "mention",
     "mentioned",
     "say",
@@ -178,10 +175,36 @@ pub fn is_question_term(term: &str) -> bool {
     question_terms().contains(term)
 }
 
+/// Words that open a question or a request.
+const QUESTION_OPENERS: &[&str] = &[
+    "what", "when", "where", "which", "who", "whom", "whose", "why", "how", "whats", "do", "does",
+    "did", "is", "are", "was", "were", "am", "has", "have", "had", "can", "could", "would",
+    "should", "shall", "will", "may", "might", "must", "tell", "remind", "list", "show", "find",
+    "in", "on", "at", "since", "during",
+];
+
+/// True when `query` reads as a question or a request (it ends with `?`, or its first word
+/// opens one: `which database…`, `did we…`, `tell me…`, `in what year…`). Only then are its
+/// [question words](QUESTION_WORDS) weighed down: a statement or a bag of keywords ("more
+/// sleep improves recall") keeps every word.
+pub fn looks_like_question(query: &str) -> bool {
+    let trimmed = query.trim_end();
+    if trimmed.ends_with('?') {
+        return true;
+    }
+    let first = trimmed
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .find(|w| !w.is_empty())
+        .map(|w| w.trim_end_matches("'s").to_lowercase());
+    first.is_some_and(|w| QUESTION_OPENERS.contains(&w.as_str()))
+}
+
 /// The distinct analysed terms of a query, in order, each with its weight: `question_weight`
-/// for a [question word](QUESTION_WORDS), else 1. When every term is a question word (`what is
-/// this`), all weigh 1: the query is taken as typed. Terms of weight 0 are left out.
+/// for a [question word](QUESTION_WORDS) of a query that [reads as a
+/// question](looks_like_question), else 1. When every term is a question word (`what is this`),
+/// all weigh 1: the query is taken as typed. Terms of weight 0 are left out.
 pub fn weighted_query_terms(query: &str, question_weight: f32) -> Vec<(String, f32)> {
+    let question_weight = if looks_like_question(query) { question_weight } else { 1.0 };
     let mut seen = std::collections::HashSet::new();
     let mut terms: Vec<(String, bool)> = Vec::new();
     for (_, term) in analyze(&mut index_analyzer(), query) {
@@ -507,6 +530,12 @@ mod tests {
         assert!(w("what happened in May in the US", 0.0).iter().any(|(t, _)| t == "us"));
         // Repeated terms once.
         assert_eq!(w("redis redis", 0.0).len(), 1);
+        // A statement keeps every word; the same words as a question lose theirs.
+        assert_eq!(w("more sleep improves recall in most adults", 0.0).len(), 6);
+        assert_eq!(w("does more sleep improve recall?", 0.0).len(), 3);
+        assert!(looks_like_question("In what year did we move to Kubernetes"));
+        assert!(looks_like_question("What's our cache strategy"));
+        assert!(!looks_like_question("postgres transactions orders"));
     }
 
     #[test]
