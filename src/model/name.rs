@@ -88,7 +88,25 @@ fn escape(s: &str) -> String {
     s.chars().flat_map(char::escape_debug).collect()
 }
 
+/// Checks a name; the error quotes it redacted, so a refused name never echoes a secret (names
+/// are checked on every scan, so redaction runs only for the error).
 fn validate(original: &str, s: &str) -> Result<(), NameError> {
+    check(original, s).map_err(|e| {
+        let shown = |n: String| crate::privacy::sanitize(&n, true).text;
+        match e {
+            NameError::Absolute(n) => NameError::Absolute(shown(n)),
+            NameError::DotSegment(n) => NameError::DotSegment(shown(n)),
+            NameError::LeadingDot(n) => NameError::LeadingDot(shown(n)),
+            NameError::Reserved { name, dir } => NameError::Reserved { name: shown(name), dir },
+            NameError::BadChar { name, what } => NameError::BadChar { name: shown(name), what },
+            NameError::EmptyComponent(n) => NameError::EmptyComponent(shown(n)),
+            NameError::TooLong(n) => NameError::TooLong(shown(n)),
+            NameError::Empty => NameError::Empty,
+        }
+    })
+}
+
+fn check(original: &str, s: &str) -> Result<(), NameError> {
     if s.is_empty() {
         return Err(NameError::Empty);
     }
@@ -132,6 +150,15 @@ fn validate(original: &str, s: &str) -> Result<(), NameError> {
         return Err(NameError::Reserved { name: original.to_owned(), dir: parts[0].to_owned() });
     }
     Ok(())
+}
+
+/// `s` as macOS and Windows file systems compare names: Unicode NFC, then lower case (then NFC
+/// again, as lower-casing can decompose). Two names with the same fold are one file there.
+pub fn fold_name(s: &str) -> String {
+    use unicode_normalization_alignments::UnicodeNormalization as _;
+    // This fork also yields each char's alignment change; only the chars matter here.
+    let lower: String = s.nfc().flat_map(|(c, _)| c.to_lowercase()).collect();
+    lower.nfc().map(|(c, _)| c).collect()
 }
 
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -198,7 +198,8 @@ impl Vault {
             Ok(())
         } else {
             Err(Error::UnknownType {
-                ty: ty.to_owned(),
+                // The error is shown: it must not echo a secret typed as a type.
+                ty: crate::privacy::sanitize(ty, self.config.privacy.scrub_secrets).text,
                 known: self.config.type_names().into_iter().map(str::to_owned).collect(),
             })
         }

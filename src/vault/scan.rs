@@ -105,8 +105,35 @@ impl Vault {
                 Default::default()
             }
         };
-        let (meta, w) = Meta::from_mapping(&map);
+        let (mut meta, w) = Meta::from_mapping(&map);
         warnings.extend(w);
+        // Hand-written metadata gets the content's redaction before it reaches the manifest, the
+        // index or any output (the file itself is never rewritten by reading): a tag redaction
+        // touches is left out, and other values and warnings (which quote values) are redacted.
+        let scrub = self.config.privacy.scrub_secrets;
+        let tags = crate::privacy::redact_tags(&meta.tags, scrub);
+        if tags.dropped > 0 {
+            meta.tags = tags.tags;
+            warnings.push(format!(
+                "{} tag(s) held private text or a credential and are not shown or indexed",
+                tags.dropped
+            ));
+        }
+        for value in [&mut meta.id, &mut meta.memory_type, &mut meta.status, &mut meta.superseded_by]
+            .into_iter()
+            .flatten()
+        {
+            let clean = crate::privacy::sanitize(value, scrub);
+            if clean.had_private_content {
+                *value = clean.text;
+            }
+        }
+        for w in &mut warnings {
+            let clean = crate::privacy::sanitize(w, scrub);
+            if clean.had_private_content {
+                *w = clean.text;
+            }
+        }
         let (id, id_persisted) = match meta.id.as_deref().and_then(MemoryId::parse) {
             Some(id) => (id, true),
             None => (MemoryId::derived(&name), false),
