@@ -257,13 +257,62 @@ fn exit_code(err: &anyhow::Error) -> u8 {
     1
 }
 
+/// A clap error that does not quote what was typed, where that may be memory content.
+///
+/// clap quotes the offending argument: `memlane add name text "more text"` would print the
+/// extra text, `memlane "remember the password is …"` the whole sentence as an unknown
+/// command. Errors go to terminals, logs and CI output, so content never appears in them: an
+/// unexpected argument is named only when it is a flag (clap already drops a flag's `=value`),
+/// a command or value only when it is one short word that redaction leaves alone. Everything
+/// else becomes `…`; the usage line and suggestions (which come from memlane's own definitions)
+/// still say what to do.
+fn without_echo(mut e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    fn word(s: &str, max: usize) -> bool {
+        !s.is_empty()
+            && s.chars().count() <= max
+            && s.chars().all(|c| c.is_alphanumeric() || "-_.:/@+=".contains(c))
+            && !memlane::privacy::sanitize(s, true).had_private_content
+    }
+    let hidden = || ContextValue::String("…".to_owned());
+    let hide = |e: &mut clap::Error, kind: ContextKind, keep: &dyn Fn(&str) -> bool| -> bool {
+        match e.get(kind) {
+            Some(ContextValue::String(v)) if !keep(v) => {
+                e.insert(kind, hidden());
+                true
+            }
+            Some(ContextValue::Strings(vs)) if vs.iter().any(|v| !keep(v)) => {
+                e.insert(kind, hidden());
+                true
+            }
+            _ => false,
+        }
+    };
+    let hid_arg = match e.kind() {
+        ErrorKind::UnknownArgument => {
+            hide(&mut e, ContextKind::InvalidArg, &|a| a.starts_with('-') && word(a, 40))
+        }
+        ErrorKind::InvalidSubcommand => hide(&mut e, ContextKind::InvalidSubcommand, &|a| {
+            word(a, 24) && a.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+        }),
+        _ => false,
+    };
+    if hid_arg {
+        // This replaces clap's tip, which repeats the argument ("to pass '…' as a value …").
+        let tip = "the argument is not repeated here, as it may be memory content; quote content as one argument, and put `--` before content that starts with `-`";
+        e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.to_owned().into()]));
+    }
+    hide(&mut e, ContextKind::InvalidValue, &|v| word(v, 40));
+    e
+}
+
 /// Runs the CLI and returns the process exit code.
 pub(crate) fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            let _ = without_echo(e).print();
             return ExitCode::from(code);
         }
     };

@@ -152,13 +152,18 @@ fn check(original: &str, s: &str) -> Result<(), NameError> {
     Ok(())
 }
 
+/// `s` in Unicode NFC (composed: `é` as one character).
+pub fn nfc(s: &str) -> String {
+    use unicode_normalization_alignments::UnicodeNormalization as _;
+    // This fork also yields each char's alignment change; only the chars matter here.
+    s.nfc().map(|(c, _)| c).collect()
+}
+
 /// `s` as macOS and Windows file systems compare names: Unicode NFC, then lower case (then NFC
 /// again, as lower-casing can decompose). Two names with the same fold are one file there.
 pub fn fold_name(s: &str) -> String {
-    use unicode_normalization_alignments::UnicodeNormalization as _;
-    // This fork also yields each char's alignment change; only the chars matter here.
-    let lower: String = s.nfc().flat_map(|(c, _)| c.to_lowercase()).collect();
-    lower.nfc().map(|(c, _)| c).collect()
+    let lower: String = nfc(s).chars().flat_map(char::to_lowercase).collect();
+    nfc(&lower)
 }
 
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -13,7 +13,7 @@ use jiff::Timestamp;
 use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
-pub use scan::{FileStat, ListFilter, ListSort, Memory};
+pub use scan::{EscapingLink, FileStat, ListFilter, ListSort, Memory};
 pub use write::{
     AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus, atomic_write,
 };

@@ -13,7 +13,7 @@ use serde_yaml_ng::Value;
 use super::{Memory, Vault};
 use crate::error::{Error, IoResultExt, PathError};
 use crate::model::frontmatter::{STATUSES, list_value, read_tags, str_value, ts_value};
-use crate::model::name::{RESERVED_DIRS, fold_name};
+use crate::model::name::{RESERVED_DIRS, fold_name, nfc};
 use crate::model::time::{format_compact, parse_compact};
 use crate::model::{Document, MemoryId, MemoryName, Meta};
 use crate::privacy::{RedactedTags, SecretFinding, redact_tags, sanitize};
@@ -340,7 +340,19 @@ impl Vault {
             )));
         }
         let Some(existing) = self.colliding_name(name, except)? else { return Ok(()) };
+        if let Some(dir) = existing.strip_suffix('/').filter(|d| RESERVED_DIRS.contains(d)) {
+            return Err(Error::Invalid(format!(
+                "`{name}` would land in memlane's reserved folder `{dir}/` on macOS and Windows, which treat `{}` and `{dir}` as one name; nothing was written\n  hint: choose another folder name",
+                name.as_str().split('/').next().unwrap_or_default()
+            )));
+        }
         let what = if existing.ends_with('/') { "folder" } else { "memory" };
+        if nfc(&existing) == nfc(name.as_str()) {
+            // Same letters, composed differently (NFC `é` against NFD `e` + accent).
+            return Err(Error::Invalid(format!(
+                "`{name}` is the existing {what} `{existing}` with its accents encoded differently (Unicode NFC/NFD); macOS and Windows treat them as one name, so one would be lost on checkout; nothing was written\n  hint: use `memlane show` / `update` on the existing {what}, or choose another name"
+            )));
+        }
         Err(Error::Invalid(format!(
             "`{name}` differs from the existing {what} `{existing}` only in letter case or Unicode form; macOS and Windows treat them as one name, so one would be lost on checkout; nothing was written\n  hint: use `{existing}`, or choose another name"
         )))

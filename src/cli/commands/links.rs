@@ -270,6 +270,17 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     for p in &report.problems {
         problems.push(json!({ "kind": "unreadable", "message": p }));
     }
+    for link in vault.escaping_links()? {
+        let what = if link.folder { "folder" } else { "file" };
+        let message = match &link.target {
+            Some(t) => format!(
+                "symbolic link to the {what} {}, outside the vault's memories; memlane does not read it",
+                t.display()
+            ),
+            None => "symbolic link that resolves nowhere; memlane does not read it".to_owned(),
+        };
+        problems.push(json!({ "kind": "link_outside_vault", "memory": link.name, "target": link.target, "message": message }));
+    }
     for (name, e) in &idx.manifest().entries {
         for w in &e.warnings {
             problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
