@@ -261,48 +261,42 @@ fn exit_code(err: &anyhow::Error) -> u8 {
 ///
 /// clap quotes the offending argument: `memlane add name text "more text"` would print the
 /// extra text, `memlane "remember the password is …"` the whole sentence as an unknown
-/// command. Errors go to terminals, logs and CI output, so content never appears in them: an
-/// unexpected argument is named only when it is a flag (clap already drops a flag's `=value`),
-/// a command or value only when it is one short word that redaction leaves alone. Everything
-/// else becomes `…`; the usage line and suggestions (which come from memlane's own definitions)
-/// still say what to do.
+/// command, `--status "…"` the value. Errors go to terminals, logs and CI output, so content
+/// never appears in them: an unexpected argument is named only when it is a flag (clap already
+/// drops a flag's `=value`) that redaction leaves alone; values, positionals and unknown commands
+/// become `…`. The usage line, the valid values and the suggestions (which come from memlane's own
+/// definitions) still say what to do.
 fn without_echo(mut e: clap::Error) -> clap::Error {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    fn word(s: &str, max: usize) -> bool {
-        !s.is_empty()
-            && s.chars().count() <= max
-            && s.chars().all(|c| c.is_alphanumeric() || "-_.:/@+=".contains(c))
+    let flag = |s: &str| {
+        s.starts_with('-')
+            && s.chars().count() <= 40
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
             && !memlane::privacy::sanitize(s, true).had_private_content
-    }
+    };
     let hidden = || ContextValue::String("…".to_owned());
-    let hide = |e: &mut clap::Error, kind: ContextKind, keep: &dyn Fn(&str) -> bool| -> bool {
-        match e.get(kind) {
-            Some(ContextValue::String(v)) if !keep(v) => {
-                e.insert(kind, hidden());
-                true
-            }
-            Some(ContextValue::Strings(vs)) if vs.iter().any(|v| !keep(v)) => {
-                e.insert(kind, hidden());
-                true
-            }
-            _ => false,
-        }
-    };
-    let hid_arg = match e.kind() {
+    let mut hid_arg = false;
+    match e.kind() {
         ErrorKind::UnknownArgument => {
-            hide(&mut e, ContextKind::InvalidArg, &|a| a.starts_with('-') && word(a, 40))
+            if !matches!(e.get(ContextKind::InvalidArg), Some(ContextValue::String(a)) if flag(a)) {
+                e.insert(ContextKind::InvalidArg, hidden());
+                hid_arg = true;
+            }
         }
-        ErrorKind::InvalidSubcommand => hide(&mut e, ContextKind::InvalidSubcommand, &|a| {
-            word(a, 24) && a.chars().all(|c| c.is_ascii_lowercase() || c == '-')
-        }),
-        _ => false,
-    };
+        ErrorKind::InvalidSubcommand => {
+            e.insert(ContextKind::InvalidSubcommand, hidden());
+            hid_arg = true;
+        }
+        _ => {}
+    }
     if hid_arg {
         // This replaces clap's tip, which repeats the argument ("to pass '…' as a value …").
         let tip = "the argument is not repeated here, as it may be memory content; quote content as one argument, and put `--` before content that starts with `-`";
         e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.to_owned().into()]));
     }
-    hide(&mut e, ContextKind::InvalidValue, &|v| word(v, 40));
+    if e.get(ContextKind::InvalidValue).is_some() {
+        e.insert(ContextKind::InvalidValue, hidden());
+    }
     e
 }
 

@@ -171,7 +171,7 @@ pub(crate) fn print_outcome(ctx: &Ctx, o: &WriteOutcome) -> anyhow::Result<()> {
         WriteStatus::Restored => format!("restored {}", o.name),
     };
     ctx.out.line(line)?;
-    if o.private_blocks > 0 || !o.secrets.is_empty() {
+    if o.private_blocks > 0 || !o.secrets.is_empty() || o.tags_dropped > 0 {
         let mut parts = Vec::new();
         if o.private_blocks > 0 {
             parts.push(format!(
@@ -182,6 +182,10 @@ pub(crate) fn print_outcome(ctx: &Ctx, o: &WriteOutcome) -> anyhow::Result<()> {
         }
         for s in &o.secrets {
             parts.push(format!("{} {}", s.count, s.kind));
+        }
+        if o.tags_dropped > 0 {
+            let n = o.tags_dropped;
+            parts.push(format!("{n} tag{} dropped", if n == 1 { "" } else { "s" }));
         }
         ctx.out.line(format!("  redacted: {}", parts.join(", ")))?;
     }
