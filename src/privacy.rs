@@ -488,7 +488,7 @@ fn slash_password(value: &str) -> bool {
 /// real key escapes only when it happens to hold none of `/+` and fewer than 3 digits (about 1
 /// in 30).
 fn bare_aws_secret(value: &str) -> bool {
-    let count = |f: fn(&u8) -> bool| value.bytes().filter(|b| f(b)).count();
+    let count = |f: fn(&u8) -> bool| value.bytes().filter(f).count();
     let (upper, lower, digit) =
         (count(u8::is_ascii_uppercase), count(u8::is_ascii_lowercase), count(u8::is_ascii_digit));
     value.len() == 40

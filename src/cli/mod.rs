@@ -276,12 +276,12 @@ fn without_echo(mut e: clap::Error) -> clap::Error {
     };
     let hidden = || ContextValue::String("…".to_owned());
     let mut hid_arg = false;
+    let named_flag =
+        matches!(e.get(ContextKind::InvalidArg), Some(ContextValue::String(a)) if flag(a));
     match e.kind() {
-        ErrorKind::UnknownArgument => {
-            if !matches!(e.get(ContextKind::InvalidArg), Some(ContextValue::String(a)) if flag(a)) {
-                e.insert(ContextKind::InvalidArg, hidden());
-                hid_arg = true;
-            }
+        ErrorKind::UnknownArgument if !named_flag => {
+            e.insert(ContextKind::InvalidArg, hidden());
+            hid_arg = true;
         }
         ErrorKind::InvalidSubcommand => {
             e.insert(ContextKind::InvalidSubcommand, hidden());
