@@ -336,6 +336,17 @@ mod tests {
     }
 
     #[test]
+    fn fold_name_joins_what_macos_and_windows_join() {
+        // See: #14 — `Note`/`note` and NFC/NFD `Café` are one file on those systems.
+        assert_eq!(fold_name("Note"), fold_name("note"));
+        assert_eq!(fold_name("Caf\u{e9}"), fold_name("Cafe\u{301}"));
+        assert_eq!(fold_name("CAFE\u{301}/Plan"), fold_name("caf\u{e9}/plan"));
+        assert_eq!(nfc("Cafe\u{301}"), "Caf\u{e9}");
+        assert_ne!(fold_name("note"), fold_name("notes"));
+        assert_ne!(fold_name("cafe"), fold_name("caf\u{e9}"));
+    }
+
+    #[test]
     fn suggestions_find_close_names() {
         let known = ["auth/jwt-plan", "deploy-notes", "database-choice"];
         assert_eq!(suggest("auth/jwt-plna", known), vec!["auth/jwt-plan"]);
