@@ -169,6 +169,11 @@ pub enum Error {
     /// A write would leave the vault (through a symlink).
     #[error("refusing to write {}: it resolves outside the vault (through a symbolic link)", .0.display())]
     OutsideVault(PathBuf),
+    /// A read through a symbolic link that leaves the vault's memories.
+    #[error(
+        "refusing to read `{0}`: it is a symbolic link that resolves outside the vault's memories\n  hint: memlane never reads outside `.memories/`; copy the file into the vault if you want it as a memory (`memlane doctor` lists such links)"
+    )]
+    LinkOutsideVault(String),
     /// A version number that is not in the history.
     #[error("`{name}` has no version {version}{}", if *.available == 0 { " (it has no history yet)".to_owned() } else { format!(" (versions 1 to {})\n  hint: `memlane history {}` lists them", .available, .name) })]
     NoSuchVersion {

@@ -266,9 +266,11 @@ const KINDS: &[&str] = &[
     "aws-access-key",
     "aws-secret-key",
     "azure-storage-key",
+    "basic-auth",
     "bearer-token",
     "connection-string",
     "digitalocean-token",
+    "gcp-private-key-id",
     "github-token",
     "gitlab-token",
     "google-api-key",
@@ -277,6 +279,8 @@ const KINDS: &[&str] = &[
     "npm-token",
     "openai-key",
     "password-assignment",
+    "password-flag",
+    "password-prose",
     "private-key",
     "pypi-token",
     "sendgrid-key",
@@ -297,17 +301,37 @@ pub fn secret_kinds() -> &'static [&'static str] {
 /// The part replaced is the first capture group that took part in the match, or the whole match
 /// when the pattern has no groups; patterns put everything they keep (keys, separators, a
 /// trailing boundary character) outside capture groups. `accept` sees that part and can veto
-/// the replacement (placeholders, prose).
+/// the replacement (placeholders, prose); `around`, when set, sees the whole text and the part's
+/// byte range and can veto it by what surrounds it.
 struct Rule {
     kind: &'static str,
     regex: Regex,
     accept: fn(&str) -> bool,
+    around: Option<fn(&str, usize, usize) -> bool>,
 }
 
 impl Rule {
     fn new(kind: &'static str, pattern: &str, accept: fn(&str) -> bool) -> Self {
         let regex = Regex::new(pattern).unwrap_or_else(|e| panic!("bad {kind} pattern: {e}"));
-        Rule { kind, regex, accept }
+        Rule { kind, regex, accept, around: None }
+    }
+
+    /// A token-shaped rule: the token must not be glued to an ASCII letter or digit on either
+    /// side (`disk-…` is not an `sk-…` key), but `_`, `-` and punctuation may touch it, so
+    /// `key_ghp_…` and `foo_sk-…` are caught. A regex `\b` cannot say this: `_` is a word
+    /// character.
+    ///
+    /// The character before is part of the regex (a non-capturing `\A` or non-alphanumeric), so
+    /// the search itself finds the first unglued start: checking it afterwards would let a
+    /// rejected match hide a real token that overlaps it (`aeyJ_eyJ….eyJ….sig`). The character
+    /// after is checked by `around`; `pattern` must have no capture groups.
+    fn token(kind: &'static str, pattern: &str, accept: fn(&str) -> bool) -> Self {
+        let bounded = format!(r"(?:\A|[^A-Za-z0-9])({pattern})");
+        Rule { around: Some(not_glued_after), ..Rule::new(kind, &bounded, accept) }
+    }
+
+    fn with_around(self, around: fn(&str, usize, usize) -> bool) -> Self {
+        Rule { around: Some(around), ..self }
     }
 
     /// Replace every accepted match, returning the new text and the count (`None` if none).
@@ -326,7 +350,9 @@ impl Rule {
                 }))
             };
         for target in targets {
-            if !(self.accept)(target.as_str()) {
+            if !(self.accept)(target.as_str())
+                || self.around.is_some_and(|f| !f(text, target.start(), target.end()))
+            {
                 continue;
             }
             out.push_str(&text[last..target.start()]);
@@ -342,6 +368,21 @@ impl Rule {
         out.push_str(&text[last..]);
         Some((out, count))
     }
+}
+
+/// The characters just before and just after `text[start..end]`.
+fn neighbours(text: &str, start: usize, end: usize) -> (Option<char>, Option<char>) {
+    (text[..start].chars().next_back(), text[end..].chars().next())
+}
+
+/// The next character is not an ASCII letter or digit.
+fn not_glued_after(text: &str, _start: usize, end: usize) -> bool {
+    !text[end..].chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+}
+
+/// The next character cannot continue a base64url key (`AIza…`, `SG.…`).
+fn key_ends(text: &str, _start: usize, end: usize) -> bool {
+    !text[end..].chars().next().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
 fn always(_: &str) -> bool {
@@ -411,6 +452,79 @@ fn bearer_value(value: &str) -> bool {
     not_placeholder(value) && (digit || mixed)
 }
 
+/// A value named in prose (`the password is hunter2`, `password: Tr0ub4dor`): besides not being a
+/// placeholder or a code reference, it must look like a password rather than an English word:
+/// at least 6 characters with a digit, a symbol, or a capital after the first letter. So
+/// "password: must be 8 characters" and "the password is required" stay.
+fn prose_value(value: &str) -> bool {
+    let v = value.trim();
+    let strong = v.bytes().any(|b| b.is_ascii_digit())
+        || v.bytes().any(|b| !b.is_ascii_alphanumeric())
+        || v.bytes().skip(1).any(|b| b.is_ascii_uppercase());
+    assignment_value(v) && v.chars().count() >= 6 && strong && !v.eq_ignore_ascii_case("1password")
+}
+
+/// The base64 of `user:password` after `Authorization: Basic`: random-looking (a digit, or both
+/// letter cases) and long enough to hold a credential, not a word such as `realm`.
+fn basic_value(value: &str) -> bool {
+    value.len() >= 8 && bearer_value(value)
+}
+
+/// `Basic base64(user:pass)` is documentation, not a credential.
+fn not_a_call(text: &str, _start: usize, end: usize) -> bool {
+    !text[end..].starts_with('(')
+}
+
+/// A URL password with a `/` in it (`postgres://app:pa/ss@db`): not when the part before the
+/// first `/` is a port (`http://localhost:8080/a@b` is a path with an `@`).
+fn slash_password(value: &str) -> bool {
+    let head = value.split('/').next().unwrap_or_default();
+    !head.is_empty() && !head.bytes().all(|b| b.is_ascii_digit()) && not_placeholder(value)
+}
+
+/// A bare AWS secret access key: exactly 40 base64 characters (the run is maximal), random-looking
+/// (8+ capitals, 8+ small letters, a digit, and a `/` or `+` or 3+ digits), not a path (no `/` at
+/// either end). Git hashes (hex, one case), longer base64 blobs, identifiers and paths stay; a
+/// real key escapes only when it happens to hold none of `/+` and fewer than 3 digits (about 1
+/// in 30).
+fn bare_aws_secret(value: &str) -> bool {
+    let count = |f: fn(&u8) -> bool| value.bytes().filter(f).count();
+    let (upper, lower, digit) =
+        (count(u8::is_ascii_uppercase), count(u8::is_ascii_lowercase), count(u8::is_ascii_digit));
+    value.len() == 40
+        && upper >= 8
+        && lower >= 8
+        && digit >= 1
+        && (value.contains(['/', '+']) || digit >= 3)
+        && !value.starts_with('/')
+        && !value.ends_with('/')
+        && !value.contains("//")
+}
+
+/// Around a bare AWS secret: not the tail of an identifier (`x_…`, `x-…`, `x.…`, `%…`) and not
+/// the start of a longer value (`…=` padding, `…_x`, `…-x`, `….x`).
+fn bare_aws_around(text: &str, start: usize, end: usize) -> bool {
+    let (before, after) = neighbours(text, start, end);
+    let glue = |c: char| matches!(c, '_' | '-' | '.' | '%' | '\\' | '$' | '&');
+    let dotted = text[end..].strip_prefix('.').and_then(|r| r.chars().next());
+    !before.is_some_and(glue)
+        && !after.is_some_and(|c| matches!(c, '=' | '_' | '-'))
+        && !dotted.is_some_and(|c| c.is_ascii_alphanumeric())
+        && !ends_a_pem_body(text, start)
+}
+
+/// Whether the line starting at `start` follows a full 64-character base64 line: the short last
+/// line of a certificate or public key, not a secret on its own.
+fn ends_a_pem_body(text: &str, start: usize) -> bool {
+    let Some(line_start) = text[..start].rfind('\n') else { return false };
+    if !text[line_start + 1..start].trim().is_empty() {
+        return false;
+    }
+    let before = text[..line_start].trim_end_matches('\r');
+    let prev = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+    prev.len() == 64 && prev.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'/')
+}
+
 /// Key names whose value is a credential. The key must end with one of these words (so
 /// `password_hint` does not count); `pass` only as a whole segment (`DB_PASS`, not `bypass`).
 /// `pwd` is left out on purpose: `PWD=/home/…` is in every environment dump.
@@ -420,6 +534,15 @@ const SECRET_KEY: &str = r"(?:[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secr
 /// whitespace, quotes and the list separators `,;&`, and cannot start with `=` (that is `==`).
 const ASSIGNED_VALUE: &str =
     r#"(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'`=,;&][^\s"'`,;&]*))"#;
+
+/// A value in prose or after a flag: quoted (its inside is replaced) or bare. Bare values stop at
+/// whitespace and quotes, and a trailing sentence mark (`.,;:!?)]`) is not part of them.
+const PROSE_VALUE: &str =
+    r#"(?:"([^"\r\n]+)"|'([^'\r\n]+)'|`([^`\r\n]+)`|([^\s"'`<>]*[^\s"'`<>.,;:!?)\]]))"#;
+
+/// A value after a command-line flag: quoted, or bare (not starting with `-`, which is the next
+/// flag or standard input).
+const FLAG_VALUE: &str = r#"(?:"([^"\r\n]*)"|'([^'\r\n]*)'|([^\s"'`\-][^\s"'`]*))"#;
 
 /// All rules, in the order they run. Specific shapes run before generic ones so that a token
 /// assigned to a key is reported as what it is (`token=ghp_…` is a `github-token`); later rules
@@ -432,11 +555,33 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     let kv_yaml = format!(
         r#"(?imR)^[ \t]*(?:-[ \t]+)?["']?{SECRET_KEY}["']?[ \t]*:[ \t]*(?:"((?:[^"\\\r\n]|\\.)*)"|'([^'\r\n]*)'|([^\s"'#|>][^\s]*))[ \t]*(?:#[^\r\n]*)?$"#
     );
+    // `--password X`, `--db-token X`: the flag must end with the secret word (`--password-stdin`,
+    // `--token-file PATH` and `--max-tokens N` are not secrets).
+    let flag = format!(
+        r#"(?i)(?:\A|[\s"'(=])--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|token|api-?key|access-key|secret-key|client-secret|auth-token)[ \t]+{FLAG_VALUE}"#
+    );
+    // `mysql -uroot -phunter2`: the password glued to `-p`, only after a MySQL/MariaDB client on
+    // the same line (elsewhere `-p` is a port, a path flag, `-pthread` …).
+    let mysql_p = r#"\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mysqlsh|mariadb|mariadb-dump|mariadb-admin)\b[^\r\n]*?[ \t]-p(?:"([^"\r\n]+)"|'([^'\r\n]+)'|([^\s"'`\-][^\s"'`]*))"#;
+    // `docker login -u me -p X`: `-p` is the password only for a registry login.
+    let docker_p = format!(
+        r"(?i)\b(?:docker|podman|nerdctl|buildah)[ \t]+login\b[^\r\n]*?[ \t]-p(?:[ \t]+|=){FLAG_VALUE}"
+    );
+    // `the root password is hunter2`, `DB password for staging: Tr0ub4dor`.
+    let prose = format!(
+        r"(?i)\b(?:password|passwd|passphrase)(?:[ \t]+[a-z]+){{0,3}}?(?:[ \t]*:|[ \t]+(?:is|was)(?:[ \t]+(?:now|still|set[ \t]+to))?)[ \t]+{PROSE_VALUE}"
+    );
     vec![
         // Whole PEM/OpenSSH/PGP private key blocks; a missing END redacts to the end of the text.
         Rule::new(
             "private-key",
             r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)",
+            always,
+        ),
+        // PuTTY `.ppk` files: from the header to the `Private-MAC`/`Private-Hash` line (or the end).
+        Rule::new(
+            "private-key",
+            r"PuTTY-User-Key-File-[0-9]+:[ \t]*[A-Za-z0-9@.-]+(?s:.*?)(?:Private-(?:MAC|Hash):[^\r\n]*|\z)",
             always,
         ),
         Rule::new(
@@ -451,60 +596,92 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r#"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/?#@"'<>]*:([^\s/?#"'<>]+)@"#,
             not_placeholder,
         ),
-        Rule::new("anthropic-key", r"\bsk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,}", always),
+        // The same with a raw `/` in the password (`app:pa/ss@db`), which URL parsers would read
+        // as a path but people write anyway.
         Rule::new(
-            "openai-key",
-            r"\bsk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{32,}",
-            mixed_chars,
+            "connection-string",
+            r#"(?i)\b[a-z][a-z0-9+.-]*://[^\s:/?#@"'<>]*:([^\s/?#"'<>@]*/[^\s?#"'<>@]*)@[A-Za-z0-9\[]"#,
+            slash_password,
         ),
-        Rule::new("aws-access-key", r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}\b", always),
+        Rule::token("anthropic-key", r"sk-ant-[a-z]{2,8}[0-9]{2}-[A-Za-z0-9_-]{32,}", always),
+        Rule::token("openai-key", r"sk-(?:(?:proj|svcacct|admin)-)?[A-Za-z0-9_-]{32,}", mixed_chars),
+        Rule::token("aws-access-key", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}", always),
         Rule::new(
             "aws-secret-key",
             r"(?i)\b(?:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\x22']?[ \t]*(?:=>|:=|=|:)[ \t]*[\x22']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|\z)",
             always,
         ),
-        Rule::new(
+        Rule::token(
             "github-token",
-            r"\b(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{50,})\b",
+            r"(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{50,})",
             always,
         ),
-        Rule::new("gitlab-token", r"\bgl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,}", always),
-        Rule::new(
+        Rule::token("gitlab-token", r"gl(?:pat|dt|rt|ptt|soat)-[A-Za-z0-9_-]{20,}", always),
+        Rule::token(
             "slack-token",
-            r"\b(?:xox[abposr]|xapp)-(?:[0-9]+-)+[0-9A-Za-z]{8,}(?:-[0-9A-Za-z]+)*",
+            r"(?:xox[abposr]|xapp)-(?:[0-9]+-)+[0-9A-Za-z]{8,}(?:-[0-9A-Za-z]+)*",
             always,
         ),
-        Rule::new(
+        Rule::token(
             "stripe-key",
-            r"\b(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})\b",
+            r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})",
             always,
         ),
-        Rule::new("google-api-key", r"\b(AIza[0-9A-Za-z_-]{35})(?:[^0-9A-Za-z_-]|\z)", always),
-        Rule::new("npm-token", r"\bnpm_[A-Za-z0-9]{36}\b", always),
-        Rule::new("pypi-token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", always),
-        Rule::new("huggingface-token", r"\bhf_[A-Za-z0-9]{34,}\b", always),
-        Rule::new(
-            "sendgrid-key",
-            r"\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})(?:[^A-Za-z0-9_-]|\z)",
-            always,
-        ),
-        Rule::new("twilio-key", r"\bSK[0-9a-f]{32}\b", always),
-        Rule::new("digitalocean-token", r"\bdo[por]_v1_[a-f0-9]{64}\b", always),
+        Rule::token("google-api-key", r"AIza[0-9A-Za-z_-]{35}", always).with_around(key_ends),
+        Rule::token("npm-token", r"npm_[A-Za-z0-9]{36}", always),
+        Rule::token("pypi-token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", always),
+        Rule::token("huggingface-token", r"hf_[A-Za-z0-9]{34,}", always),
+        Rule::token("sendgrid-key", r"SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}", always)
+            .with_around(key_ends),
+        Rule::token("twilio-key", r"SK[0-9a-f]{32}", always),
+        Rule::token("digitalocean-token", r"do[por]_v1_[a-f0-9]{64}", always),
         Rule::new(
             "azure-storage-key",
             r"(?i)\b(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*([A-Za-z0-9+/]{40,}={0,2})",
             always,
         ),
-        Rule::new(
+        // Signed, or unsigned (`alg: none`): the third part is empty and the token ends in `.`.
+        Rule::token(
             "jwt",
-            r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{8,})?",
             always,
         ),
+        Rule::new(
+            "basic-auth",
+            r#"(?i)\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?basic[ \t]+([A-Za-z0-9+/_-]+={0,2})"#,
+            basic_value,
+        )
+        .with_around(not_a_call),
         Rule::new("bearer-token", r"(?i)\bbearer[ \t]+([A-Za-z0-9._~+/-]{20,}=*)", bearer_value),
+        // A GCP service-account key file's `private_key_id` (its `private_key` is a PEM block).
+        Rule::new(
+            "gcp-private-key-id",
+            r#"(?i)\bprivate_key_id\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9]{16,})"#,
+            always,
+        ),
         Rule::new("password-assignment", &kv_json, assignment_value),
         Rule::new("password-assignment", &kv_yaml, assignment_value),
         Rule::new("password-assignment", &kv_eq, assignment_value),
+        Rule::new("password-flag", &flag, assignment_value),
+        Rule::new("password-flag", mysql_p, not_placeholder),
+        Rule::new("password-flag", &docker_p, assignment_value),
+        Rule::new("password-prose", &prose, prose_value),
+        // Last: a bare 40-character AWS secret key with no label, once every other shape is gone.
+        Rule::new("aws-secret-key", r"[A-Za-z0-9/+]{40,}", bare_aws_secret).with_around(bare_aws_around),
     ]
+});
+
+/// At most 14 ASCII letters, digits, `-`, `_`, `.` and `/`: no rule can match such a word. Every
+/// shape needs a character outside that set (`=`, `:`, a space, `<`, a quote) or is longer (the
+/// shortest token, a Slack `xoxb-1-` plus 8, is 15); `plain_words_match_no_rule` checks it.
+fn is_plain_word(s: &str) -> bool {
+    s.len() <= 14
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
+}
+
+/// Every rule's pattern in one set: whether any rule can match at all.
+static ANY_RULE: LazyLock<regex::RegexSet> = LazyLock::new(|| {
+    regex::RegexSet::new(RULES.iter().map(|r| r.regex.as_str())).expect("the rules compile")
 });
 
 /// Replace well-known credential shapes with `«redacted:<kind>»`.
@@ -513,16 +690,110 @@ static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
 /// matched, the text is the input unchanged and the list is empty.
 #[must_use]
 pub fn scrub_secrets(input: &str) -> (String, Vec<SecretFinding>) {
+    // Metadata is scrubbed too (every tag of every memory read), so the common cases are cheap:
+    // a short plain word cannot hold any shape, and one pass of all patterns at once answers
+    // "nothing to find" without running each rule.
+    if is_plain_word(input) || !ANY_RULE.is_match(input) {
+        return (input.to_owned(), Vec::new());
+    }
     let mut text = Cow::Borrowed(input);
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
-    for rule in RULES.iter() {
-        if let Some((next, count)) = rule.apply(&text) {
-            text = Cow::Owned(next);
-            *counts.entry(rule.kind).or_default() += count;
+    // A replacement can change what another rule sees next to it (a neighbour that kept a token
+    // from matching is now a marker), so passes repeat until nothing changes: scrubbing the
+    // result again then finds nothing. Each pass only turns text into markers, which no rule
+    // matches, so this ends; the bound is a guard.
+    for _ in 0..4 {
+        let mut changed = false;
+        for rule in RULES.iter() {
+            if let Some((next, count)) = rule.apply(&text) {
+                text = Cow::Owned(next);
+                *counts.entry(rule.kind).or_default() += count;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
         }
     }
     let findings = counts.into_iter().map(|(kind, count)| SecretFinding { kind, count }).collect();
     (text.into_owned(), findings)
+}
+
+/// `text` without the markers redaction writes (`[redacted]`, `«redacted:<kind>»`), for deriving
+/// a name or a title from redacted text: a marker is not a word of the memory.
+#[must_use]
+pub fn strip_markers(text: &str) -> String {
+    MARKER_RE.replace_all(&text.replace(PRIVATE_MARKER, " "), " ").into_owned()
+}
+
+/// What [`redact_tags`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RedactedTags {
+    /// The tags that held nothing private, in their order.
+    pub tags: Vec<String>,
+    /// How many tags were dropped because redaction removed something from them.
+    pub dropped: usize,
+    /// `<private>` blocks found in the dropped tags.
+    pub private_blocks: usize,
+    /// Secrets found in the dropped tags, by kind.
+    pub secrets: Vec<SecretFinding>,
+}
+
+/// Runs every tag through [`sanitize`] and drops each one redaction changed.
+///
+/// A tag is a single label used to filter by: `acme-[redacted]` would still tell what the author
+/// hid next to, and a marker is useless as a filter, so the whole tag goes. The counts say what
+/// was dropped, for the write's report.
+#[must_use]
+pub fn redact_tags(tags: &[String], scrub: bool) -> RedactedTags {
+    let mut out = RedactedTags::default();
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for tag in tags {
+        let s = sanitize(tag, scrub);
+        if s.had_private_content {
+            out.dropped += 1;
+            out.private_blocks += s.private_blocks;
+            for f in s.secrets {
+                *counts.entry(f.kind).or_default() += f.count;
+            }
+        } else {
+            out.tags.push(tag.clone());
+        }
+    }
+    out.secrets = counts.into_iter().map(|(kind, count)| SecretFinding { kind, count }).collect();
+    out
+}
+
+/// Redacts every string in a JSON value, object keys included (a frontmatter shown to a person or
+/// an agent). Returns whether anything changed.
+pub fn redact_json(value: &mut serde_json::Value, scrub: bool) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            let clean = sanitize(s, scrub);
+            if clean.had_private_content {
+                *s = clean.text;
+                true
+            } else {
+                false
+            }
+        }
+        Value::Array(items) => {
+            items.iter_mut().fold(false, |changed, v| redact_json(v, scrub) | changed)
+        }
+        Value::Object(map) => {
+            let mut changed = false;
+            let old = std::mem::take(map);
+            for (k, mut v) in old {
+                changed |= redact_json(&mut v, scrub);
+                let key = sanitize(&k, scrub);
+                changed |= key.had_private_content;
+                map.insert(key.text, v);
+            }
+            changed
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
+    }
 }
 
 #[cfg(test)]
@@ -1000,7 +1271,6 @@ mod tests {
 
     #[test]
     fn aws_secret_key_lookalikes_are_kept() {
-        assert_kept(&format!("a bare 40-character string {AWS_SECRET} has no key name"));
         assert_kept(&format!("aws_secret_access_key is not {GIT_SHA}x"));
         assert_kept("aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}");
         assert_kept("set aws_secret_access_key in ~/.aws/credentials");
@@ -1411,6 +1681,442 @@ mod tests {
         ];
         for input in kept {
             assert_kept(input);
+        }
+    }
+
+    // -- shapes found by the hardening audit (see: #14) -----------------------------------------
+
+    const UNSIGNED_JWT: &str =
+        "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiIxMjM0NTY3ODkwIiwiYWRtaW4iOnRydWV9.";
+    const PUTTY: &str = "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: ed25519-key-20240101\nPublic-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIBxN0pJ4Bqv6dZ2rZ\nPrivate-Lines: 1\nAAAAIGx1c2VyQGhvc3QAAAAgdGVzdA\nPrivate-MAC: 8f3e2a1b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7";
+    const GCP_KEY_ID: &str = "4f6a9d1c2b3e8f7a6d5c4b3a2f1e0d9c8b7a6f5e";
+
+    #[test]
+    fn long_password_flag_is_caught() {
+        assert_caught(
+            "mysql --password hunter2 shop",
+            "mysql --password «redacted:password-flag» shop",
+            "password-flag",
+        );
+        assert_caught(
+            "vault login --token 'Xy7pQ2Lm9Rt4wz'",
+            "vault login --token '«redacted:password-flag»'",
+            "password-flag",
+        );
+        assert_caught(
+            "deploy --db-password \"p4ss w0rd\" --yes",
+            "deploy --db-password \"«redacted:password-flag»\" --yes",
+            "password-flag",
+        );
+    }
+
+    #[test]
+    fn long_password_flag_lookalikes_are_kept() {
+        assert_kept("echo $PW | docker login --password-stdin registry.example.com");
+        assert_kept("mysql --password $DB_PASSWORD shop");
+        assert_kept("run --password-file /run/secrets/db --token-file ./token");
+        assert_kept("llm --max-tokens 1000 --token-limit 20");
+        assert_kept("read it with --password - from standard input");
+    }
+
+    #[test]
+    fn mysql_glued_password_is_caught() {
+        assert_caught(
+            "mysql -uroot -phunter2 shop",
+            "mysql -uroot -p«redacted:password-flag» shop",
+            "password-flag",
+        );
+        assert_caught(
+            "mysqldump -h db -u app -p'S3cr3t!' shop > dump.sql",
+            "mysqldump -h db -u app -p'«redacted:password-flag»' shop > dump.sql",
+            "password-flag",
+        );
+    }
+
+    #[test]
+    fn mysql_glued_password_lookalikes_are_kept() {
+        assert_kept("mysql -u root -p shop");
+        assert_kept("mysql -h db -P3306 --protocol=tcp shop");
+        assert_kept("gcc -pthread -pedantic main.c");
+        assert_kept("ssh -p2222 deploy@host");
+    }
+
+    #[test]
+    fn docker_login_password_is_caught() {
+        assert_caught(
+            "docker login -u ci -p Sup3rS3cret registry.example.com",
+            "docker login -u ci -p «redacted:password-flag» registry.example.com",
+            "password-flag",
+        );
+        assert_caught(
+            "podman login --username ci -p=abc123XYZ quay.io",
+            "podman login --username ci -p=«redacted:password-flag» quay.io",
+            "password-flag",
+        );
+    }
+
+    #[test]
+    fn docker_login_password_lookalikes_are_kept() {
+        assert_kept("docker run -p 8080:80 nginx");
+        assert_kept("ssh -p 2222 deploy@host");
+        assert_kept("mkdir -p build && docker build -t app .");
+        assert_kept("docker login -u ci -p $CI_REGISTRY_PASSWORD registry.example.com");
+    }
+
+    #[test]
+    fn password_in_prose_is_caught() {
+        assert_caught(
+            "the root password is hunter2 for staging",
+            "the root password is «redacted:password-prose» for staging",
+            "password-prose",
+        );
+        assert_caught(
+            "Staging DB password: Tr0ub4dor&3, rotate monthly",
+            "Staging DB password: «redacted:password-prose», rotate monthly",
+            "password-prose",
+        );
+        assert_caught(
+            "The password for the VPN was 'S3cret!pass'.",
+            "The password for the VPN was '«redacted:password-prose»'.",
+            "password-prose",
+        );
+        assert_caught(
+            "wifi passphrase is now CorrectHorse9.",
+            "wifi passphrase is now «redacted:password-prose».",
+            "password-prose",
+        );
+    }
+
+    #[test]
+    fn password_in_prose_lookalikes_are_kept() {
+        for input in [
+            "the password policy requires 12 characters",
+            "the password policy is strict",
+            "the password is required",
+            "The password is too short.",
+            "the password is stored in 1Password",
+            "password is 8 characters",
+            "Password: must be at least 8 characters",
+            "Password: see the team vault.",
+            "the password is `$DB_PASSWORD`",
+        ] {
+            assert_kept(input);
+        }
+    }
+
+    #[test]
+    fn basic_auth_is_caught() {
+        assert_caught(
+            "Authorization: Basic dXNlcjpodW50ZXIy\r\n",
+            "Authorization: Basic «redacted:basic-auth»\r\n",
+            "basic-auth",
+        );
+        assert_caught(
+            "curl -H 'authorization: basic YWRtaW46czNjcjN0' https://api",
+            "curl -H 'authorization: basic «redacted:basic-auth»' https://api",
+            "basic-auth",
+        );
+    }
+
+    #[test]
+    fn basic_auth_lookalikes_are_kept() {
+        assert_kept("Basic auth is configured in nginx.");
+        assert_kept("Authorization: Basic <credentials>");
+        assert_kept("Authorization: Basic $CREDENTIALS");
+        assert_kept("send Authorization: Basic base64(user:pass)");
+        assert_kept("WWW-Authenticate: Basic realm=\"api\"");
+    }
+
+    #[test]
+    fn unsigned_jwt_is_caught() {
+        assert_caught(
+            &format!("token {UNSIGNED_JWT} in the log"),
+            "token «redacted:jwt» in the log",
+            "jwt",
+        );
+        assert_caught(&format!("jwt={UNSIGNED_JWT}"), "jwt=«redacted:jwt»", "jwt");
+    }
+
+    #[test]
+    fn unsigned_jwt_lookalikes_are_kept() {
+        assert_kept("eyJ.eyJ. is how an unsigned token starts");
+        assert_kept("see config.eyJhbGciOiJub25lIn0.yaml");
+    }
+
+    #[test]
+    fn bare_aws_secret_key_is_caught() {
+        assert_caught(
+            &format!("a bare 40-character string {AWS_SECRET} has no key name"),
+            "a bare 40-character string «redacted:aws-secret-key» has no key name",
+            "aws-secret-key",
+        );
+        assert_caught(
+            "the secret is 9dKq2LmN4pRt7VxZ1bCf5gHj8kMn3QsW6yAe0uIo.",
+            "the secret is «redacted:aws-secret-key».",
+            "aws-secret-key",
+        );
+    }
+
+    #[test]
+    fn bare_aws_secret_key_lookalikes_are_kept() {
+        let camel = "ConfigurationManagerFactoryBuilderImpl2X";
+        let path = "src/Components/Button2/Index/FooBarBazQx";
+        let padded = "QmFzZTY0IGVuY29kZWQgdGV4dCB3aXRoIHBhZGRpbmcgaGVyZQ==";
+        assert_eq!((camel.len(), path.len()), (40, 40));
+        assert_kept(&format!("commit {GIT_SHA} and class {camel}"));
+        assert_kept(&format!("open {path} or the blob {padded}"));
+        assert_kept(&format!("AWS_{AWS_SECRET}_BACKUP is an identifier"));
+        let cert = format!(
+            "-----BEGIN CERTIFICATE-----\n{}\n9dKq2LmN4pRt7VxZ1bCf5gHj8kMn3QsW6yAe0uIo\n-----END CERTIFICATE-----",
+            "MIIBszCCAVmgAwIBAgIUQmFzZTY0IGVuY29kZWQgdGV4dCB3aXRoIHBhZGRpbmcg"
+        );
+        assert_kept(&cert);
+    }
+
+    #[test]
+    fn tokens_glued_to_underscores_are_caught() {
+        assert_caught(
+            &format!("key_{GITHUB} in CI"),
+            "key_«redacted:github-token» in CI",
+            "github-token",
+        );
+        // Key characters include `_`, so a suffix glued with `_` goes with the key.
+        assert_caught(
+            &format!("foo_{OPENAI_LEGACY}_prod"),
+            "foo_«redacted:openai-key»",
+            "openai-key",
+        );
+        assert_caught(&format!("{GITHUB}_prod"), "«redacted:github-token»_prod", "github-token");
+        assert_caught(
+            &format!("AWS_{AWS_ACCESS}_ID"),
+            "AWS_«redacted:aws-access-key»_ID",
+            "aws-access-key",
+        );
+        assert_caught(&format!("cache_{NPM}"), "cache_«redacted:npm-token»", "npm-token");
+    }
+
+    #[test]
+    fn ordinary_words_next_to_underscores_are_kept() {
+        assert_kept("snake_case_ghp_short and my_sk-learn_model");
+        assert_kept("max_tokens_npm_run_build hf_hub_download_AKIA_docs");
+        assert_kept("__init__ and _private_helper and sk_live_ prefixes");
+    }
+
+    #[test]
+    fn url_password_with_a_slash_is_caught() {
+        assert_caught(
+            "postgres://app:pa/ss@db.internal:5432/app",
+            "postgres://app:«redacted:connection-string»@db.internal:5432/app",
+            "connection-string",
+        );
+        assert_caught(
+            "redis://:s3cr/et+x@cache:6379/0",
+            "redis://:«redacted:connection-string»@cache:6379/0",
+            "connection-string",
+        );
+    }
+
+    #[test]
+    fn url_password_with_a_slash_lookalikes_are_kept() {
+        assert_kept("http://localhost:8080/a@b and https://registry.npmjs.org:443/@scope/pkg");
+        assert_kept("https://example.com/users/@josh and git+ssh://git@host:org/repo.git");
+        assert_kept("postgres://app:${DB_PASS}/x@db/app");
+    }
+
+    #[test]
+    fn putty_private_key_is_caught() {
+        assert_caught(
+            &format!("ppk:\n{PUTTY}\nload it in pageant"),
+            "ppk:\n«redacted:private-key»\nload it in pageant",
+            "private-key",
+        );
+        // Truncated before the MAC: redacted to the end.
+        assert_caught(
+            "key:\nPuTTY-User-Key-File-2: ssh-rsa\nEncryption: none\nPublic-Lines: 6\nAAAAB3Nza",
+            "key:\n«redacted:private-key»",
+            "private-key",
+        );
+    }
+
+    #[test]
+    fn putty_private_key_lookalikes_are_kept() {
+        assert_kept("Convert it with puttygen; files start with `PuTTY-User-Key-File-3:`.");
+        assert_kept("Save it as a PuTTY-User-Key-File (.ppk).");
+    }
+
+    #[test]
+    fn gcp_private_key_id_is_caught() {
+        assert_caught(
+            &format!(
+                r#"{{"type": "service_account", "private_key_id": "{GCP_KEY_ID}", "client_email": "svc@p.iam.gserviceaccount.com"}}"#
+            ),
+            r#"{"type": "service_account", "private_key_id": "«redacted:gcp-private-key-id»", "client_email": "svc@p.iam.gserviceaccount.com"}"#,
+            "gcp-private-key-id",
+        );
+        assert_caught(
+            &format!("private_key_id: {GCP_KEY_ID}\n"),
+            "private_key_id: «redacted:gcp-private-key-id»\n",
+            "gcp-private-key-id",
+        );
+    }
+
+    #[test]
+    fn gcp_private_key_id_lookalikes_are_kept() {
+        assert_kept("the private_key_id field names the key in the service account file");
+        assert_kept("private_key_id: ${GCP_KEY_ID}");
+        assert_kept(r#""private_key_id": "<key-id>""#);
+    }
+
+    #[test]
+    fn plain_words_match_no_rule() {
+        // The fast path of `scrub_secrets` skips these; no rule may match any of them.
+        const PIECES: &[&str] = &[
+            "xoxb-1-", "xoxp-12-", "sk-", "sk_live_", "ghp_", "npm_", "hf_", "AKIA", "SK", "SG.",
+            "eyJ", "gl", "pat-", "dop_v1_", "pypi-", "AIza", "a", "Z", "0", "9", "-", "_", ".",
+            "/", "1234567", "abcdefgh", "ABCDEFGH", "mysql", "-p", "token", "password",
+        ];
+        let mut words = vec![String::new()];
+        for _ in 0..3 {
+            let next: Vec<String> =
+                words.iter().flat_map(|w| PIECES.iter().map(move |p| format!("{w}{p}"))).collect();
+            words.extend(next);
+        }
+        words.extend(["xoxb-1-1234567".to_owned(), "AKIA1234567890".to_owned()]);
+        for w in words.iter().filter(|w| is_plain_word(w)) {
+            for rule in RULES.iter() {
+                assert!(rule.apply(w).is_none(), "{} matches the plain word {w:?}", rule.kind);
+            }
+        }
+    }
+
+    // -- metadata helpers ------------------------------------------------------------------------
+
+    #[test]
+    fn strip_markers_leaves_only_words() {
+        let s = sanitize(&format!("<private>acme</private> deploy {AWS_ACCESS} now"), true);
+        assert_eq!(
+            strip_markers(&s.text).split_whitespace().collect::<Vec<_>>(),
+            ["deploy", "now"]
+        );
+    }
+
+    #[test]
+    fn redact_tags_drops_every_tag_redaction_touches() {
+        let tags: Vec<String> =
+            ["deploy", "<private>acme</private>", GITHUB, "acme-<private>x</private>"]
+                .iter()
+                .map(|t| (*t).to_owned())
+                .collect();
+        let r = redact_tags(&tags, true);
+        assert_eq!(r.tags, ["deploy"]);
+        assert_eq!(r.dropped, 3);
+        assert_eq!(r.private_blocks, 2);
+        assert_eq!(r.secrets, vec![SecretFinding { kind: "github-token", count: 1 }]);
+    }
+
+    #[test]
+    fn redact_json_reaches_nested_values_and_keys() {
+        let mut v = serde_json::json!({
+            "note": "<private>acme</private> merger",
+            "list": ["ok", format!("token {GITHUB}")],
+            "nested": {"<private>k</private>": 1, "plain": true},
+        });
+        assert!(redact_json(&mut v, true));
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "note": "[redacted] merger",
+                "list": ["ok", "token «redacted:github-token»"],
+                "nested": {"[redacted]": 1, "plain": true},
+            })
+        );
+        assert!(!redact_json(&mut v, true), "a second pass finds nothing");
+    }
+
+    // -- properties (see: #14, item 9) -------------------------------------------------------------
+
+    mod properties {
+        use proptest::prelude::*;
+
+        use super::super::*;
+        use super::{AWS_ACCESS, GITHUB, JWT, NPM, OPENAI, SLACK, STRIPE, UNSIGNED_JWT};
+
+        /// Can never come out of [`text`]: it has capitals, the surrounding text has none.
+        const PLANTED: &str = "PLANTEDq7Zx9";
+
+        /// Text that stresses both scanners: tag pieces, key words, separators, code-ish runs.
+        fn text() -> impl Strategy<Value = String> {
+            let piece = prop_oneof![
+                Just("<private>"),
+                Just("</private>"),
+                Just("<private"),
+                Just("</private"),
+                Just(">"),
+                Just("password"),
+                Just("password: "),
+                Just(" is "),
+                Just("token="),
+                Just("--password "),
+                Just("mysql -p"),
+                Just("postgres://u:"),
+                Just("@db/"),
+                Just("Authorization: Basic "),
+                Just("-----BEGIN RSA PRIVATE KEY-----"),
+                Just("-----END RSA PRIVATE KEY-----"),
+                Just("eyJ"),
+                Just("«redacted:jwt»"),
+                Just("[redacted]"),
+                Just("\"'`"),
+                Just("é🙂"),
+            ]
+            .prop_map(str::to_owned);
+            let run = "[a-z0-9 \n\t=:_./@+-]{0,12}";
+            proptest::collection::vec(prop_oneof![piece, run.prop_map(String::from)], 0..10)
+                .prop_map(|parts| parts.concat())
+        }
+
+        /// Characters that may touch a token without being part of it.
+        fn separator() -> impl Strategy<Value = &'static str> {
+            prop::sample::select(vec![" ", "\n", "_", "(", "\"", "'", "=", ",", ": ", "/", "\t"])
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+
+            #[test]
+            fn a_planted_private_block_is_always_removed(
+                before in text(),
+                after in text(),
+                scrub: bool,
+            ) {
+                let input = format!("{before}<private>{PLANTED}</private>{after}");
+                let s = sanitize(&input, scrub);
+                prop_assert!(!s.text.contains(PLANTED), "{:?} -> {:?}", input, s.text);
+                prop_assert!(s.had_private_content);
+            }
+
+            #[test]
+            fn a_planted_token_is_always_removed(
+                before in text(),
+                after in text(),
+                left in separator(),
+                right in separator(),
+                token in prop::sample::select(vec![GITHUB, AWS_ACCESS, OPENAI, JWT, UNSIGNED_JWT, NPM, SLACK, STRIPE]),
+            ) {
+                let input = format!("{before}{left}{token}{right}{after}");
+                let s = sanitize(&input, true);
+                // A JWT's header alone already leaks nothing; check its distinctive payload.
+                let probe = token.split('.').nth(1).filter(|p| !p.is_empty()).unwrap_or(token);
+                prop_assert!(!s.text.contains(probe), "{:?} -> {:?}", input, s.text);
+                prop_assert!(s.had_private_content);
+            }
+
+            #[test]
+            fn redaction_is_idempotent(input in text(), scrub: bool) {
+                let once = sanitize(&input, scrub).text;
+                let twice = sanitize(&once, scrub);
+                prop_assert_eq!(&twice.text, &once, "input {:?}", input);
+            }
         }
     }
 

@@ -257,13 +257,56 @@ fn exit_code(err: &anyhow::Error) -> u8 {
     1
 }
 
+/// A clap error that does not quote what was typed, where that may be memory content.
+///
+/// clap quotes the offending argument: `memlane add name text "more text"` would print the
+/// extra text, `memlane "remember the password is …"` the whole sentence as an unknown
+/// command, `--status "…"` the value. Errors go to terminals, logs and CI output, so content
+/// never appears in them: an unexpected argument is named only when it is a flag (clap already
+/// drops a flag's `=value`) that redaction leaves alone; values, positionals and unknown commands
+/// become `…`. The usage line, the valid values and the suggestions (which come from memlane's own
+/// definitions) still say what to do.
+fn without_echo(mut e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let flag = |s: &str| {
+        s.starts_with('-')
+            && s.chars().count() <= 40
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            && !memlane::privacy::sanitize(s, true).had_private_content
+    };
+    let hidden = || ContextValue::String("…".to_owned());
+    let mut hid_arg = false;
+    let named_flag =
+        matches!(e.get(ContextKind::InvalidArg), Some(ContextValue::String(a)) if flag(a));
+    match e.kind() {
+        ErrorKind::UnknownArgument if !named_flag => {
+            e.insert(ContextKind::InvalidArg, hidden());
+            hid_arg = true;
+        }
+        ErrorKind::InvalidSubcommand => {
+            e.insert(ContextKind::InvalidSubcommand, hidden());
+            hid_arg = true;
+        }
+        _ => {}
+    }
+    if hid_arg {
+        // This replaces clap's tip, which repeats the argument ("to pass '…' as a value …").
+        let tip = "the argument is not repeated here, as it may be memory content; quote content as one argument, and put `--` before content that starts with `-`";
+        e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.to_owned().into()]));
+    }
+    if e.get(ContextKind::InvalidValue).is_some() {
+        e.insert(ContextKind::InvalidValue, hidden());
+    }
+    e
+}
+
 /// Runs the CLI and returns the process exit code.
 pub(crate) fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
+            let _ = without_echo(e).print();
             return ExitCode::from(code);
         }
     };

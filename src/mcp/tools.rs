@@ -281,9 +281,15 @@ fn human_size(bytes: u64) -> String {
     }
 }
 
-/// A name from the first words of `content`: slugified, at most six words, unique in the vault.
+/// A name from the first words of `content`: slugified, at most six words, unique in the vault
+/// (also by letter case and Unicode form, see [`Vault::check_new_name`]).
+///
+/// The words come from the content *after* redaction, markers left out: a file name is metadata
+/// no redaction reaches, so `<private>acme merger</private> deploy …` gives `deploy-…`, never
+/// `private-acme-merger-…`, and a key in the first words never becomes part of a file name.
 fn generated_name(vault: &Vault, content: &str) -> crate::Result<MemoryName> {
-    let words: Vec<String> = content
+    let clean = crate::privacy::sanitize(content, vault.config.privacy.scrub_secrets);
+    let words: Vec<String> = crate::privacy::strip_markers(&clean.text)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(|w| w.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase())
@@ -294,7 +300,7 @@ fn generated_name(vault: &Vault, content: &str) -> crate::Result<MemoryName> {
     for n in 1..10_000 {
         let candidate = if n == 1 { base.clone() } else { format!("{base}-{n}") };
         let name = MemoryName::parse(&candidate).map_err(Error::from)?;
-        if !vault.path_of(&name).exists() {
+        if !vault.path_of(&name).exists() && vault.check_new_name(&name, None).is_ok() {
             return Ok(name);
         }
     }

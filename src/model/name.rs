@@ -88,7 +88,25 @@ fn escape(s: &str) -> String {
     s.chars().flat_map(char::escape_debug).collect()
 }
 
+/// Checks a name; the error quotes it redacted, so a refused name never echoes a secret (names
+/// are checked on every scan, so redaction runs only for the error).
 fn validate(original: &str, s: &str) -> Result<(), NameError> {
+    check(original, s).map_err(|e| {
+        let shown = |n: String| crate::privacy::sanitize(&n, true).text;
+        match e {
+            NameError::Absolute(n) => NameError::Absolute(shown(n)),
+            NameError::DotSegment(n) => NameError::DotSegment(shown(n)),
+            NameError::LeadingDot(n) => NameError::LeadingDot(shown(n)),
+            NameError::Reserved { name, dir } => NameError::Reserved { name: shown(name), dir },
+            NameError::BadChar { name, what } => NameError::BadChar { name: shown(name), what },
+            NameError::EmptyComponent(n) => NameError::EmptyComponent(shown(n)),
+            NameError::TooLong(n) => NameError::TooLong(shown(n)),
+            NameError::Empty => NameError::Empty,
+        }
+    })
+}
+
+fn check(original: &str, s: &str) -> Result<(), NameError> {
     if s.is_empty() {
         return Err(NameError::Empty);
     }
@@ -132,6 +150,20 @@ fn validate(original: &str, s: &str) -> Result<(), NameError> {
         return Err(NameError::Reserved { name: original.to_owned(), dir: parts[0].to_owned() });
     }
     Ok(())
+}
+
+/// `s` in Unicode NFC (composed: `é` as one character).
+pub fn nfc(s: &str) -> String {
+    use unicode_normalization_alignments::UnicodeNormalization as _;
+    // This fork also yields each char's alignment change; only the chars matter here.
+    s.nfc().map(|(c, _)| c).collect()
+}
+
+/// `s` as macOS and Windows file systems compare names: Unicode NFC, then lower case (then NFC
+/// again, as lower-casing can decompose). Two names with the same fold are one file there.
+pub fn fold_name(s: &str) -> String {
+    let lower: String = nfc(s).chars().flat_map(char::to_lowercase).collect();
+    nfc(&lower)
 }
 
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -301,6 +333,17 @@ mod tests {
         );
         assert_eq!(MemoryId::parse("short"), None);
         assert_eq!(MemoryId::parse("has-dash-12"), None);
+    }
+
+    #[test]
+    fn fold_name_joins_what_macos_and_windows_join() {
+        // See: #14 — `Note`/`note` and NFC/NFD `Café` are one file on those systems.
+        assert_eq!(fold_name("Note"), fold_name("note"));
+        assert_eq!(fold_name("Caf\u{e9}"), fold_name("Cafe\u{301}"));
+        assert_eq!(fold_name("CAFE\u{301}/Plan"), fold_name("caf\u{e9}/plan"));
+        assert_eq!(nfc("Cafe\u{301}"), "Caf\u{e9}");
+        assert_ne!(fold_name("note"), fold_name("notes"));
+        assert_ne!(fold_name("cafe"), fold_name("caf\u{e9}"));
     }
 
     #[test]

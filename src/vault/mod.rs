@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use intent::INTENTS_DIR;
-pub use scan::{FileStat, ListFilter, ListSort, Memory};
+pub use scan::{EscapingLink, FileStat, ListFilter, ListSort, Memory};
 pub use temp::TEMP_STALE_AFTER;
 pub use write::{
     AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus, atomic_write,
@@ -203,7 +203,8 @@ impl Vault {
             Ok(())
         } else {
             Err(Error::UnknownType {
-                ty: ty.to_owned(),
+                // The error is shown: it must not echo a secret typed as a type.
+                ty: crate::privacy::sanitize(ty, self.config.privacy.scrub_secrets).text,
                 known: self.config.type_names().into_iter().map(str::to_owned).collect(),
             })
         }

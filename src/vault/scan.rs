@@ -23,6 +23,17 @@ pub struct FileStat {
     pub mtime_ns: i128,
 }
 
+/// A symbolic link in the vault that memlane does not follow (see [`Vault::link_target`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EscapingLink {
+    /// The link's path relative to the vault root (`notes.md`, `shared`).
+    pub name: String,
+    /// Where it resolves, when it resolves at all.
+    pub target: Option<PathBuf>,
+    /// Whether it leads to a folder.
+    pub folder: bool,
+}
+
 /// One memory as read from disk.
 #[derive(Debug, Clone)]
 pub struct Memory {
@@ -81,9 +92,13 @@ impl Vault {
         self.root().join(name.rel_path())
     }
 
-    /// Loads one memory from its file.
+    /// Loads one memory from its file. Refuses a file reached through a symbolic link that
+    /// resolves outside the vault's memories (see [`Vault::link_target`]).
     pub fn load(&self, name: &MemoryName) -> crate::Result<Memory> {
         let path = self.path_of(name);
+        if !self.stays_inside(name) {
+            return Err(Error::LinkOutsideVault(name.rel_path()));
+        }
         let bytes = std::fs::read(&path).at("read", &path)?;
         let raw = String::from_utf8(bytes).map_err(|_| {
             Error::Invalid(format!(
@@ -105,8 +120,36 @@ impl Vault {
                 Default::default()
             }
         };
-        let (meta, w) = Meta::from_mapping(&map);
+        let (mut meta, w) = Meta::from_mapping(&map);
         warnings.extend(w);
+        // Hand-written metadata gets the content's redaction before it reaches the manifest, the
+        // index or any output (the file itself is never rewritten by reading): a tag redaction
+        // touches is left out, and other values and warnings (which quote values) are redacted.
+        let scrub = self.config.privacy.scrub_secrets;
+        let tags = crate::privacy::redact_tags(&meta.tags, scrub);
+        if tags.dropped > 0 {
+            meta.tags = tags.tags;
+            warnings.push(format!(
+                "{} tag(s) held private text or a credential and are not shown or indexed",
+                tags.dropped
+            ));
+        }
+        for value in
+            [&mut meta.id, &mut meta.memory_type, &mut meta.status, &mut meta.superseded_by]
+                .into_iter()
+                .flatten()
+        {
+            let clean = crate::privacy::sanitize(value, scrub);
+            if clean.had_private_content {
+                *value = clean.text;
+            }
+        }
+        for w in &mut warnings {
+            let clean = crate::privacy::sanitize(w, scrub);
+            if clean.had_private_content {
+                *w = clean.text;
+            }
+        }
         let (id, id_persisted) = match meta.id.as_deref().and_then(MemoryId::parse) {
             Some(id) => (id, true),
             None => (MemoryId::derived(&name), false),
@@ -142,14 +185,78 @@ impl Vault {
         }
     }
 
+    /// Where a symbolic link at `path` leads, and whether memlane may read through it: only when
+    /// it resolves to a place a memory could be, inside the vault (not into `.trash/`,
+    /// `.history/`, `indices/`, `state/` or any dot folder). A link that leaves the vault would
+    /// let a cloned repository feed any file of the user's (`notes.md -> ~/.ssh/id_ed25519`)
+    /// into an agent's context; a broken link resolves nowhere and is not read either.
+    pub fn link_target(&self, path: &Path) -> (Option<PathBuf>, bool) {
+        let Ok(real) = path.canonicalize() else { return (None, false) };
+        let allowed = real.strip_prefix(&self.canonical_root).is_ok_and(|rel| {
+            let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned());
+            let first = parts.next();
+            first.as_deref().is_some_and(|f| !RESERVED_DIRS.contains(&f) && !f.starts_with('.'))
+                && parts.all(|p| !p.starts_with('.'))
+        });
+        (Some(real), allowed)
+    }
+
+    /// Whether reading memory `name` stays inside the vault: each part of its path is checked
+    /// without following links (one `lstat` per part, no `canonicalize` unless a part is a
+    /// link). A missing part is "inside": the read then fails as a plain missing file.
+    fn stays_inside(&self, name: &MemoryName) -> bool {
+        let mut p = self.root().to_path_buf();
+        for part in name.rel_path().split('/') {
+            p.push(part);
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return self.link_target(&self.path_of(name)).1;
+                }
+                Ok(_) => {}
+                Err(_) => return true,
+            }
+        }
+        true
+    }
+
+    /// Symbolic links in the vault that memlane does not follow because they resolve outside
+    /// its memories (or nowhere): files named `*.md` and folders, for `memlane doctor`.
+    pub fn escaping_links(&self) -> crate::Result<Vec<EscapingLink>> {
+        Ok(self.walk()?.1)
+    }
+
     /// Every memory file in the vault with its size and mtime, sorted by name (reserved folders,
-    /// dot files and non-`.md` files skipped; symlinked files followed, symlinked folders not).
+    /// dot files and non-`.md` files skipped; symlinked files followed only when they resolve
+    /// inside the vault's memories, symlinked folders never).
     ///
     /// One `readdir` per folder and one `stat` per memory: this is the whole cost of a
     /// no-change reconcile, so it stays this lean.
     pub fn files(&self) -> crate::Result<Vec<FileStat>> {
+        let (found, escaping) = self.walk()?;
+        // Once per link and process: a server or watcher scans again and again.
+        static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+        if !escaping.is_empty()
+            && let Ok(mut warned) = WARNED.lock()
+        {
+            for link in escaping {
+                if !warned.contains(&link.name) {
+                    tracing::warn!(
+                        "`{}` is a symbolic link that resolves outside the vault's memories; not read (`memlane doctor` lists such links)",
+                        link.name
+                    );
+                    warned.push(link.name);
+                }
+            }
+        }
+        self.stat_all(found)
+    }
+
+    /// Pass 1 of [`Vault::files`]: directory entries only (no stat), depth first. Returns the
+    /// candidate memory files (relative name, path, whether a link) and the links not followed.
+    #[allow(clippy::type_complexity)]
+    fn walk(&self) -> crate::Result<(Vec<(String, PathBuf, bool)>, Vec<EscapingLink>)> {
         let root = self.root();
-        // Pass 1: directory entries only (no stat), depth first.
+        let mut escaping = Vec::new();
         let mut found: Vec<(String, PathBuf, bool)> = Vec::new();
         let mut stack = vec![(root.to_path_buf(), String::new())];
         while let Some((dir, prefix)) = stack.pop() {
@@ -177,12 +284,27 @@ impl Vault {
                     if prefix.is_empty() { fname.to_owned() } else { format!("{prefix}/{fname}") };
                 if ft.is_dir() {
                     stack.push((entry.path(), rel));
+                } else if ft.is_symlink() {
+                    let path = entry.path();
+                    let (target, allowed) = self.link_target(&path);
+                    let is_dir = target.as_deref().is_some_and(Path::is_dir);
+                    if !allowed && (is_dir || fname.ends_with(".md")) {
+                        escaping.push(EscapingLink { name: rel, target, folder: is_dir });
+                    } else if allowed && !is_dir && fname.ends_with(".md") {
+                        found.push((rel, path, true));
+                    }
                 } else if fname.ends_with(".md") {
-                    found.push((rel, entry.path(), ft.is_symlink()));
+                    found.push((rel, entry.path(), false));
                 }
             }
         }
-        // Pass 2: one stat per memory, spread over the cores (stat dominates on large vaults).
+        escaping.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok((found, escaping))
+    }
+
+    /// Pass 2 of [`Vault::files`]: one stat per memory, spread over the cores (stat dominates on
+    /// large vaults).
+    fn stat_all(&self, found: Vec<(String, PathBuf, bool)>) -> crate::Result<Vec<FileStat>> {
         let stat_one = |(rel, path, link): &(String, PathBuf, bool)| -> Option<FileStat> {
             let meta =
                 if *link { std::fs::metadata(path) } else { std::fs::symlink_metadata(path) };

@@ -14,9 +14,10 @@ use super::{Memory, Vault};
 use crate::error::{Error, IoResultExt, PathError};
 use crate::failpoint;
 use crate::model::frontmatter::{STATUSES, list_value, read_tags, str_value, ts_value};
+use crate::model::name::{RESERVED_DIRS, fold_name, nfc};
 use crate::model::time::{format_compact, parse_compact};
 use crate::model::{Document, MemoryId, MemoryName, Meta};
-use crate::privacy::{SecretFinding, sanitize};
+use crate::privacy::{RedactedTags, SecretFinding, redact_tags, sanitize};
 
 /// What a write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -56,6 +57,9 @@ pub struct WriteOutcome {
     pub private_blocks: usize,
     /// Secrets the scrubber replaced, by kind.
     pub secrets: Vec<SecretFinding>,
+    /// Tags left out because redaction removed something from them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tags_dropped: usize,
     /// The history version holding the previous content, when one was recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub history_version: Option<usize>,
@@ -81,6 +85,7 @@ impl WriteOutcome {
             had_private_content: false,
             private_blocks: 0,
             secrets: Vec::new(),
+            tags_dropped: 0,
             history_version: None,
             trash_entry: None,
             from: None,
@@ -153,15 +158,35 @@ pub struct TrashEntry {
     pub path: PathBuf,
 }
 
-fn normalize_tags(tags: &[String]) -> crate::Result<Vec<String>> {
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Tags as given (a `,` inside one splits it), trimmed and de-duplicated, with every tag that
+/// redaction touches dropped (see [`redact_tags`]): a tag reaches the file name, the file, the
+/// manifest, the index and every output, so it gets the same redaction as content, and first.
+fn normalize_tags(tags: &[String], scrub: bool) -> crate::Result<RedactedTags> {
     let joined = Value::Sequence(tags.iter().map(|t| Value::String(t.clone())).collect());
-    let out = read_tags(&joined).unwrap_or_default();
-    for t in &out {
+    let out = redact_tags(&read_tags(&joined).unwrap_or_default(), scrub);
+    for t in &out.tags {
         if t.chars().any(char::is_control) {
             return Err(Error::Invalid(format!("tag {t:?} contains a control character")));
         }
     }
     Ok(out)
+}
+
+impl WriteOutcome {
+    /// Adds what redacting the tags removed to this outcome's report.
+    fn count_tags(&mut self, r: &RedactedTags) {
+        if r.dropped == 0 {
+            return;
+        }
+        self.tags_dropped += r.dropped;
+        self.private_blocks += r.private_blocks;
+        self.had_private_content = true;
+        self.secrets = merge_findings(std::mem::take(&mut self.secrets), r.secrets.clone());
+    }
 }
 
 /// Writes `bytes` to `path` atomically: a hidden temp file in the same folder, fsync, rename.
@@ -342,6 +367,96 @@ impl Vault {
             dir = d.parent();
         }
         Ok(path.to_owned())
+    }
+
+    /// Refuses `name` for a new memory (create, rename to, restore as) when it would leak or be
+    /// lost:
+    ///
+    /// - redaction would change it: the name becomes a file name, which no redaction reaches;
+    /// - it differs from an existing memory or folder only in letter case or Unicode form
+    ///   (`Note`/`note`, NFC/NFD `Café`): macOS and Windows file systems treat such names as
+    ///   one, so one of the pair is lost on checkout (see [`crate::model::name::fold_name`]).
+    ///
+    /// `except` is the memory being renamed, which may collide with its own new spelling.
+    pub fn check_new_name(
+        &self,
+        name: &MemoryName,
+        except: Option<&MemoryName>,
+    ) -> crate::Result<()> {
+        let clean = sanitize(name.as_str(), self.config.privacy.scrub_secrets);
+        if clean.had_private_content {
+            return Err(Error::Invalid(format!(
+                "the name `{}` holds private text or a credential; a name becomes a file name, so nothing was written\n  hint: choose a name without it",
+                clean.text
+            )));
+        }
+        let Some(existing) = self.colliding_name(name, except)? else { return Ok(()) };
+        if let Some(dir) = existing.strip_suffix('/').filter(|d| RESERVED_DIRS.contains(d)) {
+            return Err(Error::Invalid(format!(
+                "`{name}` would land in memlane's reserved folder `{dir}/` on macOS and Windows, which treat `{}` and `{dir}` as one name; nothing was written\n  hint: choose another folder name",
+                name.as_str().split('/').next().unwrap_or_default()
+            )));
+        }
+        let what = if existing.ends_with('/') { "folder" } else { "memory" };
+        if nfc(&existing) == nfc(name.as_str()) {
+            // Same letters, composed differently (NFC `é` against NFD `e` + accent).
+            return Err(Error::Invalid(format!(
+                "`{name}` is the existing {what} `{existing}` with its accents encoded differently (Unicode NFC/NFD); macOS and Windows treat them as one name, so one would be lost on checkout; nothing was written\n  hint: use `memlane show` / `update` on the existing {what}, or choose another name"
+            )));
+        }
+        Err(Error::Invalid(format!(
+            "`{name}` differs from the existing {what} `{existing}` only in letter case or Unicode form; macOS and Windows treat them as one name, so one would be lost on checkout; nothing was written\n  hint: use `{existing}`, or choose another name"
+        )))
+    }
+
+    /// The existing memory (`name`) or folder (`name/`) that `name` collides with, if any: the
+    /// same after [`fold_name`], spelled differently. Reads one folder per part of the name.
+    fn colliding_name(
+        &self,
+        name: &MemoryName,
+        except: Option<&MemoryName>,
+    ) -> crate::Result<Option<String>> {
+        let except = except.map(MemoryName::rel_path);
+        let parts: Vec<&str> = name.as_str().split('/').collect();
+        if parts.len() > 1 {
+            let first = fold_name(parts[0]);
+            if let Some(dir) = RESERVED_DIRS.iter().find(|d| fold_name(d) == first) {
+                return Ok(Some(format!("{dir}/")));
+            }
+        }
+        let mut dir = self.root.clone();
+        let mut prefix = String::new();
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            let wanted = if last { format!("{part}.md") } else { (*part).to_owned() };
+            let folded = fold_name(&wanted);
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(rd) => rd,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(PathError { action: "read", path: dir, source: e }.into()),
+            };
+            let mut exact = false;
+            for entry in entries.flatten() {
+                let file_name = entry.file_name();
+                let Some(f) = file_name.to_str() else { continue };
+                let rel = format!("{prefix}{f}");
+                if f == wanted {
+                    exact = true;
+                } else if fold_name(f) == folded && !(last && except.as_ref() == Some(&rel)) {
+                    return Ok(Some(match rel.strip_suffix(".md") {
+                        Some(n) if last => n.to_owned(),
+                        _ => format!("{rel}/"),
+                    }));
+                }
+            }
+            if !exact {
+                return Ok(None);
+            }
+            dir.push(part);
+            prefix.push_str(part);
+            prefix.push('/');
+        }
+        Ok(None)
     }
 
     /// Takes the vault's write lock (see [`WriteLock`]); re-entrant within a thread.
@@ -526,12 +641,12 @@ impl Vault {
     pub fn add(&self, name: &MemoryName, req: &AddRequest) -> crate::Result<WriteOutcome> {
         let ty = req.memory_type.clone().unwrap_or_else(|| self.config.default_type.clone());
         self.check_type(&ty)?;
-        let tags = normalize_tags(&req.tags)?;
-        self.create_file(name, &req.content, |doc, id, now| {
+        let tags = normalize_tags(&req.tags, self.config.privacy.scrub_secrets)?;
+        self.create_file(name, &req.content, &tags, |doc, id, now| {
             doc.set("id", &str_value(id.as_str()));
             doc.set("type", &str_value(&ty));
             doc.set("status", &str_value("active"));
-            doc.set("tags", &list_value(&tags));
+            doc.set("tags", &list_value(&tags.tags));
             doc.set("created_at", &ts_value(now));
             doc.set("updated_at", &ts_value(now));
         })
@@ -545,8 +660,10 @@ impl Vault {
         &self,
         name: &MemoryName,
         content: &str,
+        tags: &RedactedTags,
         frontmatter: impl FnOnce(&mut Document, &MemoryId, jiff::Timestamp),
     ) -> crate::Result<WriteOutcome> {
+        self.check_new_name(name, None)?;
         let path = self.path_of(name);
         if path.exists() || std::fs::symlink_metadata(&path).is_ok() {
             return Err(Error::Exists(name.to_string()));
@@ -558,12 +675,13 @@ impl Vault {
         out.had_private_content = clean.had_private_content;
         out.private_blocks = clean.private_blocks;
         out.secrets = clean.secrets.clone();
+        out.count_tags(tags);
         if clean.is_empty() {
             return Ok(skipped(out, clean.had_private_content));
         }
         let mut doc = Document::new(&clean.text);
         frontmatter(&mut doc, &id, self.clock.now());
-        if clean.had_private_content {
+        if out.had_private_content {
             doc.set("had_private_content", &Value::Bool(true));
         }
         let text = doc.render();
@@ -651,16 +769,25 @@ impl Vault {
                 if clean.text != new_doc.content() {
                     new_doc.set_content(&clean.text);
                 }
+                // Tags first, so that a private tag is dropped rather than kept as `[redacted]`.
+                let tags = map.get("tags").and_then(read_tags).map(|t| redact_tags(&t, scrub));
+                if let Some(tags) = tags.filter(|t| t.dropped > 0) {
+                    new_doc.set("tags", &list_value(&tags.tags));
+                    out.count_tags(&tags);
+                }
                 let yaml_clean = sanitize(&new_doc.yaml(), scrub);
                 if yaml_clean.had_private_content {
                     let map: serde_yaml_ng::Mapping = serde_yaml_ng::from_str(&yaml_clean.text)
                         .map_err(|e| Error::Invalid(format!("the frontmatter held a secret and is not valid YAML once redacted: {e}")))?;
                     new_doc.replace_mapping(&map);
                 }
-                out.private_blocks = clean.private_blocks + yaml_clean.private_blocks;
-                out.had_private_content =
+                out.private_blocks += clean.private_blocks + yaml_clean.private_blocks;
+                out.had_private_content |=
                     clean.had_private_content || yaml_clean.had_private_content;
-                out.secrets = merge_findings(clean.secrets.clone(), yaml_clean.secrets);
+                out.secrets = merge_findings(
+                    std::mem::take(&mut out.secrets),
+                    merge_findings(clean.secrets.clone(), yaml_clean.secrets),
+                );
                 if clean.is_empty() {
                     return Ok(skipped(out, clean.had_private_content));
                 }
@@ -689,11 +816,18 @@ impl Vault {
             doc.set("status", &str_value(s));
         }
         if req.tags.is_some() || !req.add_tags.is_empty() || !req.remove_tags.is_empty() {
+            // `m.meta.tags` is already redacted (see `Vault::memory_from_text`).
             let mut tags = match &req.tags {
-                Some(t) => normalize_tags(t)?,
+                Some(t) => {
+                    let r = normalize_tags(t, scrub)?;
+                    out.count_tags(&r);
+                    r.tags
+                }
                 None => m.meta.tags.clone(),
             };
-            for t in normalize_tags(&req.add_tags)? {
+            let added = normalize_tags(&req.add_tags, scrub)?;
+            out.count_tags(&added);
+            for t in added.tags {
                 if !tags.contains(&t) {
                     tags.push(t);
                 }
@@ -813,6 +947,7 @@ impl Vault {
     /// Renames a memory, keeping its id (a derived id is written into the file first so it
     /// survives the rename).
     pub fn rename(&self, m: &Memory, to: &MemoryName) -> crate::Result<WriteOutcome> {
+        self.check_new_name(to, Some(&m.name))?;
         let dest = self.path_of(to);
         if dest.exists() || std::fs::symlink_metadata(&dest).is_ok() {
             return Err(Error::Exists(to.to_string()));
@@ -945,6 +1080,7 @@ impl Vault {
             Some(n) => n.clone(),
             None => MemoryName::parse(&entry.name)?,
         };
+        self.check_new_name(&name, None)?;
         let dest = self.path_of(&name);
         if dest.exists() {
             return Err(Error::Invalid(format!(
@@ -1204,7 +1340,7 @@ impl Vault {
         content: &str,
         fields: &[(&str, Value)],
     ) -> crate::Result<WriteOutcome> {
-        self.create_file(name, content, |doc, id, now| {
+        self.create_file(name, content, &RedactedTags::default(), |doc, id, now| {
             doc.set("id", &str_value(id.as_str()));
             doc.set("type", &str_value(&self.config.default_type));
             doc.set("status", &str_value("active"));

@@ -83,3 +83,241 @@ fn hand_written_private_blocks_are_not_shown() {
     // The file itself is never rewritten by reading.
     assert!(env.read("hand.md").contains("hidden-by-hand"));
 }
+
+// -- metadata (see: #14, item 2) -------------------------------------------------------------
+
+/// Planted in tags, frontmatter values and names; none may reach a file name, a file (indices
+/// and manifest included), or any output.
+const META_LEAKS: &[&str] = &[
+    "zirconcodename",
+    "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",
+    "AKIAIOSFODNN7EXAMPLE",
+    "u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",
+    "hunter2",
+];
+
+/// The vault's files without the derived indices and usage state (commands refresh those).
+pub(crate) fn memory_files(env: &TestEnv) -> Vec<(String, Vec<u8>)> {
+    let mut files = env.contents();
+    files.retain(|(f, _)| !f.starts_with("indices/") && !f.starts_with("state/"));
+    files
+}
+
+#[track_caller]
+fn assert_no_meta_leak(env: &TestEnv, what: &str, text: &str) {
+    for leak in META_LEAKS {
+        assert!(!text.contains(leak), "{leak} leaked through {what}:\n{text}");
+    }
+    for (file, bytes) in env.contents() {
+        let body = String::from_utf8_lossy(&bytes);
+        for leak in META_LEAKS {
+            assert!(!file.contains(leak), "{leak} reached a file name: {file}");
+            assert!(!body.contains(leak), "{leak} reached {file} (after {what}):\n{body}");
+        }
+    }
+}
+
+#[test]
+fn secrets_in_tags_never_reach_disk_index_or_output() {
+    let env = TestEnv::with_vault("basic");
+    let out = env
+        .run([
+            "add",
+            "launch",
+            "Launch checklist for the billing service.",
+            "--tag",
+            "deploy",
+            "--tag",
+            "<private>zirconcodename</private>",
+            "--tag",
+            "key_ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d",
+            "--json",
+        ])
+        .success();
+    let json = out.json();
+    assert_eq!(json["status"], "created", "{out}");
+    assert_eq!(json["tags_dropped"], 2, "{out}");
+    assert_eq!(json["had_private_content"], true, "{out}");
+    assert_no_meta_leak(&env, "add --tag", &out.stdout);
+    let file = env.read("launch.md");
+    assert!(file.contains("tags: [deploy]"), "{file}");
+    assert!(file.contains("had_private_content: true"), "{file}");
+
+    let out = env
+        .run(["update", "launch", "--add-tag", "AKIAIOSFODNN7EXAMPLE", "--add-tag", "billing"])
+        .success();
+    assert!(out.stdout.contains("1 tag dropped"), "{out}");
+    assert!(env.read("launch.md").contains("tags: [deploy, billing]"));
+    assert_no_meta_leak(&env, "update --add-tag", &out.stdout);
+
+    // Replacing the whole file keeps a private tag out too (dropped, not `[redacted]`).
+    env.run_stdin(
+        ["update", "launch", "--raw"],
+        "---\ntype: fact\ntags: [ops, \"<private>zirconcodename</private>\"]\n---\n\nLaunch checklist.\n",
+    )
+    .success();
+    assert!(env.read("launch.md").contains("tags: [ops]"), "{}", env.read("launch.md"));
+
+    for args in [
+        vec!["show", "launch", "--json"],
+        vec!["list", "--json"],
+        vec!["search", "launch checklist billing", "--json"],
+        vec!["doctor", "--json"],
+    ] {
+        let out = env.run(&args).success();
+        assert_no_meta_leak(&env, &args.join(" "), &format!("{}{}", out.stdout, out.stderr));
+    }
+}
+
+#[test]
+fn hand_written_metadata_is_redacted_in_every_output_and_merge() {
+    let env = TestEnv::with_vault("basic");
+    // An unknown type is quoted in a warning: redacted too.
+    env.write(
+        "typed.md",
+        "---\ntype: zircon<private>zirconcodename</private>\n---\n\nA memory of an odd type.\n",
+    );
+    env.write(
+        "hand.md",
+        "---\ntype: fact\ntags: [ops, \"<private>zirconcodename</private>\", key_ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d]\nowner: \"password=hunter2\"\nnested: {note: \"<private>zirconcodename</private>\", list: [AKIAIOSFODNN7EXAMPLE]}\n---\n\nRotate the ops pager schedule every Monday.\n",
+    );
+    let before = env.read("hand.md");
+    let mut seen = String::new();
+    for args in [
+        vec!["show", "hand", "--json"],
+        vec!["show", "hand"],
+        vec!["list", "--json"],
+        vec!["list"],
+        vec!["search", "ops pager schedule", "--json"],
+        vec!["doctor"],
+    ] {
+        let out = env.run(&args).success();
+        seen.push_str(&out.stdout);
+        // Warnings quote values (`unknown type: …`); they are redacted too.
+        seen.push_str(&out.stderr);
+        assert!(!out.stdout.is_empty(), "{args:?}");
+    }
+    // The file itself is the user's and is never rewritten by reading.
+    assert_eq!(env.read("hand.md"), before);
+    let typed = env.run(["show", "typed", "--json"]).success();
+    assert!(typed.stderr.contains("unknown `type: zircon[redacted]`"), "{typed}");
+    seen.push_str(&format!("{typed}"));
+    // Only the hand-written files may hold the planted values.
+    let typed_before = env.read("typed.md");
+    std::fs::remove_file(env.vault().join("hand.md")).unwrap();
+    std::fs::remove_file(env.vault().join("typed.md")).unwrap();
+    assert_no_meta_leak(&env, "show/list/search/doctor", &seen);
+    env.write("hand.md", &before);
+
+    let json = env.run(["show", "hand", "--json"]).success().json();
+    assert_eq!(json["tags"], serde_json::json!(["ops"]), "{json}");
+    assert_eq!(json["frontmatter"]["tags"], serde_json::json!(["ops"]), "{json}");
+    assert_eq!(json["frontmatter"]["nested"]["note"], "[redacted]", "{json}");
+    assert_eq!(json["frontmatter"]["owner"], "password=«redacted:password-assignment»", "{json}");
+
+    // A merge unites the sources' tags: the redacted ones.
+    let out = env.run(["merge", "hand", "standup", "--into", "rituals", "--json"]).success();
+    assert!(env.read("rituals.md").contains("tags: [ops]"), "{}", env.read("rituals.md"));
+    // The sources went to the trash (and their history) as the user wrote them; only the new
+    // memory is memlane's.
+    std::fs::remove_dir_all(env.vault().join(".trash")).unwrap();
+    std::fs::remove_dir_all(env.vault().join(".history")).unwrap();
+    assert_no_meta_leak(&env, "merge", &out.stdout);
+    env.write("typed.md", &typed_before);
+}
+
+#[test]
+fn a_name_holding_a_secret_is_refused_without_echoing_it() {
+    let env = TestEnv::with_vault("basic");
+    let before = memory_files(&env);
+    let out = env.run(["add", "key_ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d", "text"]).code(2);
+    assert!(out.stderr.contains("holds private text or a credential"), "{out}");
+    let out2 = env.run(["mv", "deploy-notes", "AKIAIOSFODNN7EXAMPLE"]).code(2);
+    assert!(out2.stderr.contains("holds private text or a credential"), "{out2}");
+    let out3 = env.run(["add", "a<private>zirconcodename</private>", "text"]).code(2);
+    assert!(out3.stderr.contains("invalid memory name"), "{out3}");
+    assert_eq!(memory_files(&env), before);
+    assert_no_meta_leak(&env, "refused names", &format!("{out}{out2}{out3}"));
+}
+
+#[test]
+fn argument_errors_never_echo_content() {
+    let env = TestEnv::with_vault("basic");
+    let before = env.contents();
+    for args in [
+        vec!["add", "--bogus", "my zirconcodename text"],
+        vec!["add", "note", "content", "more zirconcodename text"],
+        vec!["add", "note", "content", "hunter2"],
+        vec!["remember the zirconcodename password"],
+        vec!["list", "--status", "zirconcodename hunter2"],
+        vec!["search", "--limit", "zirconcodename", "x"],
+        vec!["add", "note", "--bogus=zirconcodename", "x"],
+    ] {
+        let out = env.run(&args).code(2);
+        assert!(out.stderr.starts_with("error: "), "{args:?}: {out}");
+        assert!(out.stderr.contains("Usage:") || out.stderr.contains("--help"), "{out}");
+        assert_no_meta_leak(&env, &format!("{args:?}"), &format!("{}{}", out.stdout, out.stderr));
+    }
+    // What is not content is still named, so the error says what to fix.
+    let out = env.run(["add", "--bogus", "x"]).code(2);
+    assert!(out.stderr.contains("'--bogus'"), "{out}");
+    let out = env.run(["search", "--limit", "12ab", "x"]).code(2);
+    assert!(out.stderr.contains("for '--limit <LIMIT>': invalid digit"), "{out}");
+    let out = env.run(["list", "--status", "zirconcodename"]).code(2);
+    assert!(out.stderr.contains("[possible values: active, archived, all]"), "{out}");
+    assert_eq!(env.contents(), before);
+}
+
+// -- over MCP ------------------------------------------------------------------------------------
+
+#[test]
+fn mcp_never_puts_private_text_or_keys_in_names_tags_or_responses() {
+    use serde_json::json;
+    let env = TestEnv::with_vault("basic");
+    let mut c = crate::mcp::Client::start(&env);
+    c.initialize();
+    let mut seen = String::new();
+
+    // See: #14 — this used to become `private-zirconcodename-private-deploy….md`.
+    let r = c.ok(
+        "remember",
+        json!({"content": "<private>zirconcodename merger</private> deploy the billing service on Tuesdays"}),
+    );
+    assert_eq!(r["action"], "created", "{r}");
+    assert_eq!(r["name"], "deploy-the-billing-service-on-tuesdays", "{r}");
+    seen.push_str(&r.to_string());
+    let r = c.ok(
+        "remember",
+        json!({"content": "AKIAIOSFODNN7EXAMPLE opens the reporting bucket for finance exports"}),
+    );
+    assert_eq!(r["name"], "opens-the-reporting-bucket-for-finance", "{r}");
+    seen.push_str(&r.to_string());
+
+    let r = c.ok(
+        "create_memory",
+        json!({
+            "name": "pager",
+            "content": "The pager rotation changes on Mondays.",
+            "tags": ["ops", "<private>zirconcodename</private>", "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d"],
+        }),
+    );
+    assert_eq!(r["tags_dropped"], 2, "{r}");
+    seen.push_str(&r.to_string());
+    for (tool, args) in [
+        ("read_memory", json!({"name": "pager"})),
+        ("search_memories", json!({"query": "pager rotation mondays"})),
+        ("search_memories", json!({"query": "billing service tuesdays"})),
+    ] {
+        let r = c.ok(tool, args);
+        seen.push_str(&r.to_string());
+    }
+    let read = c.ok("read_memory", json!({"name": "pager"}));
+    assert_eq!(read["tags"], json!(["ops"]), "{read}");
+    let err = c.err(
+        "create_memory",
+        json!({"name": "ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d", "content": "x y z"}),
+    );
+    seen.push_str(&err);
+    drop(c);
+    assert_no_meta_leak(&env, "MCP", &seen);
+}

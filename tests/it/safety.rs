@@ -106,3 +106,149 @@ fn not_utf8_content_is_an_error_not_garbage() {
     assert!(out.stderr.contains("not UTF-8"), "{out}");
     assert!(!env.exists("bin.md"));
 }
+
+// -- reads never leave the vault (see: #14, item 3) ---------------------------------------------
+
+/// A file and a folder outside the vault, linked into it, each holding a unique marker.
+#[cfg(unix)]
+fn plant_escaping_links(env: &TestEnv) -> &'static str {
+    const MARKER: &str = "obsidianquokka";
+    let outside = env.root.join("outside");
+    std::fs::create_dir_all(outside.join("dir")).unwrap();
+    std::fs::write(outside.join("passwd"), format!("root:x:0:0:{MARKER}:/root:/bin/sh\n")).unwrap();
+    std::fs::write(
+        outside.join("dir/leak.md"),
+        format!("---\ntype: fact\n---\n\nthe {MARKER} folder note\n"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(outside.join("passwd"), env.vault().join("notes.md")).unwrap();
+    std::os::unix::fs::symlink(outside.join("dir"), env.vault().join("shared")).unwrap();
+    // A link that stays inside the vault is still read (documented in the README).
+    std::os::unix::fs::symlink(
+        env.vault().join("deploy-notes.md"),
+        env.vault().join("deploy-alias.md"),
+    )
+    .unwrap();
+    MARKER
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_vault_are_never_listed_searched_or_shown() {
+    let env = TestEnv::with_vault("basic");
+    let marker = plant_escaping_links(&env);
+
+    let list = env.run(["list", "--json"]).success();
+    let names: Vec<String> = list
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n == "notes" || n.starts_with("shared")), "{names:?}");
+    assert!(names.iter().any(|n| n == "deploy-alias"), "an inside link is kept: {names:?}");
+    // Each escaping link is warned about (once), by name.
+    assert!(list.stderr.contains("`notes.md` is a symbolic link"), "{list}");
+
+    let found = env.run(["search", marker, "--json"]).success();
+    assert!(!found.stdout.contains(marker), "{found}");
+    for name in ["notes", "shared/leak", "notes.md"] {
+        let out = env.run(["show", name]).code(2);
+        assert!(out.stderr.contains("symbolic link that resolves outside"), "{name}: {out}");
+        assert!(!format!("{out}").contains(marker), "{out}");
+    }
+    // Nothing of it reached the indices either.
+    for entry in walkdir::WalkDir::new(env.vault().join("indices")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path()).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(marker),
+                "{}",
+                entry.path().display()
+            );
+        }
+    }
+
+    let doctor = env.run(["doctor"]).success();
+    assert!(doctor.stdout.contains("notes.md: symbolic link to the file"), "{doctor}");
+    assert!(doctor.stdout.contains("shared: symbolic link to the folder"), "{doctor}");
+    let json = env.run(["doctor", "--json"]).success().json();
+    let kinds: Vec<(&str, &str)> = json["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "link_outside_vault")
+        .map(|p| (p["memory"].as_str().unwrap(), p["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(kinds, [("notes.md", "link_outside_vault"), ("shared", "link_outside_vault")]);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_vault_are_never_served_over_mcp() {
+    use serde_json::json;
+    let env = TestEnv::with_vault("basic");
+    let marker = plant_escaping_links(&env);
+    let mut c = crate::mcp::Client::start(&env);
+    c.initialize();
+    let hits = c.ok("search_memories", json!({"query": format!("{marker} root bin sh")}));
+    assert!(!hits.to_string().contains(marker), "{hits}");
+    let err = c.err("read_memory", json!({"name": "notes"}));
+    assert!(err.contains("symbolic link") && !err.contains(marker), "{err}");
+    let err = c.err("read_memory", json!({"name": "shared/leak"}));
+    assert!(!err.contains(marker), "{err}");
+    let read = c.ok("read_memory", json!({"name": "deploy-alias"}));
+    assert!(read["content"].as_str().unwrap().contains("make release"), "{read}");
+}
+
+#[test]
+fn case_and_unicode_colliding_names_are_refused() {
+    let env = TestEnv::with_vault("basic");
+    let before = crate::privacy::memory_files(&env);
+    let out = env.run(["add", "Deploy-Notes", "other text"]).code(2);
+    assert!(out.stderr.contains("existing memory `deploy-notes`"), "{out}");
+    assert!(out.stderr.contains("only in letter case"), "{out}");
+    let out = env.run(["add", "AUTH/jwt-plan", "other text"]).code(2);
+    assert!(out.stderr.contains("existing folder `auth/`"), "{out}");
+    let out = env.run(["add", "State/x", "other text"]).code(2);
+    assert!(out.stderr.contains("reserved folder `state/`"), "{out}");
+    let out = env.run(["mv", "standup", "Deploy-notes"]).code(2);
+    assert!(out.stderr.contains("existing memory `deploy-notes`"), "{out}");
+    assert_eq!(crate::privacy::memory_files(&env), before);
+
+    // NFC and NFD spellings of one name.
+    let nfc = "caf\u{e9}";
+    let nfd = "cafe\u{301}";
+    env.run(["add", nfc, "espresso notes"]).success();
+    let out = env.run(["add", nfd, "other text"]).code(2);
+    assert!(out.stderr.contains("accents encoded differently"), "{out}");
+    assert!(!env.exists(&format!("{nfd}.md")));
+
+    // Renaming a memory to another spelling of its own name is fine.
+    env.run(["mv", "standup", "Standup"]).success();
+    assert!(env.exists("Standup.md"));
+}
+
+#[test]
+fn mcp_create_and_remember_respect_colliding_names() {
+    use serde_json::json;
+    let env = TestEnv::with_vault("basic");
+    env.write(
+        "Pager-Rota-Alice-Covers-The-Weekend.md",
+        "---\ntype: fact\n---\n\nInvoices are approved by finance before the fifth.\n",
+    );
+    let mut c = crate::mcp::Client::start(&env);
+    c.initialize();
+    let content = "pager rota: Alice covers the weekend shifts in March";
+    let err = c.err(
+        "create_memory",
+        json!({"name": "pager-rota-alice-covers-the-weekend", "content": content}),
+    );
+    assert!(err.contains("existing memory `Pager-Rota-Alice-Covers-The-Weekend`"), "{err}");
+    // remember picks a free name instead of one that collides.
+    let r = c.ok("remember", json!({"content": content}));
+    assert_eq!(r["action"], "created", "{r}");
+    assert_eq!(r["name"], "pager-rota-alice-covers-the-weekend-2", "{r}");
+}

@@ -292,6 +292,17 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     for path in vault.stale_temp_files() {
         problems.push(json!({ "kind": "temp_file", "message": format!("{} is a temp file left by a killed writer; `memlane maintain` removes it", path.display()) }));
     }
+    for link in vault.escaping_links()? {
+        let what = if link.folder { "folder" } else { "file" };
+        let message = match &link.target {
+            Some(t) => format!(
+                "symbolic link to the {what} {}, outside the vault's memories; memlane does not read it",
+                t.display()
+            ),
+            None => "symbolic link that resolves nowhere; memlane does not read it".to_owned(),
+        };
+        problems.push(json!({ "kind": "link_outside_vault", "memory": link.name, "target": link.target, "message": message }));
+    }
     for (name, e) in &idx.manifest().entries {
         for w in &e.warnings {
             problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));

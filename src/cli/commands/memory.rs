@@ -171,7 +171,7 @@ pub(crate) fn print_outcome(ctx: &Ctx, o: &WriteOutcome) -> anyhow::Result<()> {
         WriteStatus::Restored => format!("restored {}", o.name),
     };
     ctx.out.line(line)?;
-    if o.private_blocks > 0 || !o.secrets.is_empty() {
+    if o.private_blocks > 0 || !o.secrets.is_empty() || o.tags_dropped > 0 {
         let mut parts = Vec::new();
         if o.private_blocks > 0 {
             parts.push(format!(
@@ -182,6 +182,10 @@ pub(crate) fn print_outcome(ctx: &Ctx, o: &WriteOutcome) -> anyhow::Result<()> {
         }
         for s in &o.secrets {
             parts.push(format!("{} {}", s.count, s.kind));
+        }
+        if o.tags_dropped > 0 {
+            let n = o.tags_dropped;
+            parts.push(format!("{n} tag{} dropped", if n == 1 { "" } else { "s" }));
         }
         ctx.out.line(format!("  redacted: {}", parts.join(", ")))?;
     }
@@ -263,12 +267,21 @@ pub(crate) fn memory_json(vault: &Vault, m: &Memory, with_content: bool) -> serd
         "warnings": m.warnings,
     });
     if with_content {
-        let frontmatter: serde_json::Value = m
+        let mut frontmatter: serde_json::Value = m
             .doc
             .mapping()
             .ok()
             .and_then(|map| serde_json::to_value(map).ok())
             .unwrap_or(serde_json::Value::Null);
+        // Every value, as content is: a hand-written `note: <private>…</private>` or a secret in
+        // any key never reaches the output. Tags are the redacted list (a tag redaction touches
+        // is left out, not shown as a marker).
+        memlane::privacy::redact_json(&mut frontmatter, vault.config.privacy.scrub_secrets);
+        if let Some(map) = frontmatter.as_object_mut()
+            && map.contains_key("tags")
+        {
+            map.insert("tags".into(), json!(m.meta.tags));
+        }
         v["frontmatter"] = frontmatter;
         v["content"] = json!(m.redacted_content(vault.config.privacy.scrub_secrets));
     }
