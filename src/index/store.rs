@@ -590,7 +590,13 @@ impl Indexes {
                     report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
                     continue;
                 };
-                let memory = vault.memory_from_text(s.name.clone(), path, raw);
+                let memory = match vault.memory_from_text(s.name.clone(), path, raw) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        report.problems.push(format!("{}: {e}", s.name));
+                        continue;
+                    }
+                };
                 let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
                 let chunks = chunk_markdown(&content, &ChunkOptions::default());
                 let title = markdown_title(&content)

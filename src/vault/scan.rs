@@ -91,15 +91,25 @@ impl Vault {
                 path.display()
             ))
         })?;
-        Ok(self.memory_from_text(name.clone(), path, raw))
+        self.memory_from_text(name.clone(), path, raw)
     }
 
     /// Builds a memory from bytes already read (the indexer reads each file once).
-    pub fn memory_from_text(&self, name: MemoryName, path: PathBuf, raw: String) -> Memory {
+    ///
+    /// A file whose frontmatter is past [`crate::model::frontmatter::MAX_FRONTMATTER_BYTES`] or
+    /// [`crate::model::frontmatter::MAX_FRONTMATTER_DEPTH`] is an [`Error::OverLimit`] (callers
+    /// skip it and go on); other frontmatter problems are warnings and defaults.
+    pub fn memory_from_text(
+        &self,
+        name: MemoryName,
+        path: PathBuf,
+        raw: String,
+    ) -> crate::Result<Memory> {
         let doc = Document::parse(&raw);
         let mut warnings = Vec::new();
         let map = match doc.mapping() {
             Ok(m) => m,
+            Err(e) if e.is_over_limit() => return Err(Error::OverLimit { path, problem: e }),
             Err(e) => {
                 warnings.push(format!("{e}; read with defaults"));
                 Default::default()
@@ -126,7 +136,7 @@ impl Vault {
         let created_at =
             meta.created_at.or_else(|| mtime(&path)).unwrap_or_else(|| self.clock.now());
         let updated_at = meta.updated_at.unwrap_or(created_at);
-        Memory {
+        Ok(Memory {
             name,
             path,
             id,
@@ -139,7 +149,7 @@ impl Vault {
             doc,
             raw,
             warnings,
-        }
+        })
     }
 
     /// Every memory file in the vault with its size and mtime, sorted by name (reserved folders,
@@ -148,8 +158,27 @@ impl Vault {
     /// One `readdir` per folder and one `stat` per memory: this is the whole cost of a
     /// no-change reconcile, so it stays this lean.
     pub fn files(&self) -> crate::Result<Vec<FileStat>> {
+        let found = self.walk(None)?;
+        self.stat_found(found)
+    }
+
+    /// `.md` files in the vault that no command can reach, each with why: names memlane
+    /// cannot use (control characters, `\\`, `:` …, not UTF-8) and hidden files (`.x.md`,
+    /// `...md`). `list` warns about them and `doctor` reports them; they are never read.
+    pub fn unreachable_files(&self) -> crate::Result<Vec<String>> {
+        let mut out = Vec::new();
+        self.walk(Some(&mut out))?;
+        out.sort();
+        Ok(out)
+    }
+
+    /// Pass 1 of [`Vault::files`]: directory entries only (no stat), depth first. With
+    /// `unreachable`, also collects the `.md` files no name can reach.
+    fn walk(
+        &self,
+        mut unreachable: Option<&mut Vec<String>>,
+    ) -> crate::Result<Vec<(String, PathBuf, bool)>> {
         let root = self.root();
-        // Pass 1: directory entries only (no stat), depth first.
         let mut found: Vec<(String, PathBuf, bool)> = Vec::new();
         let mut stack = vec![(root.to_path_buf(), String::new())];
         while let Some((dir, prefix)) = stack.pop() {
@@ -168,8 +197,30 @@ impl Vault {
             for entry in entries {
                 let Ok(entry) = entry else { continue };
                 let file_name = entry.file_name();
-                let Some(fname) = file_name.to_str() else { continue };
-                if fname.starts_with('.') || (prefix.is_empty() && RESERVED_DIRS.contains(&fname)) {
+                let Some(fname) = file_name.to_str() else {
+                    if let Some(out) = unreachable.as_deref_mut()
+                        && file_name.as_encoded_bytes().ends_with(b".md")
+                    {
+                        out.push(format!(
+                            "{}: the file name is not UTF-8, so no command can name it; it is not read\n  hint: rename it",
+                            entry.path().display()
+                        ));
+                    }
+                    continue;
+                };
+                if prefix.is_empty() && RESERVED_DIRS.contains(&fname) {
+                    continue;
+                }
+                if fname.starts_with('.') {
+                    if let Some(out) = unreachable.as_deref_mut()
+                        && fname.ends_with(".md")
+                        && entry.file_type().is_ok_and(|t| !t.is_dir())
+                    {
+                        out.push(format!(
+                            "{}: hidden files (names starting with `.`) are not memories; it is not read\n  hint: rename it without the leading `.` to make it one",
+                            entry.path().display().to_string().escape_debug()
+                        ));
+                    }
                     continue;
                 }
                 let Ok(ft) = entry.file_type() else { continue };
@@ -178,10 +229,21 @@ impl Vault {
                 if ft.is_dir() {
                     stack.push((entry.path(), rel));
                 } else if fname.ends_with(".md") {
-                    found.push((rel, entry.path(), ft.is_symlink()));
+                    match (unreachable.as_deref_mut(), MemoryName::parse(&rel)) {
+                        (Some(out), Err(e)) => out.push(format!(
+                            "{}: no command can name this file ({e}); it is not read\n  hint: rename it",
+                            entry.path().display().to_string().escape_debug()
+                        )),
+                        _ => found.push((rel, entry.path(), ft.is_symlink())),
+                    }
                 }
             }
         }
+        Ok(found)
+    }
+
+    /// Pass 2 of [`Vault::files`].
+    fn stat_found(&self, found: Vec<(String, PathBuf, bool)>) -> crate::Result<Vec<FileStat>> {
         // Pass 2: one stat per memory, spread over the cores (stat dominates on large vaults).
         let stat_one = |(rel, path, link): &(String, PathBuf, bool)| -> Option<FileStat> {
             let meta =
@@ -222,7 +284,7 @@ impl Vault {
     /// Loads every memory. Files that cannot be read at all are returned as warnings.
     pub fn scan(&self) -> crate::Result<(Vec<Memory>, Vec<String>)> {
         let mut out = Vec::new();
-        let mut problems = Vec::new();
+        let mut problems = self.unreachable_files()?;
         for name in self.names()? {
             match self.load(&name) {
                 Ok(m) => out.push(m),

@@ -270,6 +270,9 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     for p in &report.problems {
         problems.push(json!({ "kind": "unreadable", "message": p }));
     }
+    for p in vault.unreachable_files()? {
+        problems.push(json!({ "kind": "unreachable", "message": p }));
+    }
     for (name, e) in &idx.manifest().entries {
         for w in &e.warnings {
             problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
