@@ -8,6 +8,7 @@ pub mod config;
 pub mod error;
 pub mod index;
 pub mod lifecycle;
+pub mod limits;
 pub mod mcp;
 pub mod privacy;
 pub mod search;

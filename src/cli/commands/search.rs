@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use memlane::Error;
 use memlane::config::{Intent, SearchProfile};
 use memlane::index::store::{Indexes, Progress, ReconcileReport};
+use memlane::limits;
 use memlane::search::{SearchQuery, SearchResults};
 
 use crate::cli::Ctx;
@@ -111,12 +112,9 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
             })
         })
         .transpose()?;
-    if args.limit == Some(0) {
-        return Err(bad("--limit must be at least 1".into()));
-    }
-    if args.budget == Some(0) {
-        return Err(bad("--budget must be at least 1 token".into()));
-    }
+    limits::check_opt("--limit", args.limit, 1, limits::MAX_RESULTS)?;
+    limits::check_opt("--budget", args.budget, 1, limits::MAX_BUDGET_TOKENS)?;
+    limits::check_opt("--expand", args.expand, 0, limits::MAX_EXPAND)?;
     let (after, before) =
         time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
     let mut idx = ctx.open_indexes(&vault)?;
