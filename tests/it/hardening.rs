@@ -201,3 +201,108 @@ fn files_no_command_can_name_are_reported() {
         .collect();
     assert_eq!(kinds.len(), 2, "{doctor}");
 }
+
+// ----- Item 8: indices that always rebuild -----
+
+/// Every way of damaging the on-disk indices the tests apply, by name.
+fn damage(env: &TestEnv, how: &str) {
+    let dir = env.vault().join("indices");
+    let files = |sub: &str, ext: &str| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir.join(sub))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == ext))
+            .collect()
+    };
+    match how {
+        "delete a segment file" => {
+            for p in files("keyword", "idx") {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
+        "truncate the .term files" => {
+            for p in files("keyword", "term") {
+                let f = std::fs::OpenOptions::new().write(true).open(p).unwrap();
+                f.set_len(10).unwrap();
+            }
+        }
+        "garbage in meta.json" => {
+            std::fs::write(dir.join("keyword/meta.json"), "{garbage").unwrap()
+        }
+        "corrupt the usearch file" => {
+            std::fs::write(dir.join("vector/vectors.usearch"), [0xAB; 300]).unwrap();
+        }
+        "corrupt the manifest" => {
+            std::fs::write(dir.join("manifest.tsv"), "\0\0garbage\n").unwrap()
+        }
+        "scribble inside the segments" => {
+            for ext in ["fast", "fieldnorm", "idx", "term", "store"] {
+                for p in files("keyword", ext) {
+                    let mut bytes = std::fs::read(&p).unwrap();
+                    for b in bytes.iter_mut().skip(8).take(16) {
+                        *b = b'X';
+                    }
+                    std::fs::write(p, bytes).unwrap();
+                }
+            }
+        }
+        other => panic!("unknown damage {other}"),
+    }
+}
+
+#[test]
+fn reading_commands_rebuild_damaged_indices_on_their_own() {
+    for how in [
+        "delete a segment file",
+        "truncate the .term files",
+        "garbage in meta.json",
+        "corrupt the usearch file",
+        "corrupt the manifest",
+    ] {
+        let env = TestEnv::with_vault("basic");
+        env.run(["reindex"]).success();
+        damage(&env, how);
+        let found = env.run(["search", "staging host deploys"]).success();
+        assert!(found.stdout.starts_with("1. deploy-notes"), "{how}: {found}");
+        if how != "garbage in meta.json" {
+            assert!(found.stderr.contains("were damaged"), "{how}: a warning says so: {found}");
+        }
+        let again = env.run(["search", "staging host deploys"]).success();
+        assert!(!again.stderr.contains("damaged"), "{how}: rebuilt once: {again}");
+
+        damage(&env, how);
+        let doctor = env.run(["doctor"]).success();
+        assert!(doctor.stdout.contains("memories  4"), "{how}: {doctor}");
+
+        damage(&env, how);
+        let mut c = Client::start(&env);
+        c.initialize();
+        let hits = c.ok("search_memories", json!({"query": "staging host deploys"}));
+        assert_eq!(hits["results"][0]["name"], "deploy-notes", "{how}: {hits}");
+        drop(c);
+
+        damage(&env, how);
+        env.run(["reindex"]).success();
+        let found = env.run(["search", "staging host deploys"]).success();
+        assert!(found.stdout.starts_with("1. deploy-notes"), "{how}: {found}");
+    }
+}
+
+#[test]
+fn reindex_rebuilds_whatever_state_the_indices_are_in() {
+    let env = TestEnv::with_vault("basic");
+    env.run(["reindex"]).success();
+    for how in [
+        "scribble inside the segments",
+        "delete a segment file",
+        "truncate the .term files",
+        "corrupt the usearch file",
+        "corrupt the manifest",
+    ] {
+        damage(&env, how);
+        let out = env.run(["reindex"]).success();
+        assert!(out.stdout.contains("indexed 4 memories"), "{how}: {out}");
+        let found = env.run(["search", "staging host deploys"]).success();
+        assert!(found.stdout.starts_with("1. deploy-notes"), "{how}: {found}");
+    }
+}

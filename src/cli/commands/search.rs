@@ -331,9 +331,16 @@ fn progress_printer(ctx: &Ctx) -> impl FnMut(Progress) + use<> {
 
 pub(crate) fn reindex(ctx: &mut Ctx, _args: &ReindexArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
+    // Start from nothing: a damaged store must not stop the rebuild that repairs it.
+    Indexes::reset(&vault)?;
     let mut idx = ctx.open_indexes(&vault)?;
     let mut progress = progress_printer(ctx);
     let report = idx.rebuild(&vault, &mut progress)?;
+    if let Some(d) = &report.repaired {
+        ctx.out.warn(format!(
+            "the search indices were damaged ({d}); rebuilt them from the memory files"
+        ));
+    }
     for p in &report.problems {
         ctx.out.warn(p);
     }
@@ -397,6 +404,11 @@ impl Ctx {
             if let Err(e) = observed {
                 self.out.warn(format!("cannot record usage state: {e}"));
             }
+        }
+        if let Some(d) = &r.repaired {
+            self.out.warn(format!(
+                "the search indices were damaged ({d}); rebuilt them from the memory files"
+            ));
         }
         for p in &r.problems {
             self.out.warn(p);
