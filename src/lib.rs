@@ -17,3 +17,6 @@ pub mod watch;
 pub use error::{Error, Result};
 pub mod model;
 pub mod vault;
+
+#[cfg(test)]
+mod fuzz_tests;

@@ -209,7 +209,9 @@ impl Indexes {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => {
-                    return Err(crate::error::PathError { action: "remove", path, source: e }.into());
+                    return Err(
+                        crate::error::PathError { action: "remove", path, source: e }.into()
+                    );
                 }
             }
         }
