@@ -254,7 +254,8 @@ async fn read_line<R: AsyncBufRead + Unpin>(r: &mut R) -> std::io::Result<Option
     loop {
         let available = r.fill_buf().await?;
         if available.is_empty() {
-            return Ok(any.then(|| if too_long { Line::TooLong(buf) } else { Line::Whole(buf) }));
+            let line = if too_long { Line::TooLong(buf) } else { Line::Whole(buf) };
+            return Ok(any.then_some(line));
         }
         any = true;
         let newline = available.iter().position(|b| *b == b'\n');

@@ -227,13 +227,13 @@ fn damage(env: &TestEnv, how: &str) {
             }
         }
         "garbage in meta.json" => {
-            std::fs::write(dir.join("keyword/meta.json"), "{garbage").unwrap()
+            std::fs::write(dir.join("keyword/meta.json"), "{garbage").unwrap();
         }
         "corrupt the usearch file" => {
             std::fs::write(dir.join("vector/vectors.usearch"), [0xAB; 300]).unwrap();
         }
         "corrupt the manifest" => {
-            std::fs::write(dir.join("manifest.tsv"), "\0\0garbage\n").unwrap()
+            std::fs::write(dir.join("manifest.tsv"), "\0\0garbage\n").unwrap();
         }
         "scribble inside the segments" => {
             for ext in ["fast", "fieldnorm", "idx", "term", "store"] {
