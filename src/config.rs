@@ -63,9 +63,9 @@ pub const DEFAULT_CONFIG_TOML: &str = r#"# memlane configuration for this vault.
 # score_threshold = 0.1
 # The k of reciprocal rank fusion, which sums weight / (k + rank) (greater than 0).
 # rrf_k = 60.0
-# Each retriever returns max(min_candidates, candidate_factor * limit) chunks (at least 1).
+# Each retriever returns max(min_candidates, candidate_factor * limit) chunks (1 to 100000).
 # min_candidates = 50
-# The per-result candidate multiplier of that formula (at least 1).
+# The per-result candidate multiplier of that formula (1 to 100).
 # candidate_factor = 4
 # Evidence at which the calibrated relevance is 0.5 (greater than 0 and less than 1).
 # calibration_midpoint = 0.35
@@ -205,8 +205,10 @@ const SEARCH_KEYS: Keys = &[
     ("limit", Rule::Int(1, 1000)),
     ("score_threshold", Rule::Num(Range::Unit)),
     ("rrf_k", Rule::Num(Range::Positive)),
-    ("min_candidates", Rule::Int(1, i64::MAX)),
-    ("candidate_factor", Rule::Int(1, i64::MAX)),
+    // Bounded: each retriever allocates room for this many chunks (a cloned repository's config
+    // must not make every search abort).
+    ("min_candidates", Rule::Int(1, 100_000)),
+    ("candidate_factor", Rule::Int(1, 100)),
     ("calibration_midpoint", Rule::Num(Range::OpenUnit)),
     ("calibration_steepness", Rule::Num(Range::Positive)),
     ("supersession_penalty", Rule::Num(Range::PositiveUnit)),
@@ -2008,10 +2010,12 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "invalid value 2.5 for `search.candidate_factor` in env \
-             MEMLANE_SEARCH__CANDIDATE_FACTOR; allowed: an integer >= 1"
+             MEMLANE_SEARCH__CANDIDATE_FACTOR; allowed: an integer from 1 to 100"
         );
-        let big = load_vault_text("[search]\nmin_candidates = 9223372036854775807").unwrap();
-        assert_eq!(big.config.search.min_candidates as u64, i64::MAX as u64);
+        let big = load_vault_text("[search]\nmin_candidates = 100000").unwrap();
+        assert_eq!(big.config.search.min_candidates, 100_000);
+        let err = load_vault_text("[search]\nmin_candidates = 9223372036854775807").unwrap_err();
+        assert!(err.to_string().contains("an integer from 1 to 100000"), "{err}");
     }
 
     #[test]
@@ -2261,8 +2265,18 @@ mod tests {
             ("[search]\nscore_threshold = -0.1", "search.score_threshold", "-0.1", "from 0 to 1"),
             ("[search]\nrrf_k = 0", "search.rrf_k", "0", "a finite number > 0"),
             ("[search]\nrrf_k = inf", "search.rrf_k", "inf", "a finite number > 0"),
-            ("[search]\nmin_candidates = 0", "search.min_candidates", "0", "an integer >= 1"),
-            ("[search]\ncandidate_factor = 0", "search.candidate_factor", "0", "an integer >= 1"),
+            (
+                "[search]\nmin_candidates = 0",
+                "search.min_candidates",
+                "0",
+                "an integer from 1 to 100000",
+            ),
+            (
+                "[search]\ncandidate_factor = 0",
+                "search.candidate_factor",
+                "0",
+                "an integer from 1 to 100",
+            ),
             (
                 "[search]\ncalibration_midpoint = 0",
                 "search.calibration_midpoint",

@@ -163,6 +163,17 @@ pub enum Error {
         /// The parse problem.
         problem: FrontmatterError,
     },
+    /// A memory file past memlane's parsing limits: it is skipped, not read.
+    #[error(
+        "{} is skipped: {problem}\n  hint: shorten its frontmatter (between the `---` lines) or move the file out of the vault",
+        .path.display()
+    )]
+    OverLimit {
+        /// The file.
+        path: PathBuf,
+        /// Which limit.
+        problem: FrontmatterError,
+    },
     /// Input the user gave is not acceptable (bad time range, empty content …).
     #[error("{0}")]
     Invalid(String),

@@ -9,6 +9,7 @@ pub mod error;
 pub mod failpoint;
 pub mod index;
 pub mod lifecycle;
+pub mod limits;
 pub mod mcp;
 pub mod privacy;
 pub mod search;
@@ -17,3 +18,6 @@ pub mod watch;
 pub use error::{Error, Result};
 pub mod model;
 pub mod vault;
+
+#[cfg(test)]
+mod fuzz_tests;

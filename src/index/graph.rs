@@ -262,6 +262,8 @@ impl LinkGraph {
             let idx = g.graph.add_node(Node { key: n.key.clone(), missing });
             g.index.insert(n.key, idx);
         }
+        // Duplicates found with a set: a memory may have thousands of links (one per tag).
+        let mut seen = HashSet::new();
         for e in file.edges {
             let (&s, &t) = (g.index.get(&e.source)?, g.index.get(&e.target)?);
             if s == t || NodeKind::of(&e.source) != NodeKind::Memory || g.graph[s].missing {
@@ -273,7 +275,7 @@ impl LinkGraph {
                 confidence: e.confidence,
                 origin: e.origin,
             });
-            if !g.has_edge(s, t, &data) {
+            if seen.insert(edge_key(s, t, &data)) {
                 g.graph.add_edge(s, t, data);
             }
         }
@@ -354,13 +356,20 @@ impl LinkGraph {
             self.graph.remove_edge(id);
             touched.push(target);
         }
+        // The edges already there, as a set: a memory may have thousands of links (one per
+        // tag), and a scan of its edges per link would be quadratic.
+        let mut seen: HashSet<EdgeKey> = self
+            .graph
+            .edges_directed(src, Outgoing)
+            .map(|e| edge_key(src, e.target(), e.weight()))
+            .collect();
         for link in links {
             if link.target == memory {
                 continue;
             }
             let target = self.node(&link.target);
             let data = sanitize(link.data.clone());
-            if !self.has_edge(src, target, &data) {
+            if seen.insert(edge_key(src, target, &data)) {
                 self.graph.add_edge(src, target, data);
             }
         }
@@ -681,7 +690,16 @@ impl LinkGraph {
         self.index.insert(key.to_owned(), idx);
         idx
     }
+}
 
+/// What makes two edges the same, for the duplicate checks.
+type EdgeKey = (NodeIndex, NodeIndex, String, String, u32, String);
+
+fn edge_key(s: NodeIndex, t: NodeIndex, d: &EdgeData) -> EdgeKey {
+    (s, t, d.edge_type.clone(), d.context.clone(), d.confidence.to_bits(), d.origin.clone())
+}
+
+impl LinkGraph {
     fn has_edge(&self, s: NodeIndex, t: NodeIndex, data: &EdgeData) -> bool {
         self.graph.edges_directed(s, Outgoing).any(|e| e.target() == t && e.weight() == data)
     }

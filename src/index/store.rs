@@ -73,6 +73,9 @@ pub struct ReconcileReport {
     /// Why everything was rebuilt, when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rebuilt: Option<String>,
+    /// What was damaged in the indices, when this pass rebuilt them because of it (callers warn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repaired: Option<String>,
     /// Files that could not be indexed, with the reason.
     pub problems: Vec<String>,
     /// Ids of the memories indexed for the first time (the lifecycle starts their clocks).
@@ -124,6 +127,9 @@ pub struct Indexes {
     manifest: Manifest,
     embedder: Arc<dyn Embedder>,
     needs_rebuild: Option<String>,
+    /// What was found damaged on open (a store that could not be read, or stores that disagree):
+    /// the next reconcile rebuilds and reports it.
+    damage: Option<String>,
     /// [`disk_stamp`] of the stores as this process last opened or wrote them: while the files
     /// still match it under the lock, nobody else wrote and a write skips the reopen (a one-shot
     /// command as well as a long-lived watcher or server).
@@ -184,6 +190,34 @@ impl Indexes {
         vault.root().join("indices")
     }
 
+    /// Deletes the derived stores of `vault` (keyword, vector, graph, manifest) under the index
+    /// lock, whatever state they are in, so the next open starts from nothing: what `reindex`
+    /// does first, since a store damaged inside a file (not just missing or truncated) can make
+    /// the search library fail or panic when it reads it.
+    pub fn reset(vault: &Vault) -> crate::Result<()> {
+        let dir = Self::dir_of(vault);
+        if !dir.is_dir() {
+            return Ok(());
+        }
+        let _lock = lock(&dir)?;
+        for sub in ["keyword", "vector", "graph"] {
+            remove_damaged(&dir.join(sub))?;
+        }
+        for file in ["manifest.tsv", PENDING_FILE] {
+            let path = dir.join(file);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(
+                        crate::error::PathError { action: "remove", path, source: e }.into()
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Opens (or creates) the indices of `vault` for `embedder`. Nothing is re-indexed here; call
     /// [`Indexes::reconcile`].
     pub fn open(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
@@ -203,7 +237,9 @@ impl Indexes {
         // Taken before anything is read: a write by anyone after it changes it.
         let stamp = disk_stamp(&dir);
         let mut needs_rebuild = None;
-        let manifest = match Manifest::load(&dir.join("manifest.tsv")) {
+        let mut damage: Option<String> = None;
+        let manifest_path = dir.join("manifest.tsv");
+        let manifest = match Manifest::load(&manifest_path) {
             Some(m) if m.embedder_id == embedder.id() && m.dim == embedder.dim() => m,
             Some(m) => {
                 needs_rebuild = Some(format!(
@@ -215,11 +251,18 @@ impl Indexes {
                 ));
                 Manifest::default()
             }
+            None if manifest_path.exists() => {
+                damage = Some("the manifest is unreadable".to_owned());
+                needs_rebuild = damage.clone();
+                Manifest::default()
+            }
             None => {
                 needs_rebuild = Some("no index yet".to_owned());
                 Manifest::default()
             }
         };
+        // An index that existed and matched the embedder: anything unreadable below is damage.
+        let existed = needs_rebuild.is_none();
         if dir.join(PENDING_FILE).exists() && (!read_only || lock_is_free(&dir)) {
             // A writer died between its first and last index file (see: #6). A live writer
             // still holds the lock: readers then use what is there, as during any write.
@@ -228,13 +271,22 @@ impl Indexes {
         let t_manifest = t0.elapsed();
         let keyword = match KeywordIndex::open_or_create(&dir.join("keyword")) {
             Ok(k) => k,
-            Err(KeywordError::SchemaMismatch { .. }) | Err(KeywordError::Open { .. }) => {
-                // Built by another memlane version or damaged: start over under the lock (a
-                // writer's reopen already holds it, and OS locks do not nest).
+            Err(
+                e @ (KeywordError::SchemaMismatch { .. }
+                | KeywordError::Open { .. }
+                | KeywordError::Tantivy { .. }),
+            ) => {
+                // Built by another memlane version or damaged (a segment file missing or
+                // truncated): start over under the lock (a writer's reopen already holds it,
+                // and OS locks do not nest). It is derived data: the files rebuild it.
                 let _lock = if read_only { Some(lock(&dir)?) } else { None };
                 let kdir = dir.join("keyword");
-                let _ = std::fs::remove_dir_all(&kdir);
-                needs_rebuild = Some("the keyword index was unreadable".to_owned());
+                remove_damaged(&kdir)?;
+                let why = format!("the keyword index was unreadable ({})", error_chain(&e));
+                if !matches!(e, KeywordError::SchemaMismatch { .. }) {
+                    damage.get_or_insert_with(|| why.clone());
+                }
+                needs_rebuild = Some(why);
                 KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
             }
             Err(e) => return Err(IndexError::from(e).into()),
@@ -246,10 +298,23 @@ impl Indexes {
         } else {
             VectorIndex::open_for_update(&vdir, embedder.id(), embedder.dim())
         };
-        let vector = match opened.map_err(IndexError::from)? {
-            OpenOutcome::Ready(v) => v,
-            OpenOutcome::NeedsRebuild { reason } => {
+        let vector = match opened {
+            Ok(OpenOutcome::Ready(v)) => v,
+            Ok(OpenOutcome::NeedsRebuild { reason }) => {
+                if existed {
+                    damage.get_or_insert_with(|| reason.clone());
+                }
                 needs_rebuild.get_or_insert(reason);
+                VectorIndex::create(&vdir, embedder.id(), embedder.dim())
+                    .map_err(IndexError::from)?
+            }
+            Err(e) => {
+                // Unreadable: derived data, rebuilt from the files.
+                let why = format!("the vector index was unreadable ({e})");
+                damage.get_or_insert_with(|| why.clone());
+                needs_rebuild.get_or_insert(why);
+                let _lock = if read_only { Some(lock(&dir)?) } else { None };
+                remove_damaged(&vdir)?;
                 VectorIndex::create(&vdir, embedder.id(), embedder.dim())
                     .map_err(IndexError::from)?
             }
@@ -270,6 +335,7 @@ impl Indexes {
             manifest,
             embedder,
             needs_rebuild,
+            damage,
             written: Some(stamp),
             keys: std::sync::OnceLock::new(),
             owner_scans: std::sync::atomic::AtomicUsize::new(0),
@@ -277,12 +343,14 @@ impl Indexes {
         if idx.needs_rebuild.is_none() {
             let total = idx.manifest.total_chunks();
             if idx.vector.len() != total || idx.keyword.num_chunks() as usize != total {
-                idx.needs_rebuild = Some(format!(
+                let why = format!(
                     "the indices disagree with the manifest ({} keyword and {} vector chunks, {} expected)",
                     idx.keyword.num_chunks(),
                     idx.vector.len(),
                     total
-                ));
+                );
+                idx.damage = Some(why.clone());
+                idx.needs_rebuild = Some(why);
             }
         }
         tracing::debug!(
@@ -517,7 +585,9 @@ impl Indexes {
             || self.dir.join(PENDING_FILE).exists()
         {
             let fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
+            let earlier = self.damage.take();
             *self = fresh;
+            self.damage = earlier.or(self.damage.take());
         } else {
             // What this process opened read-only is still what is on disk: write on top of it.
             self.vector.allow_updates();
@@ -590,7 +660,13 @@ impl Indexes {
                     report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
                     continue;
                 };
-                let memory = vault.memory_from_text(s.name.clone(), path, raw);
+                let memory = match vault.memory_from_text(s.name.clone(), path, raw) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        report.problems.push(format!("{}: {e}", s.name));
+                        continue;
+                    }
+                };
                 let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
                 let chunks = chunk_markdown(&content, &ChunkOptions::default());
                 let title = markdown_title(&content)
@@ -805,6 +881,9 @@ impl Indexes {
             manifest_save_ms = ms(start.elapsed() - t_graph),
             "reconcile wrote the indices"
         );
+        if rebuild.is_some() {
+            report.repaired = self.damage.take();
+        }
         report.rebuilt = rebuild;
         // A file indexed now that shares its id with another memory (a hand copy) is reported:
         // id-based operations (history, restore) refuse such memories.
@@ -1006,4 +1085,30 @@ impl From<IndexError> for Error {
     fn from(e: IndexError) -> Error {
         Error::Index(Box::new(e))
     }
+}
+
+/// Removes a damaged store's folder (derived data) so it can be created afresh.
+fn remove_damaged(dir: &Path) -> crate::Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(crate::error::PathError {
+            action: "remove the damaged index",
+            path: dir.to_owned(),
+            source: e,
+        }
+        .into()),
+    }
+}
+
+/// An error and its sources, in words (`a: b: c`).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut cur = e.source();
+    while let Some(s) = cur {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        cur = s.source();
+    }
+    out
 }

@@ -190,6 +190,11 @@ impl Live {
             }
         };
         let report = idx.reconcile(vault)?;
+        if let Some(d) = &report.repaired {
+            tracing::warn!(
+                "the search indices were damaged ({d}); rebuilt them from the memory files"
+            );
+        }
         for p in &report.problems {
             tracing::warn!("{p}");
         }

@@ -3,6 +3,7 @@
 //! stdout carries JSON-RPC only; logs go to stderr. Tool failures are MCP tool errors
 //! (`isError: true`) whose text is the library error's message.
 
+mod guard;
 mod live;
 mod tools;
 
@@ -12,6 +13,7 @@ use rmcp::ServiceExt as _;
 
 use crate::vault::Vault;
 
+pub use guard::MAX_LINE_BYTES;
 pub use live::{COLD_LOGGER, COLD_MESSAGE, ChangeCounter, ChangeSource, Live, SYNC_TIMEOUT};
 pub use tools::{CORE_TOOLS, MemlaneServer};
 
@@ -72,10 +74,25 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
             None
         }
     };
-    let running = server
-        .serve(rmcp::transport::stdio())
-        .await
-        .map_err(|e| crate::Error::Invalid(format!("MCP handshake failed: {e}")))?;
+    // stdin → guard → rmcp → stdout: the guard answers malformed lines itself (see guard.rs);
+    // rmcp's output and those answers share stdout a whole line at a time.
+    let (to_rmcp, rmcp_in) = tokio::io::duplex(256 * 1024);
+    let (rmcp_out, from_rmcp) = tokio::io::duplex(256 * 1024);
+    let stdout = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
+    let reader = tokio::spawn(guard::filter_input(tokio::io::stdin(), to_rmcp, stdout.clone()));
+    let writer = tokio::spawn(guard::copy_output(from_rmcp, stdout));
+    let finish = async move {
+        // The reader may be blocked on stdin: stop it, then let the writer drain.
+        reader.abort();
+        let _ = writer.await;
+    };
+    let running = match server.serve((rmcp_in, rmcp_out)).await {
+        Ok(r) => r,
+        Err(e) => {
+            finish.await;
+            return Err(crate::Error::Invalid(format!("MCP handshake failed: {e}")));
+        }
+    };
     let peer = running.peer().clone();
     let ticker = (minutes > 0).then(|| {
         tokio::spawn(async move {
@@ -109,6 +126,7 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     if let Err(e) = server_live.flush() {
         tracing::warn!("cannot save the usage state: {e}");
     }
+    finish.await;
     result.map_err(|e| crate::Error::Invalid(format!("MCP server stopped: {e}")))?;
     Ok(())
 }

@@ -21,6 +21,7 @@ use crate::Error;
 use crate::config::McpTools;
 use crate::index::graph::EdgeData;
 use crate::lifecycle::UsageStore;
+use crate::limits;
 use crate::model::MemoryName;
 use crate::model::links::{EdgeType, normalize_target};
 use crate::search::SearchQuery;
@@ -386,9 +387,7 @@ impl MemlaneServer {
 
     fn search(&self, p: SearchParams) -> crate::Result<Value> {
         let vault = &*self.vault;
-        if p.limit == Some(0) {
-            return Err(Error::Invalid("limit must be at least 1".into()));
-        }
+        limits::check_opt("limit", p.limit, 1, limits::MAX_RESULTS)?;
         let mut q = SearchQuery::new(p.query);
         q.limit = Some(p.limit.unwrap_or(5));
         if let Some(t) = p.filter_type {
@@ -403,7 +402,14 @@ impl MemlaneServer {
             if days < 0 {
                 return Err(Error::Invalid("relative_days must be 0 or more".into()));
             }
-            q.after = Some(ts(vault.clock.now().as_second() - days * 86_400)?);
+            // More days than jiff can count back means every memory.
+            let after = days
+                .checked_mul(86_400)
+                .and_then(|s| {
+                    vault.clock.now().checked_sub(jiff::SignedDuration::from_secs(s)).ok()
+                })
+                .unwrap_or(jiff::Timestamp::MIN);
+            q.after = Some(after);
         } else {
             q.after = p.after_timestamp.map(ts).transpose()?;
             q.before = p.before_timestamp.map(ts).transpose()?;
@@ -454,6 +460,7 @@ impl MemlaneServer {
 
     fn linked(&self, p: LinkedParams) -> crate::Result<Value> {
         let vault = &*self.vault;
+        let limit = limits::check_opt("limit", p.limit, 1, limits::MAX_RESULTS)?.unwrap_or(5);
         let ghost = format!("ghost:{}", normalize_target(&p.target_document));
         let mut sq = SearchQuery::new(p.query);
         sq.limit = Some(10_000);
@@ -479,7 +486,7 @@ impl MemlaneServer {
             })
             .collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        scored.truncate(p.limit.unwrap_or(5));
+        scored.truncate(limit);
         let items: Vec<Value> = scored
             .iter()
             .map(|(score, name, e)| {
@@ -678,7 +685,7 @@ impl MemlaneServer {
         if let Some(t) = &p.filter_type {
             vault.check_type(t)?;
         }
-        let limit = p.limit.unwrap_or(5);
+        let limit = limits::check_opt("limit", p.limit, 1, limits::MAX_CLUSTERS)?.unwrap_or(5);
         let clusters = self.live.with_indexes(|idx| {
             Ok(crate::lifecycle::consolidate::suggest_merges(
                 vault,
@@ -752,16 +759,14 @@ impl MemlaneServer {
     }
 
     fn related(&self, p: &RelatedParams) -> crate::Result<Value> {
-        let depth = p.depth.unwrap_or(1);
-        if depth == 0 {
-            return Err(Error::Invalid("depth must be at least 1".into()));
-        }
+        let depth = limits::check_opt("depth", p.depth, 1, limits::MAX_DEPTH)?.unwrap_or(1);
+        let limit = limits::check_opt("limit", p.limit, 1, limits::MAX_RESULTS)?.unwrap_or(10);
         let m = self.vault.resolve(&p.name)?;
         let key = format!("memory:{}", m.name);
         let mut rel = self.live.with_indexes(|idx| {
             Ok(idx.graph().neighbors(&key, depth, &crate::model::links::link_weight))
         })?;
-        rel.truncate(p.limit.unwrap_or(10));
+        rel.truncate(limit);
         Ok(
             json!({ "memory_id": key, "name": m.name.to_string(), "depth": depth, "related": outcome_json(&rel)? }),
         )

@@ -35,6 +35,17 @@ pub const KEY_ORDER: &[&str] = &[
 /// The statuses a memory can have.
 pub const STATUSES: &[&str] = &["active", "archived"];
 
+/// The largest frontmatter memlane parses, in bytes (the text between the `---` lines). A file
+/// with more is skipped with a warning: nothing memlane writes comes near it, and it keeps the
+/// YAML parser's work bounded.
+pub const MAX_FRONTMATTER_BYTES: usize = 256 * 1024;
+
+/// The deepest nesting of flow collections (`[` and `{`) memlane parses in frontmatter. The YAML
+/// parser's work grows with the square of this depth (160,000 `[` took 81 s), so a deeper file is
+/// refused before parsing, in time linear in its size. Counted over every bracket that is not
+/// closed yet, quoted or not (an overestimate, never an underestimate).
+pub const MAX_FRONTMATTER_DEPTH: usize = 64;
+
 /// Why frontmatter could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrontmatterError {
@@ -50,6 +61,51 @@ pub enum FrontmatterError {
     /// A rewrite of some keys would have changed others (a layout memlane does not understand).
     #[error("memlane cannot change this frontmatter without also changing other keys ({0})")]
     UnsafeEdit(String),
+    /// The frontmatter is larger than [`MAX_FRONTMATTER_BYTES`].
+    #[error(
+        "the frontmatter is {bytes} bytes, over the {max} byte limit",
+        max = MAX_FRONTMATTER_BYTES
+    )]
+    TooLarge {
+        /// The frontmatter's size.
+        bytes: usize,
+    },
+    /// Flow collections nest deeper than [`MAX_FRONTMATTER_DEPTH`].
+    #[error(
+        "the frontmatter nests `[`/`{{` more than {max} deep",
+        max = MAX_FRONTMATTER_DEPTH
+    )]
+    TooDeep,
+}
+
+impl FrontmatterError {
+    /// Whether the frontmatter is past memlane's parsing limits (the file is skipped, not read
+    /// with defaults).
+    pub fn is_over_limit(&self) -> bool {
+        matches!(self, FrontmatterError::TooLarge { .. } | FrontmatterError::TooDeep)
+    }
+}
+
+/// Checks `yaml` against [`MAX_FRONTMATTER_BYTES`] and [`MAX_FRONTMATTER_DEPTH`] in one linear
+/// pass, before any YAML parser sees it.
+pub fn check_limits(yaml: &str) -> Result<(), FrontmatterError> {
+    if yaml.len() > MAX_FRONTMATTER_BYTES {
+        return Err(FrontmatterError::TooLarge { bytes: yaml.len() });
+    }
+    let mut depth = 0usize;
+    for b in yaml.bytes() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FRONTMATTER_DEPTH {
+                    return Err(FrontmatterError::TooDeep);
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -590,6 +646,7 @@ impl Document {
 }
 
 fn yaml_mapping(yaml: &str) -> Result<Mapping, FrontmatterError> {
+    check_limits(yaml)?;
     if yaml.trim().is_empty()
         || yaml.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
     {
@@ -777,10 +834,12 @@ pub fn read_tags(v: &Value) -> Option<Vec<String>> {
         Value::Null => Vec::new(),
         other => vec![scalar_string(other)?],
     };
+    // A set beside the list: a hand-written file may hold thousands of tags.
+    let mut seen = std::collections::HashSet::new();
     let mut tags: Vec<String> = Vec::new();
     for t in raw {
         let t = t.trim().to_owned();
-        if !t.is_empty() && !tags.contains(&t) {
+        if !t.is_empty() && seen.insert(t.clone()) {
             tags.push(t);
         }
     }

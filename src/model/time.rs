@@ -28,7 +28,8 @@ pub fn format_timestamp(ts: Timestamp) -> String {
 
 /// Formats a timestamp for file names: `20260110T100000.000Z`.
 pub fn format_compact(ts: Timestamp) -> String {
-    let ms = ts.subsec_millisecond();
+    // Before 1970 jiff's sub-second part is negative; the civil time shown is floored.
+    let ms = ts.subsec_millisecond().rem_euclid(1000);
     format!("{}.{ms:03}Z", ts.strftime("%Y%m%dT%H%M%S"))
 }
 

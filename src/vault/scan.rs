@@ -106,15 +106,25 @@ impl Vault {
                 path.display()
             ))
         })?;
-        Ok(self.memory_from_text(name.clone(), path, raw))
+        self.memory_from_text(name.clone(), path, raw)
     }
 
     /// Builds a memory from bytes already read (the indexer reads each file once).
-    pub fn memory_from_text(&self, name: MemoryName, path: PathBuf, raw: String) -> Memory {
+    ///
+    /// A file whose frontmatter is past [`crate::model::frontmatter::MAX_FRONTMATTER_BYTES`] or
+    /// [`crate::model::frontmatter::MAX_FRONTMATTER_DEPTH`] is an [`Error::OverLimit`] (callers
+    /// skip it and go on); other frontmatter problems are warnings and defaults.
+    pub fn memory_from_text(
+        &self,
+        name: MemoryName,
+        path: PathBuf,
+        raw: String,
+    ) -> crate::Result<Memory> {
         let doc = Document::parse(&raw);
         let mut warnings = Vec::new();
         let map = match doc.mapping() {
             Ok(m) => m,
+            Err(e) if e.is_over_limit() => return Err(Error::OverLimit { path, problem: e }),
             Err(e) => {
                 warnings.push(format!("{e}; read with defaults"));
                 Default::default()
@@ -169,7 +179,7 @@ impl Vault {
         let created_at =
             meta.created_at.or_else(|| mtime(&path)).unwrap_or_else(|| self.clock.now());
         let updated_at = meta.updated_at.unwrap_or(created_at);
-        Memory {
+        Ok(Memory {
             name,
             path,
             id,
@@ -182,7 +192,7 @@ impl Vault {
             doc,
             raw,
             warnings,
-        }
+        })
     }
 
     /// Where a symbolic link at `path` leads, and whether memlane may read through it: only when
@@ -222,7 +232,7 @@ impl Vault {
     /// Symbolic links in the vault that memlane does not follow because they resolve outside
     /// its memories (or nowhere): files named `*.md` and folders, for `memlane doctor`.
     pub fn escaping_links(&self) -> crate::Result<Vec<EscapingLink>> {
-        Ok(self.walk()?.1)
+        Ok(self.walk(None)?.1)
     }
 
     /// Every memory file in the vault with its size and mtime, sorted by name (reserved folders,
@@ -232,7 +242,7 @@ impl Vault {
     /// One `readdir` per folder and one `stat` per memory: this is the whole cost of a
     /// no-change reconcile, so it stays this lean.
     pub fn files(&self) -> crate::Result<Vec<FileStat>> {
-        let (found, escaping) = self.walk()?;
+        let (found, escaping) = self.walk(None)?;
         // Once per link and process: a server or watcher scans again and again.
         static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
         if !escaping.is_empty()
@@ -251,10 +261,24 @@ impl Vault {
         self.stat_all(found)
     }
 
+    /// `.md` files in the vault that no command can reach, each with why: names memlane
+    /// cannot use (control characters, `\\`, `:` …, not UTF-8) and hidden files (`.x.md`,
+    /// `...md`). `list` warns about them and `doctor` reports them; they are never read.
+    pub fn unreachable_files(&self) -> crate::Result<Vec<String>> {
+        let mut out = Vec::new();
+        self.walk(Some(&mut out))?;
+        out.sort();
+        Ok(out)
+    }
+
     /// Pass 1 of [`Vault::files`]: directory entries only (no stat), depth first. Returns the
     /// candidate memory files (relative name, path, whether a link) and the links not followed.
+    /// With `unreachable`, also collects the `.md` files no name can reach.
     #[allow(clippy::type_complexity)]
-    fn walk(&self) -> crate::Result<(Vec<(String, PathBuf, bool)>, Vec<EscapingLink>)> {
+    fn walk(
+        &self,
+        mut unreachable: Option<&mut Vec<String>>,
+    ) -> crate::Result<(Vec<(String, PathBuf, bool)>, Vec<EscapingLink>)> {
         let root = self.root();
         let mut escaping = Vec::new();
         let mut found: Vec<(String, PathBuf, bool)> = Vec::new();
@@ -275,8 +299,30 @@ impl Vault {
             for entry in entries {
                 let Ok(entry) = entry else { continue };
                 let file_name = entry.file_name();
-                let Some(fname) = file_name.to_str() else { continue };
-                if fname.starts_with('.') || (prefix.is_empty() && RESERVED_DIRS.contains(&fname)) {
+                let Some(fname) = file_name.to_str() else {
+                    if let Some(out) = unreachable.as_deref_mut()
+                        && file_name.as_encoded_bytes().ends_with(b".md")
+                    {
+                        out.push(format!(
+                            "{}: the file name is not UTF-8, so no command can name it; it is not read\n  hint: rename it",
+                            entry.path().display()
+                        ));
+                    }
+                    continue;
+                };
+                if prefix.is_empty() && RESERVED_DIRS.contains(&fname) {
+                    continue;
+                }
+                if fname.starts_with('.') {
+                    if let Some(out) = unreachable.as_deref_mut()
+                        && fname.ends_with(".md")
+                        && entry.file_type().is_ok_and(|t| !t.is_dir())
+                    {
+                        out.push(format!(
+                            "{}: hidden files (names starting with `.`) are not memories; it is not read\n  hint: rename it without the leading `.` to make it one",
+                            entry.path().display().to_string().escape_debug()
+                        ));
+                    }
                     continue;
                 }
                 let Ok(ft) = entry.file_type() else { continue };
@@ -294,7 +340,13 @@ impl Vault {
                         found.push((rel, path, true));
                     }
                 } else if fname.ends_with(".md") {
-                    found.push((rel, entry.path(), false));
+                    match (unreachable.as_deref_mut(), MemoryName::parse(&rel)) {
+                        (Some(out), Err(e)) => out.push(format!(
+                            "{}: no command can name this file ({e}); it is not read\n  hint: rename it",
+                            entry.path().display().to_string().escape_debug()
+                        )),
+                        _ => found.push((rel, entry.path(), false)),
+                    }
                 }
             }
         }
@@ -344,7 +396,7 @@ impl Vault {
     /// Loads every memory. Files that cannot be read at all are returned as warnings.
     pub fn scan(&self) -> crate::Result<(Vec<Memory>, Vec<String>)> {
         let mut out = Vec::new();
-        let mut problems = Vec::new();
+        let mut problems = self.unreachable_files()?;
         for name in self.names()? {
             match self.load(&name) {
                 Ok(m) => out.push(m),

@@ -11,6 +11,7 @@ mod consolidate;
 mod freshness;
 mod generated;
 mod graph;
+mod hardening;
 mod lifecycle;
 mod mcp;
 mod mcp_tools;

@@ -96,6 +96,27 @@ impl Client {
         stdin.flush().unwrap();
     }
 
+    /// Writes `line` (anything, even not JSON) and a newline to the server's stdin.
+    pub(crate) fn send_raw(&mut self, line: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line on stdout (which must be JSON-RPC 2.0), within 60 s.
+    pub(crate) fn next_message(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("no message from the server within 60 s"));
+        let v: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+        let first = if v.is_array() { &v[0] } else { &v };
+        assert_eq!(first["jsonrpc"], "2.0", "{line}");
+        v
+    }
+
     pub(crate) fn request(&mut self, method: &str, params: Value) -> Value {
         self.request_seeing(method, params).0
     }

@@ -2,6 +2,7 @@
 
 use memlane::Error;
 use memlane::lifecycle::consolidate;
+use memlane::limits;
 use memlane::model::MemoryName;
 
 use crate::cli::Ctx;
@@ -92,6 +93,7 @@ pub(crate) fn suggest_merges(ctx: &mut Ctx, args: &SuggestMergesArgs) -> anyhow:
     }
     let mut idx = ctx.open_indexes(&vault)?;
     ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
+    limits::check("--limit", args.limit, 1, limits::MAX_CLUSTERS)?;
     let clusters = consolidate::suggest_merges(
         &vault,
         &idx,

@@ -2,6 +2,7 @@
 
 use memlane::Error;
 use memlane::index::graph::EdgeData;
+use memlane::limits;
 use memlane::model::links::{EdgeType, link_weight, normalize_target};
 use memlane::search::SearchQuery;
 use memlane::vault::Vault;
@@ -81,6 +82,7 @@ fn parse_type(t: &str) -> anyhow::Result<String> {
 }
 
 pub(crate) fn linked(ctx: &mut Ctx, args: &LinkedArgs) -> anyhow::Result<()> {
+    limits::check("--limit", args.limit, 1, limits::MAX_RESULTS)?;
     let vault = ctx.open_vault()?;
     let mut idx = ctx.open_indexes(&vault)?;
     ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
@@ -195,9 +197,8 @@ pub(crate) fn relationships(ctx: &mut Ctx, args: &RelationshipsArgs) -> anyhow::
 }
 
 pub(crate) fn related(ctx: &mut Ctx, args: &RelatedArgs) -> anyhow::Result<()> {
-    if args.depth == 0 {
-        return Err(Error::Invalid("--depth must be at least 1".into()).into());
-    }
+    limits::check("--depth", args.depth, 1, limits::MAX_DEPTH)?;
+    limits::check("--limit", args.limit, 1, limits::MAX_RESULTS)?;
     let vault = ctx.open_vault()?;
     let mut idx = ctx.open_indexes(&vault)?;
     ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
@@ -302,6 +303,9 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
             None => "symbolic link that resolves nowhere; memlane does not read it".to_owned(),
         };
         problems.push(json!({ "kind": "link_outside_vault", "memory": link.name, "target": link.target, "message": message }));
+    }
+    for p in vault.unreachable_files()? {
+        problems.push(json!({ "kind": "unreachable", "message": p }));
     }
     for (name, e) in &idx.manifest().entries {
         for w in &e.warnings {

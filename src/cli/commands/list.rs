@@ -78,7 +78,13 @@ pub(crate) fn time_window(
                 "--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"
             ))
         })?;
-        return Ok((Some(vault.clock.now() - jiff::SignedDuration::from_secs(secs)), None));
+        // A window reaching past the earliest time jiff knows is everything.
+        let after = vault
+            .clock
+            .now()
+            .checked_sub(jiff::SignedDuration::from_secs(secs))
+            .unwrap_or(jiff::Timestamp::MIN);
+        return Ok((Some(after), None));
     }
     let after = after.map(|s| time_arg("--after", s)).transpose()?;
     let before = before.map(|s| time_arg("--before", s)).transpose()?;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use memlane::Error;
 use memlane::config::{Intent, SearchProfile};
 use memlane::index::store::{Indexes, Progress, ReconcileReport};
+use memlane::limits;
 use memlane::search::{SearchQuery, SearchResults};
 
 use crate::cli::Ctx;
@@ -111,12 +112,9 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
             })
         })
         .transpose()?;
-    if args.limit == Some(0) {
-        return Err(bad("--limit must be at least 1".into()));
-    }
-    if args.budget == Some(0) {
-        return Err(bad("--budget must be at least 1 token".into()));
-    }
+    limits::check_opt("--limit", args.limit, 1, limits::MAX_RESULTS)?;
+    limits::check_opt("--budget", args.budget, 1, limits::MAX_BUDGET_TOKENS)?;
+    limits::check_opt("--expand", args.expand, 0, limits::MAX_EXPAND)?;
     let (after, before) =
         time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
     let mut idx = ctx.open_indexes(&vault)?;
@@ -345,9 +343,16 @@ fn progress_printer(ctx: &Ctx) -> impl FnMut(Progress) + use<> {
 
 pub(crate) fn reindex(ctx: &mut Ctx, _args: &ReindexArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
+    // Start from nothing: a damaged store must not stop the rebuild that repairs it.
+    Indexes::reset(&vault)?;
     let mut idx = ctx.open_indexes(&vault)?;
     let mut progress = progress_printer(ctx);
     let report = idx.rebuild(&vault, &mut progress)?;
+    if let Some(d) = &report.repaired {
+        ctx.out.warn(format!(
+            "the search indices were damaged ({d}); rebuilt them from the memory files"
+        ));
+    }
     for p in &report.problems {
         ctx.out.warn(p);
     }
@@ -411,6 +416,11 @@ impl Ctx {
             if let Err(e) = observed {
                 self.out.warn(format!("cannot record usage state: {e}"));
             }
+        }
+        if let Some(d) = &r.repaired {
+            self.out.warn(format!(
+                "the search indices were damaged ({d}); rebuilt them from the memory files"
+            ));
         }
         for p in &r.problems {
             self.out.warn(p);

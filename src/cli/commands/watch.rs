@@ -26,6 +26,14 @@ pub(crate) struct WatchArgs {
 }
 
 pub(crate) fn run(ctx: &mut Ctx, args: &WatchArgs) -> anyhow::Result<()> {
+    if args.debounce > memlane::limits::MAX_DEBOUNCE_MS {
+        return Err(memlane::Error::Invalid(format!(
+            "--debounce must be at most {} ms (one hour); got {}",
+            memlane::limits::MAX_DEBOUNCE_MS,
+            args.debounce
+        ))
+        .into());
+    }
     let vault = Arc::new(ctx.open_vault()?);
     let opts = WatchOptions {
         debounce: Duration::from_millis(args.debounce.max(1)),
