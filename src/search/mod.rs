@@ -597,7 +597,7 @@ pub fn search_ranked(
             // Context ranks a memory that matches the query among others; it never makes a
             // result of a memory with no evidence of its own (the note written beside the
             // answer, on another subject).
-            if c.ex.evidence < context::MIN_OWN_EVIDENCE {
+            if !context::has_own_evidence(c.ex.evidence) {
                 continue;
             }
             c.ex.context_bonus = cfg.context_weight * best;
