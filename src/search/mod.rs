@@ -16,14 +16,26 @@
 //!    built-in n-gram embedder, a weak signal that only breaks near-ties). The fused score alone
 //!    orders the results of a query. Weighted RRF (k = `rrf_k`) is still computed for `--explain`
 //!    and is what the `ragdocs` profile ranks by.
-//! 3. **Calibrate** to an absolute relevance in [0, 1]: `sigmoid(steepness × (gate × fused /
-//!    best fused − midpoint))`. The *gate* is the best absolute *evidence* among the query's
-//!    candidates, evidence being the intent-weighted mean of `coverage` and the capped vector
-//!    evidence — both absolute, unlike `bm25_norm` and ranks, which make the least-bad match look
-//!    perfect. So the best result scores by how well anything matches (a query about nothing in
-//!    the vault scores near 0 and falls under the threshold), the others scale down from it by
-//!    their fused score, and the order is exactly the fused order. The `ragdocs` profile uses that
-//!    system's sigmoid over the raw, unweighted RRF score instead.
+//!
+//!    2b. **Thread context** ([`context`], `balanced` only): a memory with evidence of its own
+//!    gets `context_weight ×` the best fused score of its thread neighbours (memories of one
+//!    folder written one after another).
+//!
+//!    2c. **Times in the query** ([`temporal`], `balanced` only): when the query names a time,
+//!    the fused score is multiplied by `1 − temporal_weight × (1 − closeness)` of the memory's
+//!    creation to that time.
+//!
+//!    The query's [question words](crate::index::keyword::analyzer::QUESTION_WORDS) weigh
+//!    `question_weight` in BM25 and coverage when the query reads as a question.
+//! 3. **Calibrate** to an absolute relevance in [0, 1]: `sigmoid(steepness × (gate −
+//!    midpoint)) × fused / best fused`. The *gate* is the best absolute *evidence* among the
+//!    query's candidates, evidence being the mean of `coverage` and the capped vector evidence
+//!    with the fused score's weights (the built-in embedder's cosine counts little) — both
+//!    absolute, unlike `bm25_norm` and ranks, which make the least-bad match look perfect. So
+//!    the best result scores by how well anything matches (a query about nothing in the vault
+//!    scores near 0 and falls under the threshold), the others in proportion to their fused
+//!    score, and the order is exactly the fused order. The `ragdocs` profile uses that system's
+//!    sigmoid over the raw, unweighted RRF score instead.
 //! 4. **Type profile**: the type's weight (bounded: `1 − (1 − r)^weight`), × 1 / (1 + age / half-life).
 //! 5. **Recency**: + max_boost × rate^age within the type's window; outside the `ragdocs` profile
 //!    scaled by the calibrated relevance (it never lifts a non-match) and by the headroom below 1
@@ -32,7 +44,9 @@
 //!    `mira` profile uses MIRA's importance I instead: × (0.3 + 0.7 I) ([`search_ranked`]).
 //! 7. **Supersession / expiry**: × penalty when superseded; × the expiration fade (a memory fully
 //!    faded is no candidate at all, so it does not raise the gate either).
-//! 8. **Threshold**, clamp to [0, 1], sort (score, then name), limit or token budget.
+//! 8. **Threshold** on the calibrated relevance of stage 3 (the lifecycle stages 4–7 reorder
+//!    what matches but never hide it; the `ragdocs` profile filters its final score), clamp to
+//!    [0, 1], sort (score, then name), limit or token budget.
 //!
 //! Every stage's value is kept in [`Explain`] for `--explain`.
 //!
