@@ -264,9 +264,7 @@ pub(crate) fn unlink(ctx: &mut Ctx, args: &UnlinkArgs) -> anyhow::Result<()> {
 
 pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
-    let mut idx = ctx.open_indexes(&vault)?;
-    let report = idx.reconcile(&vault)?;
-    ctx.report_reconcile(&vault, &report);
+    let (idx, report) = ctx.open_reconciled(&vault)?;
     let mut problems: Vec<serde_json::Value> = Vec::new();
     let duplicates: Vec<(String, Vec<String>, String)> = idx
         .manifest()
