@@ -50,9 +50,7 @@ impl Out {
     /// disk): `why` says what the system reported. Said once, however many writes failed.
     pub fn warn_unwritable(&self, why: &str) {
         if !self.unwritable_warned.replace(true) {
-            self.warn(format!(
-                "the vault cannot be written ({why}): the search index and the usage state are not updated; answering from the memory files"
-            ));
+            self.warn(memlane::index::store::unwritable_message(why));
         }
     }
 

@@ -1200,6 +1200,14 @@ fn remove_damaged(dir: &Path) -> crate::Result<()> {
     }
 }
 
+/// What a reader is told when the vault cannot be written (`why`, in words, from
+/// [`unwritable`]): said once by a command or a server.
+pub fn unwritable_message(why: &str) -> String {
+    format!(
+        "the vault cannot be written ({why}): the search index and the usage state are not updated; answering from the memory files"
+    )
+}
+
 /// Why `e` means the vault cannot be written (in words: "the file system is read-only", "the
 /// disk is full", "permission denied"), or `None` for any other failure.
 pub fn unwritable(e: &(dyn std::error::Error + 'static)) -> Option<String> {
