@@ -146,6 +146,9 @@ pub struct Indexes {
     /// Built in memory from the files because the indices on disk could not be written
     /// ([`Indexes::open_reconciled`]): reconciles update it in memory and never touch the disk.
     ephemeral: bool,
+    /// In memory, but read from the indices on disk (which were current when opened): the
+    /// first change rebuilds it from the files (the vectors are a read-only map of the file).
+    snapshot: bool,
 }
 
 /// Vector keys are already xxh3 hashes: hashing them again is wasted work.
@@ -240,7 +243,15 @@ impl Indexes {
             Ok(done) => Ok(done),
             Err(e) => match unwritable(&e as &(dyn std::error::Error + 'static)) {
                 Some(why) => {
-                    tracing::debug!(error = %e, "indices not writable; building them in memory");
+                    tracing::debug!(error = %e, "indices not writable; reading without writing");
+                    if let Some(idx) = Self::current_read_only(vault, embedder.clone())? {
+                        let report = ReconcileReport {
+                            unchanged: idx.manifest.entries.len(),
+                            not_saved: Some(why),
+                            ..Default::default()
+                        };
+                        return Ok((idx, report));
+                    }
                     let mut idx = Self::in_memory(vault, embedder)?;
                     let mut report = idx.reconcile(vault)?;
                     // Nothing was indexed for good: their usage clocks start when it is.
@@ -272,7 +283,68 @@ impl Indexes {
             keys: std::sync::OnceLock::new(),
             owner_scans: std::sync::atomic::AtomicUsize::new(0),
             ephemeral: true,
+            snapshot: false,
         })
+    }
+
+    /// The indices on disk, read without writing anything, when they are intact and need no
+    /// update (the stat pass finds no change); `None` otherwise.
+    fn current_read_only(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+    ) -> crate::Result<Option<Indexes>> {
+        let dir = Self::dir_of(vault);
+        if dir.join(PENDING_FILE).exists()
+            || !dir.join("graph").join(super::graph::FILE).is_file()
+            || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
+        {
+            return Ok(None);
+        }
+        let Some(manifest) = Manifest::load(&dir.join("manifest.tsv")) else { return Ok(None) };
+        if manifest.embedder_id != embedder.id() || manifest.dim != embedder.dim() {
+            return Ok(None);
+        }
+        let keyword = match KeywordIndex::open_copy_in_ram(&dir.join("keyword")) {
+            Ok(k) => k,
+            Err(e) => {
+                tracing::debug!(error = %error_chain(&e), "cannot read the keyword index");
+                return Ok(None);
+            }
+        };
+        let vector =
+            match VectorIndex::open_read_only(&dir.join("vector"), embedder.id(), embedder.dim()) {
+                Ok(OpenOutcome::Ready(v)) => v,
+                Ok(OpenOutcome::NeedsRebuild { reason }) => {
+                    tracing::debug!(reason, "cannot use the vector index");
+                    return Ok(None);
+                }
+                Err(e) => {
+                    tracing::debug!(error = %error_chain(&e), "cannot read the vector index");
+                    return Ok(None);
+                }
+            };
+        let total = manifest.total_chunks();
+        if vector.len() != total || keyword.num_chunks() as usize != total {
+            return Ok(None);
+        }
+        let idx = Indexes {
+            dir,
+            keyword,
+            vector,
+            graph: std::sync::OnceLock::new(),
+            supersedes: std::sync::OnceLock::new(),
+            manifest,
+            embedder,
+            needs_rebuild: None,
+            damage: None,
+            written: None,
+            keys: std::sync::OnceLock::new(),
+            owner_scans: std::sync::atomic::AtomicUsize::new(0),
+            ephemeral: true,
+            snapshot: true,
+        };
+        let (changed, removed, _) = idx.diff(&Self::stat_vault(vault)?);
+        Ok((changed.is_empty() && removed.is_empty()).then_some(idx))
     }
 
     /// Whether these indices live in memory only (see [`Indexes::open_reconciled`]).
@@ -408,6 +480,7 @@ impl Indexes {
             keys: std::sync::OnceLock::new(),
             owner_scans: std::sync::atomic::AtomicUsize::new(0),
             ephemeral: false,
+            snapshot: false,
         };
         if idx.needs_rebuild.is_none() {
             let total = idx.manifest.total_chunks();
@@ -642,6 +715,12 @@ impl Indexes {
         if !force && self.needs_rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty()
         {
             return Ok(ReconcileReport { unchanged, ..Default::default() });
+        }
+        if self.snapshot {
+            // Read from disk and now out of date: rebuilt in memory from the files.
+            self.snapshot = false;
+            self.needs_rebuild
+                .get_or_insert_with(|| "the indices on disk cannot be written".into());
         }
         let _lock = if self.ephemeral { None } else { Some(lock(&self.dir)?) };
         let t_lock = start.elapsed();
