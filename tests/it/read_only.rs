@@ -129,6 +129,15 @@ fn search_show_and_doctor_answer_from_the_files_on_a_read_only_vault() {
         assert!(r.stdout.contains("memcached for five minutes"), "{}", r.stdout);
         assert_one_warning(&r, "the file system is read-only");
 
+        let r = run(read_only(&env, &["list", "--sort", "importance"]));
+        assert_eq!(r.code, Some(0), "{}", r.stderr);
+        assert!(
+            r.stdout.contains("zebra-crossing") && r.stdout.contains("IMPORTANCE"),
+            "{}",
+            r.stdout
+        );
+        assert_one_warning(&r, "the file system is read-only");
+
         let r = run(read_only(&env, &["doctor", "--json"]));
         assert_eq!(r.code, Some(0), "{}", r.stderr);
         let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
