@@ -1363,3 +1363,41 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod unwritable_tests {
+    use super::*;
+
+    fn path_error(errno: i32) -> crate::error::PathError {
+        crate::error::PathError {
+            action: "create",
+            path: PathBuf::from("/v/.memories/indices"),
+            source: std::io::Error::from_raw_os_error(errno),
+        }
+    }
+
+    #[test]
+    fn write_failures_are_recognised_in_words_and_others_are_not() {
+        let e: Error = path_error(30).into();
+        assert_eq!(unwritable(&e).as_deref(), Some("the file system is read-only"));
+        let e: Error = path_error(28).into();
+        assert_eq!(unwritable(&e).as_deref(), Some("the disk is full"));
+        let e: Error = path_error(13).into();
+        assert_eq!(unwritable(&e).as_deref(), Some("permission denied"));
+        let e = crate::lifecycle::LifecycleError::Io(path_error(30));
+        assert_eq!(unwritable(&e).as_deref(), Some("the file system is read-only"));
+        let e: Error =
+            IndexError::Graph(super::super::graph::GraphError::Io(path_error(28))).into();
+        assert_eq!(unwritable(&e).as_deref(), Some("the disk is full"));
+        // Not a write failure: a missing file, an invalid request.
+        let e: Error = path_error(2).into();
+        assert_eq!(unwritable(&e), None);
+        assert_eq!(unwritable(&Error::Invalid("bad".into())), None);
+        // Tantivy keeps only the OS's words.
+        let e = KeywordError::Tantivy {
+            action: "open a reader",
+            source: tantivy::TantivyError::from(std::io::Error::from_raw_os_error(30)),
+        };
+        assert_eq!(unwritable(&e).as_deref(), Some("the file system is read-only"));
+    }
+}
