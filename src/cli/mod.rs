@@ -315,7 +315,11 @@ pub(crate) fn main() -> ExitCode {
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .filter(|(k, _)| k.to_ascii_uppercase().starts_with("MEMLANE_"))
         .collect();
-    let out = Out { json: cli.global.json, quiet: cli.global.quiet };
+    let out = Out {
+        json: cli.global.json,
+        quiet: cli.global.quiet,
+        unwritable_warned: Default::default(),
+    };
     let mut ctx = Ctx { global: cli.global, out, env };
     match run(&mut ctx, cli.command) {
         Ok(code) => code,

@@ -11,6 +11,8 @@ use serde::Serialize;
 pub(crate) struct Out {
     pub json: bool,
     pub quiet: bool,
+    /// Whether [`Out::warn_unwritable`] has spoken (the warning is given once per command).
+    pub unwritable_warned: std::cell::Cell<bool>,
 }
 
 impl Out {
@@ -41,6 +43,14 @@ impl Out {
     pub fn note(&self, s: impl AsRef<str>) {
         if !self.quiet && !self.json {
             let _ = writeln!(std::io::stderr().lock(), "{}", s.as_ref());
+        }
+    }
+
+    /// The one warning of a read that could not write into the vault (a read-only vault, a full
+    /// disk): `why` says what the system reported. Said once, however many writes failed.
+    pub fn warn_unwritable(&self, why: &str) {
+        if !self.unwritable_warned.replace(true) {
+            self.warn(memlane::index::store::unwritable_message(why));
         }
     }
 

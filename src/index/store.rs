@@ -78,6 +78,10 @@ pub struct ReconcileReport {
     pub repaired: Option<String>,
     /// Files that could not be indexed, with the reason.
     pub problems: Vec<String>,
+    /// Why the indices on disk could not be brought up to date (a read-only vault, a full
+    /// disk), when this pass built them in memory instead, for this process only (callers warn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_saved: Option<String>,
     /// Ids of the memories indexed for the first time (the lifecycle starts their clocks).
     #[serde(skip)]
     pub added_ids: Vec<String>,
@@ -139,6 +143,12 @@ pub struct Indexes {
     keys: std::sync::OnceLock<KeyMap>,
     /// How often [`Indexes::key_owners`] ran before the key map existed.
     owner_scans: std::sync::atomic::AtomicUsize,
+    /// Built in memory from the files because the indices on disk could not be written
+    /// ([`Indexes::open_reconciled`]): reconciles update it in memory and never touch the disk.
+    ephemeral: bool,
+    /// In memory, but read from the indices on disk (which were current when opened): the
+    /// first change rebuilds it from the files (the vectors are a read-only map of the file).
+    snapshot: bool,
 }
 
 /// Vector keys are already xxh3 hashes: hashing them again is wasted work.
@@ -218,6 +228,130 @@ impl Indexes {
         Ok(())
     }
 
+    /// Opens the indices of `vault` and brings them up to date with the files, for a command
+    /// that only reads: when the indices on disk cannot be written (a read-only vault or file
+    /// system, a full disk, no permission), they are built in memory from the files instead, for
+    /// this process only, and the report's [`not_saved`](ReconcileReport::not_saved) says why.
+    /// Nothing is written into the vault then. Indices that need no update are only read.
+    pub fn open_reconciled(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+    ) -> crate::Result<(Indexes, ReconcileReport)> {
+        let on_disk = Self::open(vault, embedder.clone())
+            .and_then(|mut idx| idx.reconcile(vault).map(|report| (idx, report)));
+        match on_disk {
+            Ok(done) => Ok(done),
+            Err(e) => match unwritable(&e as &(dyn std::error::Error + 'static)) {
+                Some(why) => {
+                    tracing::debug!(error = %e, "indices not writable; reading without writing");
+                    if let Some(idx) = Self::current_read_only(vault, embedder.clone())? {
+                        let report = ReconcileReport {
+                            unchanged: idx.manifest.entries.len(),
+                            not_saved: Some(why),
+                            ..Default::default()
+                        };
+                        return Ok((idx, report));
+                    }
+                    let mut idx = Self::in_memory(vault, embedder)?;
+                    let mut report = idx.reconcile(vault)?;
+                    // Nothing was indexed for good: their usage clocks start when it is.
+                    report.added_ids.clear();
+                    report.not_saved = Some(why);
+                    Ok((idx, report))
+                }
+                None => Err(e),
+            },
+        }
+    }
+
+    /// Empty indices held in memory (a reconcile fills them from the files and never writes).
+    fn in_memory(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
+        let keyword = KeywordIndex::create_in_ram().map_err(IndexError::from)?;
+        let vector = VectorIndex::create_in_memory(embedder.id(), embedder.dim())
+            .map_err(IndexError::from)?;
+        Ok(Indexes {
+            dir: Self::dir_of(vault),
+            keyword,
+            vector,
+            graph: std::sync::OnceLock::from(LinkGraph::new()),
+            supersedes: std::sync::OnceLock::from(HashMap::new()),
+            manifest: Manifest::default(),
+            embedder,
+            needs_rebuild: Some("the indices on disk cannot be written".to_owned()),
+            damage: None,
+            written: None,
+            keys: std::sync::OnceLock::new(),
+            owner_scans: std::sync::atomic::AtomicUsize::new(0),
+            ephemeral: true,
+            snapshot: false,
+        })
+    }
+
+    /// The indices on disk, read without writing anything, when they are intact and need no
+    /// update (the stat pass finds no change); `None` otherwise.
+    fn current_read_only(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+    ) -> crate::Result<Option<Indexes>> {
+        let dir = Self::dir_of(vault);
+        if dir.join(PENDING_FILE).exists()
+            || !dir.join("graph").join(super::graph::FILE).is_file()
+            || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
+        {
+            return Ok(None);
+        }
+        let Some(manifest) = Manifest::load(&dir.join("manifest.tsv")) else { return Ok(None) };
+        if manifest.embedder_id != embedder.id() || manifest.dim != embedder.dim() {
+            return Ok(None);
+        }
+        let keyword = match KeywordIndex::open_copy_in_ram(&dir.join("keyword")) {
+            Ok(k) => k,
+            Err(e) => {
+                tracing::debug!(error = %error_chain(&e), "cannot read the keyword index");
+                return Ok(None);
+            }
+        };
+        let vector =
+            match VectorIndex::open_read_only(&dir.join("vector"), embedder.id(), embedder.dim()) {
+                Ok(OpenOutcome::Ready(v)) => v,
+                Ok(OpenOutcome::NeedsRebuild { reason }) => {
+                    tracing::debug!(reason, "cannot use the vector index");
+                    return Ok(None);
+                }
+                Err(e) => {
+                    tracing::debug!(error = %error_chain(&e), "cannot read the vector index");
+                    return Ok(None);
+                }
+            };
+        let total = manifest.total_chunks();
+        if vector.len() != total || keyword.num_chunks() as usize != total {
+            return Ok(None);
+        }
+        let idx = Indexes {
+            dir,
+            keyword,
+            vector,
+            graph: std::sync::OnceLock::new(),
+            supersedes: std::sync::OnceLock::new(),
+            manifest,
+            embedder,
+            needs_rebuild: None,
+            damage: None,
+            written: None,
+            keys: std::sync::OnceLock::new(),
+            owner_scans: std::sync::atomic::AtomicUsize::new(0),
+            ephemeral: true,
+            snapshot: true,
+        };
+        let (changed, removed, _) = idx.diff(&Self::stat_vault(vault)?);
+        Ok((changed.is_empty() && removed.is_empty()).then_some(idx))
+    }
+
+    /// Whether these indices live in memory only (see [`Indexes::open_reconciled`]).
+    pub fn is_in_memory(&self) -> bool {
+        self.ephemeral
+    }
+
     /// Opens (or creates) the indices of `vault` for `embedder`. Nothing is re-indexed here; call
     /// [`Indexes::reconcile`].
     pub fn open(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
@@ -271,6 +405,11 @@ impl Indexes {
         let t_manifest = t0.elapsed();
         let keyword = match KeywordIndex::open_or_create(&dir.join("keyword")) {
             Ok(k) => k,
+            // A store that cannot be written (a read-only vault, a full disk) is not damaged:
+            // the caller reads from the files instead (see `open_reconciled`).
+            Err(e) if unwritable_source(&e).is_some() => {
+                return Err(IndexError::from(e).into());
+            }
             Err(
                 e @ (KeywordError::SchemaMismatch { .. }
                 | KeywordError::Open { .. }
@@ -308,6 +447,7 @@ impl Indexes {
                 VectorIndex::create(&vdir, embedder.id(), embedder.dim())
                     .map_err(IndexError::from)?
             }
+            Err(e) if unwritable_source(&e).is_some() => return Err(IndexError::from(e).into()),
             Err(e) => {
                 // Unreadable: derived data, rebuilt from the files.
                 let why = format!("the vector index was unreadable ({e})");
@@ -339,6 +479,8 @@ impl Indexes {
             written: Some(stamp),
             keys: std::sync::OnceLock::new(),
             owner_scans: std::sync::atomic::AtomicUsize::new(0),
+            ephemeral: false,
+            snapshot: false,
         };
         if idx.needs_rebuild.is_none() {
             let total = idx.manifest.total_chunks();
@@ -574,13 +716,21 @@ impl Indexes {
         {
             return Ok(ReconcileReport { unchanged, ..Default::default() });
         }
-        let _lock = lock(&self.dir)?;
+        if self.snapshot {
+            // Read from disk and now out of date: rebuilt in memory from the files.
+            self.snapshot = false;
+            self.needs_rebuild
+                .get_or_insert_with(|| "the indices on disk cannot be written".into());
+        }
+        let _lock = if self.ephemeral { None } else { Some(lock(&self.dir)?) };
         let t_lock = start.elapsed();
         // Another process may have done the work while we waited: start from the newest state,
         // unless the stores are still exactly what this process last wrote (a long-lived
         // watcher or server then skips reloading the vectors and the graph).
         let known = self.written.take();
-        if known.is_none()
+        if self.ephemeral {
+            // Nothing on disk to reload: the stores live in this process only.
+        } else if known.is_none()
             || known != Some(disk_stamp(&self.dir))
             || self.dir.join(PENDING_FILE).exists()
         {
@@ -604,7 +754,7 @@ impl Indexes {
         }
         if rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty() {
             // Another process did the work while we waited for the lock: nothing to write.
-            self.written = Some(disk_stamp(&self.dir));
+            self.written = (!self.ephemeral).then(|| disk_stamp(&self.dir));
             return Ok(ReconcileReport {
                 unchanged,
                 elapsed_ms: start.elapsed().as_millis() as u64,
@@ -727,8 +877,10 @@ impl Indexes {
             rebuild.is_some() || !removed.is_empty() || pending.iter().any(|p| p.relink);
         if rebuild.is_none() && removed.is_empty() && pending.is_empty() {
             // Only touched files: their new stats are the whole change.
-            self.manifest.save(&self.dir.join("manifest.tsv"))?;
-            self.written = Some(disk_stamp(&self.dir));
+            if !self.ephemeral {
+                self.manifest.save(&self.dir.join("manifest.tsv"))?;
+                self.written = Some(disk_stamp(&self.dir));
+            }
             report.elapsed_ms = start.elapsed().as_millis() as u64;
             return Ok(report);
         }
@@ -739,11 +891,15 @@ impl Indexes {
         if rebuild.is_some() {
             self.graph = std::sync::OnceLock::from(LinkGraph::new());
             kw.delete_all().map_err(IndexError::from)?;
-            self.vector = VectorIndex::create(
-                &self.dir.join("vector"),
-                self.embedder.id(),
-                self.embedder.dim(),
-            )
+            self.vector = if self.ephemeral {
+                VectorIndex::create_in_memory(self.embedder.id(), self.embedder.dim())
+            } else {
+                VectorIndex::create(
+                    &self.dir.join("vector"),
+                    self.embedder.id(),
+                    self.embedder.dim(),
+                )
+            }
             .map_err(IndexError::from)?;
         }
         for name in &removed {
@@ -852,24 +1008,31 @@ impl Indexes {
         // Until the manifest is saved, the stores may disagree with it and with each other: a
         // crash in between leaves this marker, and the next open rebuilds (see: #6).
         let pending = self.dir.join(PENDING_FILE);
-        crate::vault::atomic_write(&pending, b"an index update is being written\n")?;
+        let disk = !self.ephemeral;
+        if disk {
+            crate::vault::atomic_write(&pending, b"an index update is being written\n")?;
+        }
         kw.commit().map_err(IndexError::from)?;
         // No merge of this writer may outlive the lock (see `KeywordWriter::finish`).
         kw.finish().map_err(IndexError::from)?;
         let t_keyword = start.elapsed();
-        if self.vector.has_unsaved_changes() || rebuild.is_some() {
+        if disk && (self.vector.has_unsaved_changes() || rebuild.is_some()) {
             self.vector.save().map_err(IndexError::from)?;
         }
         let t_vector = start.elapsed();
         if graph_changed {
-            self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
+            if disk {
+                self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
+            }
             self.save_supersedes()?;
         }
         let t_graph = start.elapsed();
-        self.manifest.save(&self.dir.join("manifest.tsv"))?;
-        std::fs::remove_file(&pending).at("remove", &pending)?;
+        if disk {
+            self.manifest.save(&self.dir.join("manifest.tsv"))?;
+            std::fs::remove_file(&pending).at("remove", &pending)?;
+        }
         self.rebuild_keys();
-        self.written = Some(disk_stamp(&self.dir));
+        self.written = disk.then(|| disk_stamp(&self.dir));
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         tracing::debug!(
             lock_ms = ms(t_lock),
@@ -980,6 +1143,21 @@ pub const SUPERSEDES_FILE: &str = "supersedes.tsv";
 
 impl Indexes {
     fn save_supersedes(&mut self) -> crate::Result<()> {
+        if self.ephemeral {
+            let mut map = HashMap::new();
+            let g = self.graph();
+            for name in self.manifest.entries.keys() {
+                for (target, e) in g.outgoing(&format!("memory:{name}")) {
+                    if e.edge_type == super::graph::SUPERSEDES
+                        && let Some(old) = target.strip_prefix("memory:")
+                    {
+                        map.insert(old.to_owned(), name.clone());
+                    }
+                }
+            }
+            self.supersedes = std::sync::OnceLock::from(map);
+            return Ok(());
+        }
         let mut lines: Vec<String> = Vec::new();
         let g = self.graph();
         for name in self.manifest.entries.keys() {
@@ -1101,6 +1279,79 @@ fn remove_damaged(dir: &Path) -> crate::Result<()> {
     }
 }
 
+/// What a reader is told when the vault cannot be written (`why`, in words, from
+/// [`unwritable`]): said once by a command or a server.
+pub fn unwritable_message(why: &str) -> String {
+    format!(
+        "the vault cannot be written ({why}): the search index and the usage state are not updated; answering from the memory files"
+    )
+}
+
+/// Why `e` means the vault cannot be written (in words: "the file system is read-only", "the
+/// disk is full", "permission denied"), or `None` for any other failure.
+pub fn unwritable(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    unwritable_source(e)
+}
+
+/// [`unwritable`] of any error: looks through its sources for an IO error of the kinds a
+/// read-only or full file system gives (tantivy and the vector engine keep only its words).
+fn unwritable_source(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use std::io::ErrorKind as K;
+    let io_kind = |io: &std::io::Error| {
+        matches!(
+            io.kind(),
+            K::ReadOnlyFilesystem | K::StorageFull | K::QuotaExceeded | K::PermissionDenied
+        )
+        .then(|| crate::error::describe_io(io))
+    };
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        // `#[error(transparent)]` wrappers hide a `PathError` from `source()`: look inside.
+        let path_error = err.downcast_ref::<crate::error::PathError>().or_else(|| {
+            match err.downcast_ref::<Error>()? {
+                Error::Io(p) => Some(p),
+                Error::Lifecycle(crate::lifecycle::LifecycleError::Io(p)) => Some(p),
+                Error::Index(i) => match &**i {
+                    IndexError::Vector(super::vector::VectorError::Io(p))
+                    | IndexError::Graph(super::graph::GraphError::Io(p)) => Some(p),
+                    _ => None,
+                },
+                _ => None,
+            }
+        });
+        let path_error = path_error.or_else(|| match err.downcast_ref()? {
+            crate::lifecycle::LifecycleError::Io(p) => Some(p),
+            _ => None,
+        });
+        if let Some(p) = path_error {
+            return io_kind(&p.source);
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if let Some(why) = io_kind(io) {
+                return Some(why);
+            }
+        } else if let Some(io) = err.downcast_ref::<Arc<std::io::Error>>() {
+            if let Some(why) = io_kind(io) {
+                return Some(why);
+            }
+        } else {
+            let text = err.to_string();
+            for (os, words) in [
+                ("Read-only file system", "the file system is read-only"),
+                ("No space left on device", "the disk is full"),
+                ("Disk quota exceeded", "the disk quota is used up"),
+                ("Permission denied", "permission denied"),
+            ] {
+                if text.contains(os) {
+                    return Some(words.to_owned());
+                }
+            }
+        }
+        cur = err.source();
+    }
+    None
+}
+
 /// An error and its sources, in words (`a: b: c`).
 fn error_chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
@@ -1111,4 +1362,42 @@ fn error_chain(e: &dyn std::error::Error) -> String {
         cur = s.source();
     }
     out
+}
+
+#[cfg(test)]
+mod unwritable_tests {
+    use super::*;
+
+    fn path_error(errno: i32) -> crate::error::PathError {
+        crate::error::PathError {
+            action: "create",
+            path: PathBuf::from("/v/.memories/indices"),
+            source: std::io::Error::from_raw_os_error(errno),
+        }
+    }
+
+    #[test]
+    fn write_failures_are_recognised_in_words_and_others_are_not() {
+        let e: Error = path_error(30).into();
+        assert_eq!(unwritable(&e).as_deref(), Some("the file system is read-only"));
+        let e: Error = path_error(28).into();
+        assert_eq!(unwritable(&e).as_deref(), Some("the disk is full"));
+        let e: Error = path_error(13).into();
+        assert_eq!(unwritable(&e).as_deref(), Some("permission denied"));
+        let e = crate::lifecycle::LifecycleError::Io(path_error(30));
+        assert_eq!(unwritable(&e).as_deref(), Some("the file system is read-only"));
+        let e: Error =
+            IndexError::Graph(super::super::graph::GraphError::Io(path_error(28))).into();
+        assert_eq!(unwritable(&e).as_deref(), Some("the disk is full"));
+        // Not a write failure: a missing file, an invalid request.
+        let e: Error = path_error(2).into();
+        assert_eq!(unwritable(&e), None);
+        assert_eq!(unwritable(&Error::Invalid("bad".into())), None);
+        // Tantivy keeps only the OS's words.
+        let e = KeywordError::Tantivy {
+            action: "open a reader",
+            source: tantivy::TantivyError::from(std::io::Error::from_raw_os_error(30)),
+        };
+        assert_eq!(unwritable(&e).as_deref(), Some("the file system is read-only"));
+    }
 }

@@ -88,6 +88,11 @@ pub struct Live {
     level: AtomicU8,
     usage: Mutex<Option<UsageCache>>,
     pending: Mutex<Vec<Warm>>,
+    /// Why the vault cannot be written, while the indices in use were built in memory for that
+    /// reason (a read-only vault, a full disk): searches say so in their result.
+    unwritable: Mutex<Option<String>>,
+    /// Whether the log has said the vault cannot be written (said once).
+    unwritable_logged: AtomicBool,
 }
 
 impl std::fmt::Debug for Live {
@@ -132,6 +137,8 @@ impl Live {
             level: AtomicU8::new(LEVEL_OFF),
             usage: Mutex::new(None),
             pending: Mutex::new(Vec::new()),
+            unwritable: Mutex::new(None),
+            unwritable_logged: AtomicBool::new(false),
         }
     }
 
@@ -182,14 +189,25 @@ impl Live {
             return r;
         }
         let reopen = cache.as_ref().is_none_or(|c| c.manifest != stamp);
-        let mut idx = match cache.take() {
-            Some(c) if !reopen => c.idx,
-            _ => {
-                let embedder = crate::index::select::embedder_for(&vault.config)?;
-                Indexes::open(vault, embedder)?
-            }
+        let fresh = || {
+            let embedder = crate::index::select::embedder_for(&vault.config)?;
+            Indexes::open_reconciled(vault, embedder)
         };
-        let report = idx.reconcile(vault)?;
+        let (idx, report) = match cache.take() {
+            Some(mut c) if !reopen => match c.idx.reconcile(vault) {
+                Ok(report) => (c.idx, report),
+                // The disk filled up or became read-only since: read from the files.
+                Err(e) if crate::index::store::unwritable(&e).is_some() => fresh()?,
+                Err(e) => return Err(e),
+            },
+            _ => fresh()?,
+        };
+        if let Some(why) = &report.not_saved {
+            self.note_unwritable(why);
+            *self.unwritable.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
+        } else if !idx.is_in_memory() {
+            *self.unwritable.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
         if let Some(d) = &report.repaired {
             tracing::warn!(
                 "the search indices were damaged ({d}); rebuilt them from the memory files"
@@ -200,11 +218,18 @@ impl Live {
         }
         if !report.added_ids.is_empty() {
             let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
-            UsageStore::update(vault.root(), |state| {
+            let observed = UsageStore::update(vault.root(), |state| {
                 for id in &report.added_ids {
                     state.observe(id, now, cfg);
                 }
-            })?;
+            });
+            if let Err(e) = observed {
+                match crate::index::store::unwritable(&e) {
+                    // The memories are indexed; their clocks start at the next write that works.
+                    Some(why) => self.note_unwritable(&why),
+                    None => return Err(e.into()),
+                }
+            }
         }
         if let (Some(s), Some(g)) = (&source, generation) {
             s.covered(g);
@@ -217,6 +242,19 @@ impl Live {
             "indices ready"
         );
         f(&cache.as_ref().expect("filled just above").idx)
+    }
+
+    /// Why the vault cannot be written, while the indices in use live in memory for that reason
+    /// (what a search result warns about).
+    pub fn unwritable(&self) -> Option<String> {
+        self.unwritable.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Logs once that the vault cannot be written (`why`, in words).
+    pub fn note_unwritable(&self, why: &str) {
+        if !self.unwritable_logged.swap(true, Ordering::SeqCst) {
+            tracing::warn!("{}", crate::index::store::unwritable_message(why));
+        }
     }
 
     /// Runs `f` with the usage state: the file as last read (re-read when another process

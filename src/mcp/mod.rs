@@ -113,7 +113,11 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
             loop {
                 interval.tick().await;
                 if let Err(e) = live.flush() {
-                    tracing::warn!("cannot save the usage state: {e}");
+                    match crate::index::store::unwritable(&e) {
+                        // Kept in memory; said once, not every second.
+                        Some(why) => live.note_unwritable(&why),
+                        None => tracing::warn!("cannot save the usage state: {e}"),
+                    }
                 }
             }
         })

@@ -455,7 +455,11 @@ impl MemlaneServer {
                 })
             })
             .collect();
-        Ok(json!({ "results": hits }))
+        let mut out = json!({ "results": hits });
+        if let Some(why) = self.live.unwritable() {
+            out["warning"] = json!(crate::index::store::unwritable_message(&why));
+        }
+        Ok(out)
     }
 
     fn linked(&self, p: LinkedParams) -> crate::Result<Value> {

@@ -18,6 +18,7 @@ mod mcp_tools;
 mod memories;
 mod model;
 mod privacy;
+mod read_only;
 mod safety;
 mod search;
 mod search_quality;

@@ -68,9 +68,13 @@ impl Client {
     /// Starts `memlane mcp` with extra environment variables.
     pub(crate) fn start_with(env: &TestEnv, vars: &[(&str, &str)]) -> Client {
         let mut cmd = env.command();
-        cmd.envs(vars.iter().copied());
+        cmd.envs(vars.iter().copied()).arg("mcp");
+        Client::spawn(cmd)
+    }
+
+    /// Starts `cmd` (a `memlane mcp` command line, possibly wrapped) as the server.
+    pub(crate) fn spawn(mut cmd: std::process::Command) -> Client {
         let mut child = cmd
-            .arg("mcp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

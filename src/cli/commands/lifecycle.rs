@@ -63,7 +63,10 @@ pub(crate) fn touch(ctx: &Ctx, vault: &Vault, used: &[(String, bool)]) -> anyhow
     // A read answers even where the usage state cannot be written (read-only vault, full disk).
     match touched {
         Ok((_, reset)) => warn_reset(ctx, reset),
-        Err(e) => ctx.out.warn(format!("the usage state could not be updated: {e}")),
+        Err(e) => match memlane::index::store::unwritable(&e) {
+            Some(why) => ctx.out.warn_unwritable(&why),
+            None => ctx.out.warn(format!("the usage state could not be updated: {e}")),
+        },
     }
     Ok(())
 }

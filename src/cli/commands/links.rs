@@ -84,8 +84,7 @@ fn parse_type(t: &str) -> anyhow::Result<String> {
 pub(crate) fn linked(ctx: &mut Ctx, args: &LinkedArgs) -> anyhow::Result<()> {
     limits::check("--limit", args.limit, 1, limits::MAX_RESULTS)?;
     let vault = ctx.open_vault()?;
-    let mut idx = ctx.open_indexes(&vault)?;
-    ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
+    let (idx, _) = ctx.open_reconciled(&vault)?;
     let ghost = format!("ghost:{}", normalize_target(&args.document));
     let mut links = idx.graph().memories_linking_to(&ghost);
     // One result per memory: its most confident link.
@@ -163,8 +162,7 @@ fn resolve_key(vault: &Vault, name: &str) -> anyhow::Result<(String, memlane::va
 
 pub(crate) fn relationships(ctx: &mut Ctx, args: &RelationshipsArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
-    let mut idx = ctx.open_indexes(&vault)?;
-    ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
+    let (idx, _) = ctx.open_reconciled(&vault)?;
     let (key, m) = resolve_key(&vault, &args.name)?;
     let filter = args.edge_type.as_deref().map(parse_type).transpose()?;
     let r = idx.graph().relationships(&key, filter.as_deref());
@@ -200,8 +198,7 @@ pub(crate) fn related(ctx: &mut Ctx, args: &RelatedArgs) -> anyhow::Result<()> {
     limits::check("--depth", args.depth, 1, limits::MAX_DEPTH)?;
     limits::check("--limit", args.limit, 1, limits::MAX_RESULTS)?;
     let vault = ctx.open_vault()?;
-    let mut idx = ctx.open_indexes(&vault)?;
-    ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
+    let (idx, _) = ctx.open_reconciled(&vault)?;
     let (key, m) = resolve_key(&vault, &args.name)?;
     let mut rel = idx.graph().neighbors(&key, args.depth, &link_weight);
     rel.truncate(args.limit);
@@ -264,9 +261,7 @@ pub(crate) fn unlink(ctx: &mut Ctx, args: &UnlinkArgs) -> anyhow::Result<()> {
 
 pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
-    let mut idx = ctx.open_indexes(&vault)?;
-    let report = idx.reconcile(&vault)?;
-    ctx.report_reconcile(&vault, &report);
+    let (idx, report) = ctx.open_reconciled(&vault)?;
     let mut problems: Vec<serde_json::Value> = Vec::new();
     let duplicates: Vec<(String, Vec<String>, String)> = idx
         .manifest()

@@ -202,8 +202,7 @@ fn importance_of(
     vault: &memlane::vault::Vault,
     memories: &[memlane::vault::Memory],
 ) -> anyhow::Result<std::collections::HashMap<String, f64>> {
-    let mut idx = ctx.open_indexes(vault)?;
-    ctx.report_reconcile(vault, &idx.reconcile(vault)?);
+    let (idx, _) = ctx.open_reconciled(vault)?;
     let state = crate::cli::commands::lifecycle::temperatures(ctx, vault)?;
     let source = memlane::lifecycle::ImportanceSource::new(
         &idx,

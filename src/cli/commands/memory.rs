@@ -307,11 +307,9 @@ fn lifecycle_of(ctx: &Ctx, vault: &Vault, m: &Memory) -> (f64, Option<f64>) {
     let now = vault.clock.now();
     let cfg = &vault.config.lifecycle;
     let temperature = round(state.temperature(m.id.as_str(), m.meta.pinned, now, cfg));
-    let importance = ctx.open_indexes(vault).and_then(|mut idx| {
-        let report = idx.reconcile(vault)?;
-        ctx.report_reconcile(vault, &report);
+    let importance = ctx.open_reconciled(vault).map(|(idx, _)| {
         let source = memlane::lifecycle::ImportanceSource::new(&idx, &state, now, cfg.clock);
-        Ok(source.importance(m.name.as_str()).map(|i| round(i.score)))
+        source.importance(m.name.as_str()).map(|i| round(i.score))
     });
     match importance {
         Ok(i) => (temperature, i),

@@ -117,9 +117,7 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
     limits::check_opt("--expand", args.expand, 0, limits::MAX_EXPAND)?;
     let (after, before) =
         time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
-    let mut idx = ctx.open_indexes(&vault)?;
-    let report = idx.reconcile(&vault)?;
-    ctx.report_reconcile(&vault, &report);
+    let (idx, _) = ctx.open_reconciled(&vault)?;
     let q = SearchQuery {
         text: args.query.clone(),
         limit: args.limit,
@@ -402,9 +400,25 @@ impl Ctx {
         Ok(Indexes::open(vault, embedder)?)
     }
 
+    /// Opens the vault's indices and brings them up to date, for a command that only reads:
+    /// where the vault cannot be written they are built in memory (see
+    /// [`Indexes::open_reconciled`]). The report is given to [`Ctx::report_reconcile`].
+    pub fn open_reconciled(
+        &self,
+        vault: &memlane::vault::Vault,
+    ) -> anyhow::Result<(Indexes, ReconcileReport)> {
+        let embedder = memlane::index::select::embedder_for(&vault.config)?;
+        let (idx, report) = Indexes::open_reconciled(vault, embedder)?;
+        self.report_reconcile(vault, &report);
+        Ok((idx, report))
+    }
+
     /// Tells the user about work the reconcile did (on stderr, at info level), and starts the
     /// usage clock of memories seen for the first time.
     pub fn report_reconcile(&self, vault: &memlane::vault::Vault, r: &ReconcileReport) {
+        if let Some(why) = &r.not_saved {
+            self.out.warn_unwritable(why);
+        }
         if !r.added_ids.is_empty() {
             let now = vault.clock.now();
             let cfg = &vault.config.lifecycle;
@@ -414,7 +428,10 @@ impl Ctx {
                 }
             });
             if let Err(e) = observed {
-                self.out.warn(format!("cannot record usage state: {e}"));
+                match memlane::index::store::unwritable(&e) {
+                    Some(why) => self.out.warn_unwritable(&why),
+                    None => self.out.warn(format!("cannot record usage state: {e}")),
+                }
             }
         }
         if let Some(d) = &r.repaired {

@@ -263,6 +263,33 @@ impl KeywordIndex {
         Self::from_index(index, fields)
     }
 
+    /// A copy in memory of the index in `dir`: its files are read, nothing is written there
+    /// (tantivy's own reader takes a lock file in the folder, which a read-only vault refuses).
+    pub fn open_copy_in_ram(dir: &Path) -> Result<Self, KeywordError> {
+        use tantivy::Directory as _;
+        let (schema, fields) = build_schema();
+        let open_err = |source| KeywordError::Open { path: dir.to_path_buf(), source };
+        let io_err = |e: std::io::Error| open_err(TantivyError::from(e));
+        let ram = tantivy::directory::RamDirectory::create();
+        for entry in std::fs::read_dir(dir).map_err(io_err)? {
+            let entry = entry.map_err(io_err)?;
+            let name = entry.file_name();
+            // Lock files: in a RAM directory an existing one reads as a lock held.
+            if !entry.file_type().map_err(io_err)?.is_file()
+                || name.to_string_lossy().ends_with(".lock")
+            {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path()).map_err(io_err)?;
+            ram.atomic_write(Path::new(&name), &bytes).map_err(io_err)?;
+        }
+        let index = Index::open(ram).map_err(open_err)?;
+        if index.schema() != schema {
+            return Err(KeywordError::SchemaMismatch { path: dir.to_path_buf() });
+        }
+        Self::from_index(index, fields)
+    }
+
     fn from_index(index: Index, fields: Fields) -> Result<Self, KeywordError> {
         analyzer::register(&index);
         let reader = index
