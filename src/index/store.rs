@@ -340,6 +340,17 @@ impl Indexes {
                     .map_err(IndexError::from)?
             }
         };
+        let gdir = dir.join("graph");
+        if gdir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            // Something else where the graph's folder belongs: nothing could be saved there.
+            let why = format!("{} is not a folder", gdir.display());
+            if existed {
+                damage.get_or_insert_with(|| why.clone());
+            }
+            needs_rebuild.get_or_insert(why);
+            let _lock = if read_only { Some(lock(&dir)?) } else { None };
+            remove_damaged(&gdir)?;
+        }
         if !dir.join("graph").join(super::graph::FILE).is_file()
             || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
         {
@@ -1112,9 +1123,13 @@ impl From<IndexError> for Error {
     }
 }
 
-/// Removes a damaged store's folder (derived data) so it can be created afresh.
+/// Removes a damaged store's folder (derived data) so it can be created afresh (or a file where
+/// the folder should be).
 fn remove_damaged(dir: &Path) -> crate::Result<()> {
-    match std::fs::remove_dir_all(dir) {
+    let not_a_folder = std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir());
+    let removed =
+        if not_a_folder { std::fs::remove_file(dir) } else { std::fs::remove_dir_all(dir) };
+    match removed {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(crate::error::PathError {
