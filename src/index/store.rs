@@ -55,6 +55,12 @@ pub enum IndexError {
     /// The embedder failed.
     #[error("the embedder failed: {0}")]
     Embed(String),
+    /// Reading the indices failed inside the search library, even after they were rebuilt.
+    #[error(
+        "the search indices in {} cannot be read, even rebuilt from the memory files\n  hint: delete that folder and run `memlane reindex`; if this persists, please report it",
+        .0.display()
+    )]
+    Unreadable(PathBuf),
 }
 
 /// What a reconcile or rebuild did.
@@ -218,6 +224,23 @@ impl Indexes {
         Ok(())
     }
 
+    /// The last line of defence when reading the indices failed inside the search library (a
+    /// panic on damage the checks on open did not see): deletes the stores, reopens and rebuilds
+    /// them from the files. The report's `repaired` says why (callers warn).
+    pub fn rebuild_after_failure(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+    ) -> crate::Result<(Indexes, ReconcileReport)> {
+        Self::reset(vault)?;
+        let mut idx = Self::open(vault, embedder)?;
+        idx.damage = Some(format!(
+            "the search indices in {} could not be read",
+            Self::dir_of(vault).display()
+        ));
+        let report = idx.reconcile(vault)?;
+        Ok((idx, report))
+    }
+
     /// Opens (or creates) the indices of `vault` for `embedder`. Nothing is re-indexed here; call
     /// [`Indexes::reconcile`].
     pub fn open(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
@@ -275,10 +298,7 @@ impl Indexes {
         // search library fail or panic as it opens or searches it: check the content of every
         // keyword segment file and of the graph not checked since it last changed (a write
         // adds a few), before anything opens them.
-        if existed
-            && needs_rebuild.is_none()
-            && check_stores(&dir, &graph).is_err()
-        {
+        if existed && needs_rebuild.is_none() && check_stores(&dir, &graph).is_err() {
             // A writer may be replacing the files right now: look again under its lock.
             let _lock = if read_only { Some(lock(&dir)?) } else { None };
             if let Err(found) = check_stores(&dir, &graph) {
@@ -289,28 +309,42 @@ impl Indexes {
                 needs_rebuild = Some(found.words);
             }
         }
-        let keyword = match KeywordIndex::open_or_create(&dir.join("keyword")) {
-            Ok(k) => k,
-            Err(
-                e @ (KeywordError::SchemaMismatch { .. }
-                | KeywordError::Open { .. }
-                | KeywordError::Tantivy { .. }),
-            ) => {
-                // Built by another memlane version or damaged (a segment file missing or
-                // truncated): start over under the lock (a writer's reopen already holds it,
-                // and OS locks do not nest). It is derived data: the files rebuild it.
+        let opened = catch_index_panic(|| KeywordIndex::open_or_create(&dir.join("keyword")));
+        let keyword = match opened {
+            // The search library panicked on damage the checks above did not see (a file whose
+            // bytes changed but not its size or time): derived data, rebuilt from the files.
+            None => {
                 let _lock = if read_only { Some(lock(&dir)?) } else { None };
                 let kdir = dir.join("keyword");
                 remove_damaged(&kdir)?;
-                tracing::debug!(error = %error_chain(&e), "cannot open the keyword index");
-                let why = keyword_damage_words(&kdir, &e);
-                if !matches!(e, KeywordError::SchemaMismatch { .. }) {
-                    damage.get_or_insert_with(|| why.clone());
-                }
+                let why = format!("the keyword index in {} is corrupt", kdir.display());
+                damage.get_or_insert_with(|| why.clone());
                 needs_rebuild = Some(why);
                 KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
             }
-            Err(e) => return Err(IndexError::from(e).into()),
+            Some(opened) => match opened {
+                Ok(k) => k,
+                Err(
+                    e @ (KeywordError::SchemaMismatch { .. }
+                    | KeywordError::Open { .. }
+                    | KeywordError::Tantivy { .. }),
+                ) => {
+                    // Built by another memlane version or damaged (a segment file missing or
+                    // truncated): start over under the lock (a writer's reopen already holds it,
+                    // and OS locks do not nest). It is derived data: the files rebuild it.
+                    let _lock = if read_only { Some(lock(&dir)?) } else { None };
+                    let kdir = dir.join("keyword");
+                    remove_damaged(&kdir)?;
+                    tracing::debug!(error = %error_chain(&e), "cannot open the keyword index");
+                    let why = keyword_damage_words(&kdir, &e);
+                    if !matches!(e, KeywordError::SchemaMismatch { .. }) {
+                        damage.get_or_insert_with(|| why.clone());
+                    }
+                    needs_rebuild = Some(why);
+                    KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
+                }
+                Err(e) => return Err(IndexError::from(e).into()),
+            },
         };
         let t_keyword = t0.elapsed();
         let vdir = dir.join("vector");
@@ -1311,19 +1345,48 @@ fn keyword_damage_words(kdir: &Path, e: &KeywordError) -> String {
             kdir.display()
         );
     }
-    let missing = std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source()).any(
-        |s| {
+    let missing =
+        std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source()).any(|s| {
             matches!(
                 s.downcast_ref::<tantivy::TantivyError>(),
                 Some(tantivy::TantivyError::OpenReadError(OpenReadError::FileDoesNotExist(_)))
-            ) || matches!(s.downcast_ref::<OpenReadError>(), Some(OpenReadError::FileDoesNotExist(_)))
-                || s.downcast_ref::<std::io::Error>()
-                    .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
-        },
-    );
+            ) || matches!(
+                s.downcast_ref::<OpenReadError>(),
+                Some(OpenReadError::FileDoesNotExist(_))
+            ) || s
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+        });
     if missing {
         format!("a file of the keyword index in {} is missing", kdir.display())
     } else {
         format!("the keyword index in {} is corrupt", kdir.display())
     }
+}
+
+thread_local! {
+    /// Set while [`catch_index_panic`] runs on this thread: its panics are expected.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, a read of the indices, and catches a panic of the search library on a damaged store
+/// (`None`): the caller rebuilds with [`Indexes::rebuild_after_failure`] and tries again once.
+/// Such a panic is logged at debug level instead of printed; any other panic prints as usual
+/// (on stderr: never on stdout, the MCP transport).
+pub fn catch_index_panic<T>(f: impl FnOnce() -> T) -> Option<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDED.get() {
+                tracing::debug!(%info, "reading the indices panicked");
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    let was = GUARDED.replace(true);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.set(was);
+    result.ok()
 }

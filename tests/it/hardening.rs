@@ -365,3 +365,50 @@ fn a_damaged_link_graph_is_rebuilt_before_links_are_read() {
     let doctor = env.run(["doctor"]).success();
     assert!(doctor.stdout.contains("memories  4"), "{doctor}");
 }
+
+/// Overwrites bytes inside every keyword file with `ext` and puts its modification time back:
+/// damage the stamp of checked files cannot see (bit rot), left to the last line of defence.
+fn rot(env: &TestEnv, ext: &str) {
+    let dir = env.vault().join("indices/keyword");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_none_or(|e| e != ext) {
+            continue;
+        }
+        let mtime = std::fs::metadata(&p).unwrap().modified().unwrap();
+        let mut bytes = std::fs::read(&p).unwrap();
+        for b in bytes.iter_mut().skip(8).take(16) {
+            *b = b'X';
+        }
+        let mut f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, &bytes).unwrap();
+        f.set_modified(mtime).unwrap();
+    }
+}
+
+#[test]
+fn damage_past_the_checks_is_caught_and_rebuilt_instead_of_crashing() {
+    for ext in ["fast", "fieldnorm", "idx", "term"] {
+        let env = TestEnv::with_vault("basic");
+        env.run(["reindex"]).success();
+        env.run(["search", "staging host deploys"]).success();
+        rot(&env, ext);
+        let found = env.run(["search", "staging host deploys"]).success();
+        assert!(found.stdout.starts_with("1. deploy-notes"), "{ext}: {found}");
+        assert!(found.stderr.contains("were damaged"), "{ext}: {found}");
+        assert!(!found.stderr.contains("panicked"), "{ext}: {found}");
+
+        rot(&env, ext);
+        let doctor = env.run(["doctor"]).success();
+        assert!(doctor.stdout.contains("memories  4"), "{ext}: {doctor}");
+
+        env.run(["search", "staging host deploys"]).success();
+        rot(&env, ext);
+        let mut c = Client::start(&env);
+        c.initialize();
+        let hits = c.ok("search_memories", json!({"query": "staging host deploys"}));
+        assert_eq!(hits["results"][0]["name"], "deploy-notes", "{ext}: {hits}");
+        let again = c.ok("search_memories", json!({"query": "staging host deploys"}));
+        assert_eq!(again["results"][0]["name"], "deploy-notes", "{ext}: {again}");
+    }
+}

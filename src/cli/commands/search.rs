@@ -134,7 +134,22 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         profile,
     };
     let state = crate::cli::commands::lifecycle::temperatures(ctx, &vault)?;
-    let results = memlane::search::search_with_usage(&vault, &idx, &q, &state)?;
+    let run = |idx: &Indexes| {
+        memlane::index::store::catch_index_panic(|| {
+            memlane::search::search_with_usage(&vault, idx, &q, &state)
+        })
+    };
+    let results = match run(&idx) {
+        Some(r) => r?,
+        None => {
+            let (fresh, report) = Indexes::rebuild_after_failure(&vault, idx.embedder().clone())?;
+            ctx.report_reconcile(&vault, &report);
+            idx = fresh;
+            run(&idx).ok_or_else(|| {
+                memlane::index::store::IndexError::Unreadable(idx.dir().to_owned())
+            })??
+        }
+    };
     if !args.no_touch && !results.hits.is_empty() {
         let used: Vec<(String, bool)> = results
             .hits
