@@ -55,6 +55,12 @@ pub enum IndexError {
     /// The embedder failed.
     #[error("the embedder failed: {0}")]
     Embed(String),
+    /// Reading the indices failed inside the search library, even after they were rebuilt.
+    #[error(
+        "the search indices in {} cannot be read, even rebuilt from the memory files\n  hint: delete that folder and run `memlane reindex`; if this persists, please report it",
+        .0.display()
+    )]
+    Unreadable(PathBuf),
 }
 
 /// What a reconcile or rebuild did.
@@ -213,7 +219,7 @@ impl Indexes {
         for sub in ["keyword", "vector", "graph"] {
             remove_damaged(&dir.join(sub))?;
         }
-        for file in ["manifest.tsv", PENDING_FILE] {
+        for file in ["manifest.tsv", PENDING_FILE, VERIFIED_FILE] {
             let path = dir.join(file);
             match std::fs::remove_file(&path) {
                 Ok(()) => {}
@@ -352,6 +358,23 @@ impl Indexes {
         self.ephemeral
     }
 
+    /// The last line of defence when reading the indices failed inside the search library (a
+    /// panic on damage the checks on open did not see): deletes the stores, reopens and rebuilds
+    /// them from the files. The report's `repaired` says why (callers warn).
+    pub fn rebuild_after_failure(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+    ) -> crate::Result<(Indexes, ReconcileReport)> {
+        Self::reset(vault)?;
+        let mut idx = Self::open(vault, embedder)?;
+        idx.damage = Some(format!(
+            "the search indices in {} could not be read",
+            Self::dir_of(vault).display()
+        ));
+        let report = idx.reconcile(vault)?;
+        Ok((idx, report))
+    }
+
     /// Opens (or creates) the indices of `vault` for `embedder`. Nothing is re-indexed here; call
     /// [`Indexes::reconcile`].
     pub fn open(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
@@ -403,32 +426,64 @@ impl Indexes {
             needs_rebuild = Some("an earlier index update was interrupted".to_owned());
         }
         let t_manifest = t0.elapsed();
-        let keyword = match KeywordIndex::open_or_create(&dir.join("keyword")) {
-            Ok(k) => k,
-            // A store that cannot be written (a read-only vault, a full disk) is not damaged:
-            // the caller reads from the files instead (see `open_reconciled`).
-            Err(e) if unwritable_source(&e).is_some() => {
-                return Err(IndexError::from(e).into());
+        // Loaded on first use in both modes: a write that changes no link never needs it.
+        let graph = std::sync::OnceLock::new();
+        // Bytes damaged inside a store file (not just a file missing or cut short) make the
+        // search library fail or panic as it opens or searches it: check the content of every
+        // keyword segment file and of the graph not checked since it last changed (a write
+        // adds a few), before anything opens them.
+        if existed && needs_rebuild.is_none() && check_stores(&dir, &graph).is_err() {
+            // A writer may be replacing the files right now: look again under its lock.
+            let _lock = if read_only { Some(lock(&dir)?) } else { None };
+            if let Err(found) = check_stores(&dir, &graph) {
+                if found.keyword {
+                    remove_damaged(&dir.join("keyword"))?;
+                }
+                damage = Some(found.words.clone());
+                needs_rebuild = Some(found.words);
             }
-            Err(
-                e @ (KeywordError::SchemaMismatch { .. }
-                | KeywordError::Open { .. }
-                | KeywordError::Tantivy { .. }),
-            ) => {
-                // Built by another memlane version or damaged (a segment file missing or
-                // truncated): start over under the lock (a writer's reopen already holds it,
-                // and OS locks do not nest). It is derived data: the files rebuild it.
+        }
+        let opened = catch_index_panic(|| KeywordIndex::open_or_create(&dir.join("keyword")));
+        let keyword = match opened {
+            // The search library panicked on damage the checks above did not see (a file whose
+            // bytes changed but not its size or time): derived data, rebuilt from the files.
+            None => {
                 let _lock = if read_only { Some(lock(&dir)?) } else { None };
                 let kdir = dir.join("keyword");
                 remove_damaged(&kdir)?;
-                let why = format!("the keyword index was unreadable ({})", error_chain(&e));
-                if !matches!(e, KeywordError::SchemaMismatch { .. }) {
-                    damage.get_or_insert_with(|| why.clone());
-                }
+                let why = format!("the keyword index in {} is corrupt", kdir.display());
+                damage.get_or_insert_with(|| why.clone());
                 needs_rebuild = Some(why);
                 KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
             }
-            Err(e) => return Err(IndexError::from(e).into()),
+            Some(opened) => match opened {
+                Ok(k) => k,
+                // A store that cannot be written (a read-only vault, a full disk) is not
+                // damaged: the caller reads from the files instead (see `open_reconciled`).
+                Err(e) if unwritable_source(&e).is_some() => {
+                    return Err(IndexError::from(e).into());
+                }
+                Err(
+                    e @ (KeywordError::SchemaMismatch { .. }
+                    | KeywordError::Open { .. }
+                    | KeywordError::Tantivy { .. }),
+                ) => {
+                    // Built by another memlane version or damaged (a segment file missing or
+                    // truncated): start over under the lock (a writer's reopen already holds it,
+                    // and OS locks do not nest). It is derived data: the files rebuild it.
+                    let _lock = if read_only { Some(lock(&dir)?) } else { None };
+                    let kdir = dir.join("keyword");
+                    remove_damaged(&kdir)?;
+                    tracing::debug!(error = %error_chain(&e), "cannot open the keyword index");
+                    let why = keyword_damage_words(&kdir, &e);
+                    if !matches!(e, KeywordError::SchemaMismatch { .. }) {
+                        damage.get_or_insert_with(|| why.clone());
+                    }
+                    needs_rebuild = Some(why);
+                    KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
+                }
+                Err(e) => return Err(IndexError::from(e).into()),
+            },
         };
         let t_keyword = t0.elapsed();
         let vdir = dir.join("vector");
@@ -459,8 +514,17 @@ impl Indexes {
                     .map_err(IndexError::from)?
             }
         };
-        // Loaded on first use in both modes: a write that changes no link never needs it.
-        let graph = std::sync::OnceLock::new();
+        let gdir = dir.join("graph");
+        if gdir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            // Something else where the graph's folder belongs: nothing could be saved there.
+            let why = format!("{} is not a folder", gdir.display());
+            if existed {
+                damage.get_or_insert_with(|| why.clone());
+            }
+            needs_rebuild.get_or_insert(why);
+            let _lock = if read_only { Some(lock(&dir)?) } else { None };
+            remove_damaged(&gdir)?;
+        }
         if !dir.join("graph").join(super::graph::FILE).is_file()
             || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
         {
@@ -1025,6 +1089,8 @@ impl Indexes {
                 self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
             }
             self.save_supersedes()?;
+            // Written from a graph in memory: its content needs no check by the next reader.
+            record_verified(&self.dir, GRAPH_REL);
         }
         let t_graph = start.elapsed();
         if disk {
@@ -1124,6 +1190,10 @@ fn disk_stamp(dir: &Path) -> Vec<FileStamp> {
     for sub in ["", "vector", "graph"] {
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
         for entry in entries.flatten() {
+            // Rewritten by readers (see `check_stores`): no write of the stores.
+            if sub.is_empty() && entry.file_name() == VERIFIED_FILE {
+                continue;
+            }
             if let Ok(meta) = entry.metadata()
                 && meta.is_file()
             {
@@ -1265,9 +1335,13 @@ impl From<IndexError> for Error {
     }
 }
 
-/// Removes a damaged store's folder (derived data) so it can be created afresh.
+/// Removes a damaged store's folder (derived data) so it can be created afresh (or a file where
+/// the folder should be).
 fn remove_damaged(dir: &Path) -> crate::Result<()> {
-    match std::fs::remove_dir_all(dir) {
+    let not_a_folder = std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir());
+    let removed =
+        if not_a_folder { std::fs::remove_file(dir) } else { std::fs::remove_dir_all(dir) };
+    match removed {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(crate::error::PathError {
@@ -1400,4 +1474,207 @@ mod unwritable_tests {
         };
         assert_eq!(unwritable(&e).as_deref(), Some("the file system is read-only"));
     }
+}
+/// Beside the stores: the stamp (size, inode, mtime) of every keyword segment file and of the
+/// graph file whose content was checked since it last changed, one `path<TAB>size<TAB>inode<TAB>
+/// mtime` line each. Only a file not listed (new, or changed since) is checked again.
+pub const VERIFIED_FILE: &str = "verified.tsv";
+
+/// The graph file, relative to `indices/`.
+const GRAPH_REL: &str = "graph/graph.json";
+
+/// What [`check_stores`] found damaged, in words.
+#[derive(Debug)]
+struct Damage {
+    /// Whether it is the keyword index (removed and rebuilt) rather than the graph.
+    keyword: bool,
+    words: String,
+}
+
+/// The stamp of one file under `indices/`, `rel` to it.
+fn stamp_of(dir: &Path, rel: &str) -> Option<FileStamp> {
+    let meta = std::fs::metadata(dir.join(rel)).ok().filter(std::fs::Metadata::is_file)?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128);
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((rel.to_owned(), meta.len(), ino, mtime))
+}
+
+fn load_verified(dir: &Path) -> HashSet<FileStamp> {
+    let text = std::fs::read_to_string(dir.join(VERIFIED_FILE)).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let mut parts = l.split('\t');
+            let rel = parts.next()?.to_owned();
+            let size = parts.next()?.parse().ok()?;
+            let ino = parts.next()?.parse().ok()?;
+            let mtime = parts.next()?.parse().ok()?;
+            Some((rel, size, ino, mtime))
+        })
+        .collect()
+}
+
+/// Saves the checked stamps; best effort (a read-only vault checks again next time).
+fn save_verified(dir: &Path, stamps: &HashSet<FileStamp>) {
+    let mut lines: Vec<String> = stamps
+        .iter()
+        .map(|(rel, size, ino, mtime)| format!("{rel}\t{size}\t{ino}\t{mtime}\n"))
+        .collect();
+    lines.sort();
+    if let Err(e) = crate::vault::atomic_write(&dir.join(VERIFIED_FILE), lines.concat().as_bytes())
+    {
+        tracing::debug!(error = %e, "cannot remember which index files were checked");
+    }
+}
+
+/// Marks the file `rel` (as it is now) checked.
+fn record_verified(dir: &Path, rel: &str) {
+    let mut stamps = load_verified(dir);
+    stamps.retain(|s| s.0 != rel);
+    stamps.extend(stamp_of(dir, rel));
+    save_verified(dir, &stamps);
+}
+
+/// Checks the content of every keyword segment file (tantivy's checksum) and of the graph file
+/// (it parses) that [`VERIFIED_FILE`] does not list as it is now, and remembers those found
+/// sound. Files unchanged since they were checked cost a `stat` each. A graph that parses is
+/// kept in `graph`: the caller needs no second read.
+fn check_stores(dir: &Path, graph: &std::sync::OnceLock<LinkGraph>) -> Result<(), Damage> {
+    let verified = load_verified(dir);
+    let mut now: HashSet<FileStamp> = HashSet::new();
+    let kdir = dir.join("keyword");
+    let corrupt = |detail: &str| Damage {
+        keyword: true,
+        words: format!("the keyword index in {} is corrupt{detail}", kdir.display()),
+    };
+    let mut unchecked: Vec<FileStamp> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&kdir) {
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Segment files are `<uuid>.<component>`; `meta.json` was read by the open.
+            if name.starts_with('.') || !name.contains('.') || name == "meta.json" {
+                continue;
+            }
+            let Some(stamp) = stamp_of(dir, &format!("keyword/{name}")) else { continue };
+            if verified.contains(&stamp) {
+                now.insert(stamp);
+            } else {
+                unchecked.push(stamp);
+            }
+        }
+    }
+    if !unchecked.is_empty() {
+        let index = tantivy::Index::open_in_dir(&kdir).map_err(|_| corrupt(""))?;
+        let active = index.load_metas().map_err(|_| corrupt(""))?.list_segment_files();
+        for stamp in unchecked {
+            let name = std::path::PathBuf::from(&stamp.0["keyword/".len()..]);
+            if !active.contains(&name) {
+                continue; // not (yet or any longer) part of the index: never read
+            }
+            match index.directory().validate_checksum(&name) {
+                Ok(true) => {
+                    now.insert(stamp);
+                }
+                Ok(false) => {
+                    return Err(corrupt(&format!(
+                        ": {} does not match its checksum",
+                        name.display()
+                    )));
+                }
+                // Removed since it was listed: a writer replaced the segment.
+                Err(tantivy::directory::error::OpenReadError::FileDoesNotExist(_)) => {}
+                Err(_) => {
+                    return Err(corrupt(&format!(": {} cannot be read", name.display())));
+                }
+            }
+        }
+    }
+    if let Some(stamp) = stamp_of(dir, GRAPH_REL) {
+        if verified.contains(&stamp) {
+            now.insert(stamp);
+        } else {
+            match LinkGraph::load(&dir.join("graph")) {
+                Ok(Some(g)) => {
+                    let _ = graph.set(g);
+                    now.insert(stamp);
+                }
+                Ok(None) => {
+                    return Err(Damage {
+                        keyword: false,
+                        words: format!(
+                            "the link graph {} is corrupt",
+                            dir.join(GRAPH_REL).display()
+                        ),
+                    });
+                }
+                // Not readable (permissions): a rebuild would not fix it; `graph()` says so.
+                Err(_) => {}
+            }
+        }
+    }
+    if now != verified {
+        save_verified(dir, &now);
+    }
+    Ok(())
+}
+
+/// Why the keyword index could not be opened, in words naming its folder.
+fn keyword_damage_words(kdir: &Path, e: &KeywordError) -> String {
+    use tantivy::directory::error::OpenReadError;
+    if matches!(e, KeywordError::SchemaMismatch { .. }) {
+        return format!(
+            "the keyword index in {} was built by another version of memlane",
+            kdir.display()
+        );
+    }
+    let missing =
+        std::iter::successors(Some(e as &dyn std::error::Error), |e| e.source()).any(|s| {
+            matches!(
+                s.downcast_ref::<tantivy::TantivyError>(),
+                Some(tantivy::TantivyError::OpenReadError(OpenReadError::FileDoesNotExist(_)))
+            ) || matches!(
+                s.downcast_ref::<OpenReadError>(),
+                Some(OpenReadError::FileDoesNotExist(_))
+            ) || s
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+        });
+    if missing {
+        format!("a file of the keyword index in {} is missing", kdir.display())
+    } else {
+        format!("the keyword index in {} is corrupt", kdir.display())
+    }
+}
+
+thread_local! {
+    /// Set while [`catch_index_panic`] runs on this thread: its panics are expected.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, a read of the indices, and catches a panic of the search library on a damaged store
+/// (`None`): the caller rebuilds with [`Indexes::rebuild_after_failure`] and tries again once.
+/// Such a panic is logged at debug level instead of printed; any other panic prints as usual
+/// (on stderr: never on stdout, the MCP transport).
+pub fn catch_index_panic<T>(f: impl FnOnce() -> T) -> Option<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDED.get() {
+                tracing::debug!(%info, "reading the indices panicked");
+            } else {
+                previous(info);
+            }
+        }));
+    });
+    let was = GUARDED.replace(true);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    GUARDED.set(was);
+    result.ok()
 }

@@ -178,7 +178,13 @@ impl Live {
             && ticket.is_some()
             && cache.as_ref().is_some_and(|c| c.manifest == stamp && c.generation.is_some());
         // Speculate: most calls find nothing changed, and the search hides the watcher's latency.
-        let early = if usable { Some(f(&cache.as_ref().expect("checked").idx)) } else { None };
+        // A panic of the search library (a store damaged past the checks on open) is caught:
+        // the indices are rebuilt below.
+        let early = if usable {
+            crate::index::store::catch_index_panic(|| f(&cache.as_ref().expect("checked").idx))
+        } else {
+            None
+        };
         let generation = source.as_ref().and_then(|s| s.finish(ticket));
         let sync_ms = t0.elapsed().as_secs_f64() * 1e3;
         if let Some(r) = early
@@ -241,7 +247,22 @@ impl Live {
             reconciled = true,
             "indices ready"
         );
-        f(&cache.as_ref().expect("filled just above").idx)
+        let cached = cache.as_mut().expect("filled just above");
+        if let Some(r) = crate::index::store::catch_index_panic(|| f(&cached.idx)) {
+            return r;
+        }
+        let embedder = cached.idx.embedder().clone();
+        let (fresh, report) = Indexes::rebuild_after_failure(vault, embedder)?;
+        if let Some(d) = &report.repaired {
+            tracing::warn!(
+                "the search indices were damaged ({d}); rebuilt them from the memory files"
+            );
+        }
+        cached.idx = fresh;
+        cached.manifest = file_stamp(&manifest_path);
+        crate::index::store::catch_index_panic(|| f(&cached.idx)).unwrap_or_else(|| {
+            Err(crate::index::store::IndexError::Unreadable(cached.idx.dir().to_owned()).into())
+        })
     }
 
     /// Why the vault cannot be written, while the indices in use live in memory for that reason

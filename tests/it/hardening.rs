@@ -246,7 +246,25 @@ fn damage(env: &TestEnv, how: &str) {
                 }
             }
         }
-        other => panic!("unknown damage {other}"),
+        "corrupt graph.json" => {
+            std::fs::write(dir.join("graph/graph.json"), "{\"format\": 1, \"nodes\": [tr").unwrap();
+        }
+        other => {
+            // "scribble inside the .<ext> files": bytes overwritten in place (same size).
+            let ext = other
+                .strip_prefix("scribble inside the .")
+                .and_then(|r| r.strip_suffix(" files"))
+                .unwrap_or_else(|| panic!("unknown damage {other}"));
+            let found = files("keyword", ext);
+            assert!(!found.is_empty(), "no .{ext} file to damage");
+            for p in found {
+                let mut bytes = std::fs::read(&p).unwrap();
+                for b in bytes.iter_mut().skip(8).take(16) {
+                    *b = b'X';
+                }
+                std::fs::write(p, bytes).unwrap();
+            }
+        }
     }
 }
 
@@ -258,14 +276,32 @@ fn reading_commands_rebuild_damaged_indices_on_their_own() {
         "garbage in meta.json",
         "corrupt the usearch file",
         "corrupt the manifest",
+        "scribble inside the .fast files",
+        "scribble inside the .fieldnorm files",
+        "scribble inside the .idx files",
+        "scribble inside the .term files",
+        "scribble inside the .store files",
+        "corrupt graph.json",
     ] {
         let env = TestEnv::with_vault("basic");
         env.run(["reindex"]).success();
+        // A first read records which files were checked; damage after it must still be found.
+        env.run(["search", "staging host deploys"]).success();
         damage(&env, how);
         let found = env.run(["search", "staging host deploys"]).success();
         assert!(found.stdout.starts_with("1. deploy-notes"), "{how}: {found}");
         if how != "garbage in meta.json" {
             assert!(found.stderr.contains("were damaged"), "{how}: a warning says so: {found}");
+        }
+        if how.contains("segment") || how.contains("scribble") || how.contains(".term") {
+            assert!(
+                found.stderr.contains("keyword index in [ROOT]/vault/indices/keyword"),
+                "{how}: the warning names the keyword index folder: {found}"
+            );
+        }
+        // Words, not the search library's Debug output.
+        for debug in ["FileDoesNotExist", "DataCorruption", "IoError", "{", "Error("] {
+            assert!(!found.stderr.contains(debug), "{how}: no `{debug}` in: {found}");
         }
         let again = env.run(["search", "staging host deploys"]).success();
         assert!(!again.stderr.contains("damaged"), "{how}: rebuilt once: {again}");
@@ -273,6 +309,8 @@ fn reading_commands_rebuild_damaged_indices_on_their_own() {
         damage(&env, how);
         let doctor = env.run(["doctor"]).success();
         assert!(doctor.stdout.contains("memories  4"), "{how}: {doctor}");
+        let found = env.run(["search", "staging host deploys"]).success();
+        assert!(found.stdout.starts_with("1. deploy-notes"), "{how}: {found}");
 
         damage(&env, how);
         let mut c = Client::start(&env);
@@ -304,5 +342,73 @@ fn reindex_rebuilds_whatever_state_the_indices_are_in() {
         assert!(out.stdout.contains("indexed 4 memories"), "{how}: {out}");
         let found = env.run(["search", "staging host deploys"]).success();
         assert!(found.stdout.starts_with("1. deploy-notes"), "{how}: {found}");
+    }
+}
+
+#[test]
+fn a_damaged_link_graph_is_rebuilt_before_links_are_read() {
+    let env = TestEnv::with_vault("basic");
+    env.run(["reindex"]).success();
+    let related = |env: &TestEnv| env.run(["related", "auth/session-store", "--json"]).success();
+    let before = related(&env).json();
+    assert_eq!(before["related"][0]["key"], "memory:auth/jwt-plan", "{before}");
+
+    damage(&env, "corrupt graph.json");
+    let after = related(&env);
+    assert!(after.stderr.contains("link graph"), "a warning names the graph: {after}");
+    assert_eq!(after.json()["related"], before["related"], "{after}");
+
+    std::fs::remove_dir_all(env.vault().join("indices/graph")).unwrap();
+    std::fs::write(env.vault().join("indices/graph"), "not a folder").unwrap();
+    let after = related(&env);
+    assert_eq!(after.json()["related"], before["related"], "{after}");
+    let doctor = env.run(["doctor"]).success();
+    assert!(doctor.stdout.contains("memories  4"), "{doctor}");
+}
+
+/// Overwrites bytes inside every keyword file with `ext` and puts its modification time back:
+/// damage the stamp of checked files cannot see (bit rot), left to the last line of defence.
+fn rot(env: &TestEnv, ext: &str) {
+    let dir = env.vault().join("indices/keyword");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_none_or(|e| e != ext) {
+            continue;
+        }
+        let mtime = std::fs::metadata(&p).unwrap().modified().unwrap();
+        let mut bytes = std::fs::read(&p).unwrap();
+        for b in bytes.iter_mut().skip(8).take(16) {
+            *b = b'X';
+        }
+        let mut f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        std::io::Write::write_all(&mut f, &bytes).unwrap();
+        f.set_modified(mtime).unwrap();
+    }
+}
+
+#[test]
+fn damage_past_the_checks_is_caught_and_rebuilt_instead_of_crashing() {
+    for ext in ["fast", "fieldnorm", "idx", "term"] {
+        let env = TestEnv::with_vault("basic");
+        env.run(["reindex"]).success();
+        env.run(["search", "staging host deploys"]).success();
+        rot(&env, ext);
+        let found = env.run(["search", "staging host deploys"]).success();
+        assert!(found.stdout.starts_with("1. deploy-notes"), "{ext}: {found}");
+        assert!(found.stderr.contains("were damaged"), "{ext}: {found}");
+        assert!(!found.stderr.contains("panicked"), "{ext}: {found}");
+
+        rot(&env, ext);
+        let doctor = env.run(["doctor"]).success();
+        assert!(doctor.stdout.contains("memories  4"), "{ext}: {doctor}");
+
+        env.run(["search", "staging host deploys"]).success();
+        rot(&env, ext);
+        let mut c = Client::start(&env);
+        c.initialize();
+        let hits = c.ok("search_memories", json!({"query": "staging host deploys"}));
+        assert_eq!(hits["results"][0]["name"], "deploy-notes", "{ext}: {hits}");
+        let again = c.ok("search_memories", json!({"query": "staging host deploys"}));
+        assert_eq!(again["results"][0]["name"], "deploy-notes", "{ext}: {again}");
     }
 }

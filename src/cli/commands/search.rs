@@ -117,7 +117,7 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
     limits::check_opt("--expand", args.expand, 0, limits::MAX_EXPAND)?;
     let (after, before) =
         time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
-    let (idx, _) = ctx.open_reconciled(&vault)?;
+    let (mut idx, _) = ctx.open_reconciled(&vault)?;
     let q = SearchQuery {
         text: args.query.clone(),
         limit: args.limit,
@@ -132,7 +132,22 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         profile,
     };
     let state = crate::cli::commands::lifecycle::temperatures(ctx, &vault)?;
-    let results = memlane::search::search_with_usage(&vault, &idx, &q, &state)?;
+    let run = |idx: &Indexes| {
+        memlane::index::store::catch_index_panic(|| {
+            memlane::search::search_with_usage(&vault, idx, &q, &state)
+        })
+    };
+    let results = match run(&idx) {
+        Some(r) => r?,
+        None => {
+            let (fresh, report) = Indexes::rebuild_after_failure(&vault, idx.embedder().clone())?;
+            ctx.report_reconcile(&vault, &report);
+            idx = fresh;
+            run(&idx).ok_or_else(|| {
+                memlane::index::store::IndexError::Unreadable(idx.dir().to_owned())
+            })??
+        }
+    };
     if !args.no_touch && !results.hits.is_empty() {
         let used: Vec<(String, bool)> = results
             .hits
