@@ -473,14 +473,23 @@ impl Indexes {
                     // and OS locks do not nest). It is derived data: the files rebuild it.
                     let _lock = if read_only { Some(lock(&dir)?) } else { None };
                     let kdir = dir.join("keyword");
-                    remove_damaged(&kdir)?;
-                    tracing::debug!(error = %error_chain(&e), "cannot open the keyword index");
-                    let why = keyword_damage_words(&kdir, &e);
-                    if !matches!(e, KeywordError::SchemaMismatch { .. }) {
-                        damage.get_or_insert_with(|| why.clone());
+                    // A `reindex` may have been replacing it: under the lock, look again.
+                    let again = (read_only && !matches!(e, KeywordError::SchemaMismatch { .. }))
+                        .then(|| catch_index_panic(|| KeywordIndex::open_or_create(&kdir)))
+                        .flatten()
+                        .and_then(Result::ok);
+                    if let Some(k) = again {
+                        k
+                    } else {
+                        remove_damaged(&kdir)?;
+                        tracing::debug!(error = %error_chain(&e), "cannot open the keyword index");
+                        let why = keyword_damage_words(&kdir, &e);
+                        if !matches!(e, KeywordError::SchemaMismatch { .. }) {
+                            damage.get_or_insert_with(|| why.clone());
+                        }
+                        needs_rebuild = Some(why);
+                        KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
                     }
-                    needs_rebuild = Some(why);
-                    KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
                 }
                 Err(e) => return Err(IndexError::from(e).into()),
             },
@@ -1338,9 +1347,22 @@ impl From<IndexError> for Error {
 /// Removes a damaged store's folder (derived data) so it can be created afresh (or a file where
 /// the folder should be).
 fn remove_damaged(dir: &Path) -> crate::Result<()> {
-    let not_a_folder = std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir());
-    let removed =
-        if not_a_folder { std::fs::remove_file(dir) } else { std::fs::remove_dir_all(dir) };
+    let remove = || {
+        let not_a_folder = std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir());
+        if not_a_folder { std::fs::remove_file(dir) } else { std::fs::remove_dir_all(dir) }
+    };
+    let mut removed = remove();
+    // Another reader may be creating files in it at this moment (it opens without the lock):
+    // try again shortly.
+    for _ in 0..50 {
+        match &removed {
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                removed = remove();
+            }
+            _ => break,
+        }
+    }
     match removed {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
