@@ -23,6 +23,13 @@ pub fn has_own_evidence(evidence: f64) -> bool {
     evidence > 0.0
 }
 
+/// A run of more than this many memories of one folder created in the same second is a bulk
+/// import (files copied in, a migration), not a thread: its order says nothing about topic, so
+/// its memories take no context (a conversation's turns stamped with their session's time run
+/// to a few dozen). On SciFact, 5,183 abstracts with one timestamp, context otherwise lent
+/// scores between unrelated neighbours by file name.
+pub const MAX_TIED: usize = 256;
+
 /// The folder part of a memory name (`db/postgres` → `db`, `note` → ``).
 fn folder(name: &str) -> &str {
     name.rfind('/').map_or("", |i| &name[..i])
@@ -112,6 +119,12 @@ pub fn neighbours<'m>(
             if !wanted.contains(name) {
                 continue;
             }
+            // A bulk import (many files stamped with one second) has no order to learn from.
+            let tied_from = list[..i].iter().rev().take_while(|(c, _)| *c == created).count();
+            let tied_to = list[i + 1..].iter().take_while(|(c, _)| *c == created).count();
+            if tied_from + tied_to + 1 > MAX_TIED {
+                continue;
+            }
             let mut near = Vec::new();
             // Backwards, then forwards, stopping at a thread break.
             let mut prev = created;
@@ -177,5 +190,10 @@ mod tests {
         eleven.sort_unstable();
         assert_eq!(eleven, ["chat/turn-10", "chat/turn-2"]);
         assert!(neighbours(&m, &["chat/turn-2"], 0, 3600).is_empty());
+        // A bulk import stamped with one second is no thread.
+        let bulk: Vec<(String, i64)> = (0..=MAX_TIED).map(|i| (format!("doc-{i}"), 7)).collect();
+        let refs: Vec<(&str, i64)> = bulk.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+        let m = manifest(&refs);
+        assert!(neighbours(&m, &["doc-3"], 2, 3600).is_empty());
     }
 }
