@@ -46,7 +46,7 @@ const STOPWORDS: &[&str] = &[
 /// interrogatives, auxiliaries and modals, pronouns, determiners and quantifiers, and a few
 /// fillers of spoken questions. A query's terms from these words weigh
 /// `search.question_weight` (default 0: left out) in BM25 and in query-term coverage, unless the
-/// query has no other term. Documents keep them (the index analyzer drops only [`STOPWORDS`]).
+/// query has no other term. Documents keep them (the index analyzer drops only Lucene's 33 English stopwords).
 ///
 /// Left out on purpose: words that are also content in a memory (`may` the month, `us` the
 /// country, `will` the document, `can` the container is rare but `can` stays a question word).
