@@ -2081,7 +2081,12 @@ mod tests {
         }
 
         proptest! {
-            #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+            // 1000 cases unless `PROPTEST_CASES` asks for a longer session (TESTING.md).
+            #![proptest_config(ProptestConfig {
+                cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1000),
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            })]
 
             #[test]
             fn a_planted_private_block_is_always_removed(
