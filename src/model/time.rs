@@ -28,8 +28,9 @@ pub fn format_timestamp(ts: Timestamp) -> String {
 
 /// Formats a timestamp for file names: `20260110T100000.000Z`.
 pub fn format_compact(ts: Timestamp) -> String {
-    // Before 1970 jiff's sub-second part is negative; the civil time shown is floored.
-    let ms = ts.subsec_millisecond().rem_euclid(1000);
+    // Before 1970 jiff's sub-second part is negative; the civil time shown is floored, so the
+    // milliseconds are floored too (from the nanoseconds: -0.9 ms is 999, not 0).
+    let ms = ts.subsec_nanosecond().rem_euclid(1_000_000_000) / 1_000_000;
     format!("{}.{ms:03}Z", ts.strftime("%Y%m%dT%H%M%S"))
 }
 
@@ -93,6 +94,18 @@ mod tests {
         assert_eq!(s, "20260110T100000.123Z");
         assert_eq!(parse_compact(&s), Some(ts));
         assert_eq!(parse_compact("garbage"), None);
+    }
+
+    /// Found by `fuzz_time_shaped_input_never_panics` (#14, item 9): before 1970 a time with
+    /// a sub-millisecond part was written 999 ms early (`.000` for `00:00:00.9991`).
+    #[test]
+    fn compact_form_floors_sub_milliseconds_before_1970() {
+        let ts: Timestamp = "1000-01-01T00:00:00.9991Z".parse().unwrap();
+        assert_eq!(format_compact(ts), "10000101T000000.999Z");
+        let ts: Timestamp = "1969-12-31T23:59:59.0005Z".parse().unwrap();
+        assert_eq!(format_compact(ts), "19691231T235959.000Z");
+        let ts: Timestamp = "2026-01-10T10:00:00.1239Z".parse().unwrap();
+        assert_eq!(format_compact(ts), "20260110T100000.123Z");
     }
 
     #[test]

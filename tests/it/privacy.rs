@@ -47,6 +47,20 @@ fn private_blocks_and_secrets_never_reach_disk() {
     assert_no_leak(&env);
 }
 
+/// Found by fuzzing (#14, item 9): a block whose closing tag only appears once the key inside it
+/// is scrubbed used to reach disk with its words, while `show` hid it.
+#[test]
+fn a_block_revealed_by_scrubbing_never_reaches_disk() {
+    let env = TestEnv::with_vault("basic");
+    let content = "Plan <private<private>-----BEGIN PRIVATE KEY-----\n<private-----END PRIVATE KEY----- \
+        acme merger codename </private> ships.";
+    let out = env.run(["add", "plan", content, "--json"]).success().json();
+    assert_eq!(out["had_private_content"], true, "{out}");
+    let text = env.read("plan.md");
+    assert!(text.contains("Plan [redacted] ships."), "{text}");
+    assert!(!text.contains("acme merger codename"), "{text}");
+}
+
 #[test]
 fn content_empty_after_redaction_is_skipped_and_nothing_is_written() {
     let env = TestEnv::with_vault("basic");
