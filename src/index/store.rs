@@ -1184,18 +1184,7 @@ type FileStamp = (String, u64, u64, i128);
 /// a write within the same mtime tick and of the same size shows.
 fn disk_stamp(dir: &Path) -> Vec<FileStamp> {
     let mut out = Vec::new();
-    let mut push = |rel: String, meta: std::fs::Metadata| {
-        let mtime = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128);
-        #[cfg(unix)]
-        let ino = std::os::unix::fs::MetadataExt::ino(&meta);
-        #[cfg(not(unix))]
-        let ino = 0;
-        out.push((rel, meta.len(), ino, mtime));
-    };
+    let mut push = |rel: String, meta: std::fs::Metadata| out.push(file_stamp(rel, &meta));
     for sub in ["", "vector", "graph"] {
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
         for entry in entries.flatten() {
@@ -1516,16 +1505,21 @@ struct Damage {
 /// The stamp of one file under `indices/`, `rel` to it.
 fn stamp_of(dir: &Path, rel: &str) -> Option<FileStamp> {
     let meta = std::fs::metadata(dir.join(rel)).ok().filter(std::fs::Metadata::is_file)?;
+    Some(file_stamp(rel.to_owned(), &meta))
+}
+
+/// `rel`'s size, inode and mtime (nanoseconds) from its metadata.
+fn file_stamp(rel: String, meta: &std::fs::Metadata) -> FileStamp {
     let mtime = meta
         .modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_nanos() as i128);
     #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+    let ino = std::os::unix::fs::MetadataExt::ino(meta);
     #[cfg(not(unix))]
     let ino = 0;
-    Some((rel.to_owned(), meta.len(), ino, mtime))
+    (rel, meta.len(), ino, mtime)
 }
 
 fn load_verified(dir: &Path) -> HashSet<FileStamp> {

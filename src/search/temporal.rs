@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(span("What happened on 7 July, 2023?"), pair("2023-07-07", "2023-07-08"));
         assert_eq!(span("the deploy of July 7th 2023"), pair("2023-07-07", "2023-07-08"));
         assert_eq!(
-            span("What setback did Melanie face in October 2023"),
+            span("What setback did the team face in October 2023"),
             pair("2023-10-01", "2023-11-01")
         );
         assert_eq!(span("notes from 2023-05-02"), pair("2023-05-02", "2023-05-03"));
