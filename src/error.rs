@@ -104,7 +104,7 @@ pub enum Error {
     Index(Box<crate::index::store::IndexError>),
     /// The embedding model cannot be loaded.
     #[error(
-        "cannot load the embedding model at {} (fix or re-import it with `memlane model import DIR`, or set `[embedding] model = \"builtin\"`)",
+        "cannot load the embedding model at {}",
         .path.display()
     )]
     Model {
@@ -122,18 +122,18 @@ pub enum Error {
     Watch(#[from] crate::watch::WatchError),
     /// No vault was found.
     #[error(
-        "no memlane vault found in {} or any parent folder\n  hint: run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT",
+        "no memlane vault found in {} or any parent folder",
         .0.display()
     )]
     NoVault(PathBuf),
     /// A vault path given explicitly does not exist.
-    #[error("the vault {} does not exist\n  hint: run `memlane init` with the same --vault / MEMLANE_VAULT to create it", .0.display())]
+    #[error("the vault {} does not exist", .0.display())]
     VaultMissing(PathBuf),
     /// A bad memory name.
     #[error("invalid memory name: {0}")]
     Name(NameError),
     /// The memory does not exist.
-    #[error("no memory named `{name}`{}", hint_list("did you mean", .suggestions))]
+    #[error("no memory named `{name}`")]
     NotFound {
         /// What the user asked for.
         name: String,
@@ -141,12 +141,10 @@ pub enum Error {
         suggestions: Vec<String>,
     },
     /// The target name is taken.
-    #[error(
-        "a memory named `{0}` already exists\n  hint: choose another name, or use `memlane update {0}` to change it"
-    )]
+    #[error("a memory named `{0}` already exists")]
     Exists(String),
     /// An unknown memory type.
-    #[error("unknown memory type `{ty}`\n  hint: known types are {}; add one under [types.{ty}] in .memories/config.toml", .known.join(", "))]
+    #[error("unknown memory type `{ty}` (known types: {})", .known.join(", "))]
     UnknownType {
         /// The type asked for.
         ty: String,
@@ -154,9 +152,7 @@ pub enum Error {
         known: Vec<String>,
     },
     /// Frontmatter given in a write does not parse.
-    #[error(
-        "invalid frontmatter in {what}: {problem}\n  hint: fix the YAML between the `---` lines; nothing was written"
-    )]
+    #[error("invalid frontmatter in {what}: {problem}; nothing was written")]
     Frontmatter {
         /// Which input (a name or a path).
         what: String,
@@ -164,10 +160,7 @@ pub enum Error {
         problem: FrontmatterError,
     },
     /// A memory file past memlane's parsing limits: it is skipped, not read.
-    #[error(
-        "{} is skipped: {problem}\n  hint: shorten its frontmatter (between the `---` lines) or move the file out of the vault",
-        .path.display()
-    )]
+    #[error("{} is skipped: {problem}", .path.display())]
     OverLimit {
         /// The file.
         path: PathBuf,
@@ -182,11 +175,11 @@ pub enum Error {
     OutsideVault(PathBuf),
     /// A read through a symbolic link that leaves the vault's memories.
     #[error(
-        "refusing to read `{0}`: it is a symbolic link that resolves outside the vault's memories\n  hint: memlane never reads outside `.memories/`; copy the file into the vault if you want it as a memory (`memlane doctor` lists such links)"
+        "refusing to read `{0}`: it is a symbolic link that resolves outside the vault's memories"
     )]
     LinkOutsideVault(String),
     /// A version number that is not in the history.
-    #[error("`{name}` has no version {version}{}", if *.available == 0 { " (it has no history yet)".to_owned() } else { format!(" (versions 1 to {})\n  hint: `memlane history {}` lists them", .available, .name) })]
+    #[error("`{name}` has no version {version}{}", if *.available == 0 { " (it has no history yet)".to_owned() } else { format!(" (versions 1 to {})", .available) })]
     NoSuchVersion {
         /// The memory.
         name: String,
@@ -196,8 +189,70 @@ pub enum Error {
         available: usize,
     },
     /// No trash entry matched.
-    #[error("nothing in the trash matches `{0}`\n  hint: `memlane trash list` shows the entries")]
+    #[error("nothing in the trash matches `{0}`")]
     NotInTrash(String),
+    /// The content is nearly the same as an existing memory's (`lifecycle.dedup_threshold`).
+    #[error(
+        "the content is {similarity:.2} similar to the existing memory `{existing}`; nothing was written"
+    )]
+    Duplicate {
+        /// The existing memory.
+        existing: String,
+        /// How similar (cosine of the embeddings).
+        similarity: f32,
+    },
+    /// An operation that needs content got none.
+    #[error("no content to {what}")]
+    NoContent {
+        /// The operation.
+        what: &'static str,
+    },
+    /// A raw update without the new file.
+    #[error("a raw update needs the whole new file as content")]
+    RawWithoutContent,
+    /// Every name a generated name could take is used.
+    #[error("no free name starting with `{0}`")]
+    NoFreeName(String),
+    /// An unknown link type.
+    #[error("{0}")]
+    UnknownEdgeType(String),
+    /// A memory linked to itself.
+    #[error("`{0}` cannot link to itself")]
+    SelfLink(String),
+    /// No frontmatter link to remove.
+    #[error("`{from}` has no frontmatter link to `{to}`{}", .edge_type.as_ref().map(|t| format!(" of type {t}")).unwrap_or_default())]
+    NoSuchLink {
+        /// The memory the link would start at.
+        from: String,
+        /// The target asked for.
+        to: String,
+        /// The type asked for.
+        edge_type: Option<String>,
+    },
+    /// A time that does not parse.
+    #[error("{field} `{value}` is not a date or time")]
+    BadTime {
+        /// Which input (`after`, `before` …).
+        field: &'static str,
+        /// What was given.
+        value: String,
+    },
+    /// A duration that does not parse, or is negative.
+    #[error("{field} `{value}` is not a duration")]
+    BadDuration {
+        /// Which input (`since`, `relative_days`).
+        field: &'static str,
+        /// What was given.
+        value: String,
+    },
+    /// A time window with nothing in it.
+    #[error("after {after} is not before {before}; the range is empty")]
+    EmptyWindow {
+        /// The start.
+        after: String,
+        /// The end.
+        before: String,
+    },
     /// The editor failed.
     #[error("the editor `{editor}` {problem}")]
     Editor {
@@ -214,16 +269,83 @@ impl From<NameError> for Error {
     }
 }
 
-fn hint_list(lead: &str, items: &[String]) -> String {
-    if items.is_empty() {
-        "\n  hint: `memlane list` shows every memory".to_owned()
-    } else {
-        let quoted: Vec<String> = items.iter().map(|s| format!("`{s}`")).collect();
-        format!("\n  hint: {lead} {}?", quoted.join(", "))
+/// What kind of failure an error is: the `kind` of a `--json` error and of an MCP tool error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// A memory, vault, version, trash entry or link that does not exist.
+    NotFound,
+    /// A name that is taken.
+    Exists,
+    /// Content nearly the same as an existing memory's.
+    Duplicate,
+    /// Input that is not acceptable (a bad name, type, time, value).
+    Invalid,
+    /// A file memlane will not read or write (outside the vault, past the limits).
+    Refused,
+    /// The configuration is wrong.
+    Config,
+    /// A file could not be read or written.
+    Io,
+    /// The indices, the usage state, the watcher or the editor failed.
+    Internal,
+    /// The embedding model cannot be loaded.
+    Model,
+}
+
+impl ErrorKind {
+    /// The kind's name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Exists => "exists",
+            ErrorKind::Duplicate => "duplicate",
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Refused => "refused",
+            ErrorKind::Config => "config",
+            ErrorKind::Io => "io",
+            ErrorKind::Internal => "internal",
+            ErrorKind::Model => "model",
+        }
     }
 }
 
 impl Error {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        use ErrorKind as K;
+        match self {
+            Error::NotFound { .. }
+            | Error::NoVault(_)
+            | Error::VaultMissing(_)
+            | Error::NoSuchVersion { .. }
+            | Error::NotInTrash(_)
+            | Error::NoSuchLink { .. } => K::NotFound,
+            Error::Exists(_) | Error::NoFreeName(_) => K::Exists,
+            Error::Duplicate { .. } => K::Duplicate,
+            Error::Name(_)
+            | Error::UnknownType { .. }
+            | Error::Frontmatter { .. }
+            | Error::Invalid(_)
+            | Error::NoContent { .. }
+            | Error::RawWithoutContent
+            | Error::UnknownEdgeType(_)
+            | Error::SelfLink(_)
+            | Error::BadTime { .. }
+            | Error::BadDuration { .. }
+            | Error::EmptyWindow { .. } => K::Invalid,
+            Error::OverLimit { .. } | Error::OutsideVault(_) | Error::LinkOutsideVault(_) => {
+                K::Refused
+            }
+            Error::Config(_) => K::Config,
+            Error::Io(_) => K::Io,
+            Error::Model { .. } => K::Model,
+            Error::Index(_) | Error::Lifecycle(_) | Error::Watch(_) | Error::Editor { .. } => {
+                K::Internal
+            }
+        }
+    }
+
     /// Whether this is the user's input or a missing thing (exit code 2) rather than a failure
     /// of the machine (exit code 1).
     pub fn is_usage(&self) -> bool {

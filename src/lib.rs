@@ -1,6 +1,42 @@
 //! memlane: a project-local long-term memory for AI agents and the people beside them.
 //!
-//! (architecture overview: see README; filled in as modules land)
+//! Memories are Markdown files with YAML frontmatter in `.memories/`; they are the source of
+//! truth. Everything under `.memories/indices/` (keyword, vector and graph indices) and
+//! `.memories/state/` (usage) is derived from them or local to one machine, and can be deleted.
+//!
+//! # Where things are
+//!
+//! The layers, each using only the ones above it:
+//!
+//! | module | what it holds |
+//! |---|---|
+//! | [`model`] | plain data, no IO: names, ids, frontmatter, links in text, time parsing |
+//! | [`config`] | the layered configuration (built-in, user file, vault file, env, `-c`) |
+//! | [`privacy`] | redaction of `<private>` blocks and secrets, before anything is written or shown |
+//! | [`vault`] | `.memories/` on disk: discovery, reading, atomic writes, history, trash, locks |
+//! | [`index`] | the derived indices: chunking, tantivy (BM25), usearch (vectors), petgraph (links), embedders, and the reconcile that keeps them fresh |
+//! | [`search`] | the search pipeline: retrieval, score fusion, calibration, lifecycle stages, explain |
+//! | [`lifecycle`] | usage state, temperature, importance, merge/split/summarize, views (tree, cold) |
+//! | [`ops`] | **the operations**: one function per user-visible action, shared by every front end |
+//! | [`watch`] | the filesystem watcher that keeps the indices fresh |
+//! | [`mcp`] | the MCP server over stdio: tools that parse, call [`ops`], and return JSON |
+//!
+//! The binary's `src/cli/` (not part of this library) is the other front end: clap definitions,
+//! one file per command in `src/cli/commands/`, each parsing its arguments, calling [`ops`] and
+//! rendering the result.
+//!
+//! # Rules every change keeps
+//!
+//! - A front end parses, calls an [`ops`] function, and renders; business rules (validation,
+//!   duplicate checks, usage tracking, the order of a write) live in [`ops`] and below.
+//! - The JSON shapes (`--json`, MCP results) are defined once, in [`ops::wire`] and the serde
+//!   types the operations return.
+//! - Library errors are typed ([`Error`], with an [`ErrorKind`]); they say what went wrong. How to
+//!   fix it is said by each front end, in its own words (`src/cli/hints.rs`, `mcp::hints`).
+//! - Files are written atomically and all-or-nothing ([`vault`]); the indices are never trusted
+//!   over the files and are rebuilt when they disagree ([`index::store`]).
+//! - stdout carries results only; logs and warnings go to stderr; under `memlane mcp` stdout is
+//!   JSON-RPC only.
 #![warn(missing_docs)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
@@ -15,9 +51,11 @@ pub mod privacy;
 pub mod search;
 pub mod watch;
 
-pub use error::{Error, Result};
 pub mod model;
+pub mod ops;
 pub mod vault;
+
+pub use error::{Error, ErrorKind, Result};
 
 #[cfg(test)]
 mod fuzz_tests;

@@ -4,7 +4,9 @@
 //! `memlane: error: …` on stderr and maps them to exit codes (0 ok, 1 failure, 2 usage/bad input).
 
 mod commands;
+mod hints;
 mod output;
+mod session;
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -70,15 +72,15 @@ pub(crate) enum ColorChoice {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     Init(commands::init::InitArgs),
-    Add(commands::memory::AddArgs),
+    Add(commands::add::AddArgs),
     #[command(visible_alias = "read")]
-    Show(commands::memory::ShowArgs),
-    Edit(commands::memory::EditArgs),
-    Update(commands::memory::UpdateArgs),
-    Append(commands::memory::AppendArgs),
+    Show(commands::show::ShowArgs),
+    Edit(commands::edit::EditArgs),
+    Update(commands::update::UpdateArgs),
+    Append(commands::append::AppendArgs),
     #[command(visible_alias = "delete")]
-    Rm(commands::memory::RmArgs),
-    Mv(commands::memory::MvArgs),
+    Rm(commands::rm::RmArgs),
+    Mv(commands::mv::MvArgs),
     List(commands::list::ListArgs),
     Search(commands::search::SearchArgs),
     Reindex(commands::search::ReindexArgs),
@@ -245,6 +247,45 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
+/// The library error inside `err`, if there is one.
+fn library_error(err: &anyhow::Error) -> Option<&memlane::Error> {
+    err.chain().find_map(|e| e.downcast_ref::<memlane::Error>())
+}
+
+/// What kind of failure `err` is (the `kind` of a `--json` error; see the README).
+fn error_kind(err: &anyhow::Error) -> &'static str {
+    if let Some(e) = library_error(err) {
+        return e.kind().as_str();
+    }
+    if err.chain().any(|e| e.downcast_ref::<memlane::config::ConfigError>().is_some()) {
+        return memlane::ErrorKind::Config.as_str();
+    }
+    if err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some()) {
+        return memlane::ErrorKind::Io.as_str();
+    }
+    memlane::ErrorKind::Internal.as_str()
+}
+
+/// Prints a failure: `memlane: error: …` and its hint on stderr; with `--json`, also one JSON
+/// object `{"error": {"kind", "message", "hint"}}` on stdout, so a plugin reads every answer as
+/// JSON.
+fn report_error(ctx: &Ctx, err: &anyhow::Error) {
+    use std::io::Write as _;
+    let message = format!("{err:#}");
+    let hint = library_error(err).and_then(hints::hint);
+    if ctx.out.json {
+        let v = serde_json::json!({
+            "error": { "kind": error_kind(err), "message": message, "hint": hint }
+        });
+        let _ = writeln!(std::io::stdout().lock(), "{v}");
+    }
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "memlane: error: {message}");
+    if let Some(h) = hint {
+        let _ = writeln!(stderr, "  hint: {h}");
+    }
+}
+
 fn exit_code(err: &anyhow::Error) -> u8 {
     for e in err.chain() {
         if let Some(m) = e.downcast_ref::<memlane::Error>() {
@@ -325,8 +366,7 @@ pub(crate) fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr().lock(), "memlane: error: {err:#}");
+            report_error(&ctx, &err);
             ExitCode::from(exit_code(&err))
         }
     }
@@ -336,13 +376,13 @@ fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
     use commands::*;
     match command {
         Command::Init(a) => init::run(ctx, &a),
-        Command::Add(a) => memory::add(ctx, &a),
-        Command::Show(a) => memory::show(ctx, &a),
-        Command::Edit(a) => memory::edit(ctx, &a),
-        Command::Update(a) => memory::update(ctx, &a),
-        Command::Append(a) => memory::append(ctx, &a),
-        Command::Rm(a) => memory::rm(ctx, &a),
-        Command::Mv(a) => memory::mv(ctx, &a),
+        Command::Add(a) => add::run(ctx, &a),
+        Command::Show(a) => show::run(ctx, &a),
+        Command::Edit(a) => edit::run(ctx, &a),
+        Command::Update(a) => update::run(ctx, &a),
+        Command::Append(a) => append::run(ctx, &a),
+        Command::Rm(a) => rm::run(ctx, &a),
+        Command::Mv(a) => mv::run(ctx, &a),
         Command::List(a) => list::run(ctx, &a),
         Command::Search(a) => search::search(ctx, &a),
         Command::Reindex(a) => search::reindex(ctx, &a),

@@ -4,6 +4,7 @@
 //! (`isError: true`) whose text is the library error's message.
 
 mod guard;
+mod hints;
 mod live;
 mod tools;
 

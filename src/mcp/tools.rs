@@ -7,8 +7,8 @@ use rmcp::handler::server::wrapper::Parameters;
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
@@ -20,12 +20,13 @@ use super::live::Live;
 use crate::Error;
 use crate::config::McpTools;
 use crate::index::graph::EdgeData;
-use crate::lifecycle::UsageStore;
 use crate::limits;
 use crate::model::MemoryName;
-use crate::model::links::{EdgeType, normalize_target};
+use crate::model::links::normalize_target;
+use crate::ops::wire::MemoryJson;
+use crate::ops::{self, Session, window};
 use crate::search::SearchQuery;
-use crate::vault::{AddRequest, Memory, UpdateRequest, Vault};
+use crate::vault::{Memory, UpdateRequest, Vault};
 
 /// The MCP server over one vault.
 #[derive(Clone)]
@@ -258,16 +259,12 @@ pub struct RestoreParams {
 fn done(r: crate::Result<Value>) -> CallToolResult {
     match r {
         Ok(v) => CallToolResult::structured(v),
-        Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+        Err(e) => super::hints::tool_error(&e),
     }
 }
 
 fn outcome_json<T: serde::Serialize>(o: &T) -> crate::Result<Value> {
     serde_json::to_value(o).map_err(|e| Error::Invalid(format!("cannot encode the result: {e}")))
-}
-
-fn edge_type(t: &str) -> crate::Result<String> {
-    EdgeType::canonical(t).map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// `45.2KB`, as ragdocs' `get_memory_stats` reports sizes.
@@ -282,32 +279,6 @@ fn human_size(bytes: u64) -> String {
     }
 }
 
-/// A name from the first words of `content`: slugified, at most six words, unique in the vault
-/// (also by letter case and Unicode form, see [`Vault::check_new_name`]).
-///
-/// The words come from the content *after* redaction, markers left out: a file name is metadata
-/// no redaction reaches, so `<private>acme merger</private> deploy …` gives `deploy-…`, never
-/// `private-acme-merger-…`, and a key in the first words never becomes part of a file name.
-fn generated_name(vault: &Vault, content: &str) -> crate::Result<MemoryName> {
-    let clean = crate::privacy::sanitize(content, vault.config.privacy.scrub_secrets);
-    let words: Vec<String> = crate::privacy::strip_markers(&clean.text)
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase())
-        .filter(|w| !w.is_empty())
-        .take(6)
-        .collect();
-    let base = if words.is_empty() { "memory".to_owned() } else { words.join("-") };
-    for n in 1..10_000 {
-        let candidate = if n == 1 { base.clone() } else { format!("{base}-{n}") };
-        let name = MemoryName::parse(&candidate).map_err(Error::from)?;
-        if !vault.path_of(&name).exists() && vault.check_new_name(&name, None).is_ok() {
-            return Ok(name);
-        }
-    }
-    Err(Error::Invalid(format!("no free name starting with `{base}`")))
-}
-
 impl MemlaneServer {
     /// A server over `vault`.
     pub fn new(vault: Arc<Vault>) -> MemlaneServer {
@@ -320,69 +291,20 @@ impl MemlaneServer {
         &self.live
     }
 
-    /// Warms memories the agent just used.
-    fn touch(&self, used: &[(String, bool)]) -> crate::Result<()> {
-        self.live.warm(used)
-    }
-
-    fn observe_new(&self, id: &str) -> crate::Result<()> {
-        let vault = &*self.vault;
-        let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
-        UsageStore::update(vault.root(), |state| {
-            state.touch_day(now);
-            state.observe(id, now, cfg);
-        })?;
-        Ok(())
-    }
-
-    fn memory_json(&self, m: &Memory) -> Value {
-        json!({
-            "memory_id": format!("memory:{}", m.name),
-            "name": m.name.to_string(),
-            "id": m.id.to_string(),
-            "type": m.memory_type,
-            "status": m.status,
-            "tags": m.meta.tags,
-            "pinned": m.meta.pinned,
-            "created_at": m.created_at.to_string(),
-            "updated_at": m.updated_at.to_string(),
-            "file_path": m.path.display().to_string(),
-            "content": m.redacted_content(self.vault.config.privacy.scrub_secrets),
-        })
-    }
-
     fn create(&self, p: CreateParams) -> crate::Result<Value> {
-        let vault = &*self.vault;
-        let name = MemoryName::parse(p.name.trim_end_matches(".md")).map_err(Error::from)?;
-        if let Some(t) = &p.memory_type {
-            vault.check_type(t)?;
-        }
-        if !p.force.unwrap_or(false) && !vault.path_of(&name).exists() {
-            // find_duplicate redacts the text itself, and finds nothing for empty content.
-            let threshold = vault.config.lifecycle.dedup_threshold;
-            let dup = self.live.with_indexes(|idx| {
-                Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &p.content, threshold))
-            })?;
-            if let Some((dup, sim)) = dup {
-                return Err(Error::Invalid(format!(
-                    "the content is {sim:.2} similar to the existing memory `{dup}`; nothing was written. Use update_memory or append_memory on `{dup}`, remember (updates it in place), or pass force: true to create it anyway"
-                )));
-            }
-        }
-        let req = AddRequest {
+        let req = ops::memory::CreateRequest {
+            name: p.name,
             content: p.content,
             memory_type: p.memory_type,
             tags: p.tags.unwrap_or_default(),
+            force: p.force.unwrap_or(false),
         };
-        let out = self.wrote(vault.add(&name, &req))?;
-        self.observe_new(&out.id)?;
-        outcome_json(&out)
+        outcome_json(&ops::memory::create(self, req)?)
     }
 
     fn read(&self, p: &NameParams) -> crate::Result<Value> {
-        let m = self.vault.resolve(&p.name)?;
-        self.touch(&[(m.id.to_string(), m.meta.pinned)])?;
-        Ok(self.memory_json(&m))
+        let m = ops::memory::read(self, &p.name, true)?;
+        outcome_json(&MemoryJson::new(&self.vault, &m, true))
     }
 
     fn search(&self, p: SearchParams) -> crate::Result<Value> {
@@ -394,33 +316,15 @@ impl MemlaneServer {
             vault.check_type(&t)?;
             q.types = vec![t];
         }
-        let ts = |s: i64| {
-            jiff::Timestamp::from_second(s)
-                .map_err(|e| Error::Invalid(format!("bad timestamp {s}: {e}")))
-        };
-        if let Some(days) = p.relative_days {
-            if days < 0 {
-                return Err(Error::Invalid("relative_days must be 0 or more".into()));
-            }
-            // More days than jiff can count back means every memory.
-            let after = days
-                .checked_mul(86_400)
-                .and_then(|s| {
-                    vault.clock.now().checked_sub(jiff::SignedDuration::from_secs(s)).ok()
-                })
-                .unwrap_or(jiff::Timestamp::MIN);
-            q.after = Some(after);
-        } else {
-            q.after = p.after_timestamp.map(ts).transpose()?;
-            q.before = p.before_timestamp.map(ts).transpose()?;
-            if let (Some(a), Some(b)) = (q.after, q.before)
-                && a >= b
-            {
-                return Err(Error::Invalid(
-                    "after_timestamp must be less than before_timestamp".into(),
-                ));
-            }
-        }
+        // More days than seconds can count means every memory.
+        let since =
+            p.relative_days.map(|d| ("relative_days", d.checked_mul(86_400).unwrap_or(i64::MAX)));
+        let after =
+            p.after_timestamp.map(|s| window::from_unix("after_timestamp", s)).transpose()?;
+        let before =
+            p.before_timestamp.map(|s| window::from_unix("before_timestamp", s)).transpose()?;
+        let w = window::from_parts(vault, after, before, since)?;
+        (q.after, q.before) = (w.after, w.before);
         let (results, used) = self.live.with_usage(|state| {
             self.live.with_indexes(|idx| {
                 let results = crate::search::search_with_usage(vault, idx, &q, state)?;
@@ -436,7 +340,7 @@ impl MemlaneServer {
             })
         })??;
         if !used.is_empty() {
-            self.touch(&used)?;
+            self.live.warm(&used)?;
         }
         let hits: Vec<Value> = results
             .hits
@@ -512,7 +416,7 @@ impl MemlaneServer {
     fn relationships(&self, p: &RelationshipsParams) -> crate::Result<Value> {
         let m = self.vault.resolve(&p.name)?;
         let key = format!("memory:{}", m.name);
-        let filter = p.edge_type.as_deref().map(edge_type).transpose()?;
+        let filter = p.edge_type.as_deref().map(ops::links::edge_type).transpose()?;
         let r =
             self.live.with_indexes(|idx| Ok(idx.graph().relationships(&key, filter.as_deref())))?;
         let outgoing: Vec<Value> = r.outgoing.iter().map(|(k, e)| e.to_json(k)).collect();
@@ -558,64 +462,17 @@ impl MemlaneServer {
     }
 
     fn remember_impl(&self, p: RememberParams) -> crate::Result<Value> {
-        let vault = &*self.vault;
-        if p.content.trim().is_empty() {
-            return Err(Error::Invalid("content is empty".into()));
-        }
-        if let Some(t) = &p.memory_type {
-            vault.check_type(t)?;
-        }
-        let threshold = vault.config.lifecycle.remember_update_threshold;
-        let dup = self.live.with_indexes(|idx| {
-            Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &p.content, threshold))
-        })?;
-        if let Some((dup, sim)) = dup {
-            let m = vault.resolve(&dup)?;
-            let req = UpdateRequest {
-                content: Some(p.content),
-                memory_type: p.memory_type,
-                action: "update",
-                ..Default::default()
-            };
-            let out = self.wrote(vault.update(&m, &req))?;
-            self.touch(&[(m.id.to_string(), m.meta.pinned)])?;
-            let mut v = outcome_json(&out)?;
-            v["action"] = json!("updated");
-            v["similarity"] = json!(sim);
-            return Ok(v);
-        }
-        let name = generated_name(vault, &p.content)?;
-        let req = AddRequest { content: p.content, memory_type: p.memory_type, tags: Vec::new() };
-        let out = self.wrote(vault.add(&name, &req))?;
-        self.observe_new(&out.id)?;
-        let mut v = outcome_json(&out)?;
-        v["action"] = json!("created");
-        Ok(v)
+        outcome_json(&ops::memory::remember(self, p.content, p.memory_type)?)
     }
 
     fn set_pinned(&self, p: &NameParams, pinned: bool) -> crate::Result<Value> {
-        let vault = &*self.vault;
-        let m = vault.resolve(&p.name)?;
-        let (now, cfg) = (vault.clock.now(), vault.config.lifecycle.clone());
-        let was = m.meta.pinned;
-        self.live.flush()?;
-        UsageStore::update(vault.root(), |state| state.settle(m.id.as_str(), was, now, &cfg))?;
-        outcome_json(&self.wrote(vault.set_pinned(&m, pinned))?)
+        outcome_json(&ops::memory::set_pinned(self, &p.name, pinned)?)
     }
 
     fn link(&self, p: &LinkParams) -> crate::Result<Value> {
-        let vault = &*self.vault;
-        let from = vault.resolve(&p.from)?;
-        let to = vault.resolve(&p.to)?;
-        if to.name == from.name {
-            return Err(Error::Invalid(format!("`{}` cannot link to itself", from.name)));
-        }
-        let ty = edge_type(p.edge_type.as_deref().unwrap_or("related_to"))?;
-        outcome_json(&self.wrote(vault.add_frontmatter_link(
-            &from,
-            &ty,
-            &format!("memory:{}", to.name),
-        ))?)
+        let to = ops::links::LinkTarget::Memory(p.to.clone());
+        let edge = p.edge_type.as_deref().unwrap_or("related_to");
+        outcome_json(&ops::links::link(self, &p.from, &to, edge)?)
     }
 }
 
@@ -628,20 +485,18 @@ impl MemlaneServer {
     }
 
     fn update_impl(&self, p: ContentParams) -> crate::Result<Value> {
-        let m = self.vault.resolve(&p.name)?;
         let req =
             UpdateRequest { content: Some(p.content), action: "update", ..Default::default() };
-        outcome_json(&self.wrote(self.vault.update(&m, &req))?)
+        outcome_json(&ops::memory::update(self, &p.name, &req)?)
     }
 
     fn append_impl(&self, p: ContentParams) -> crate::Result<Value> {
-        let m = self.vault.resolve(&p.name)?;
-        outcome_json(&self.wrote(self.vault.append(&m, &p.content))?)
+        outcome_json(&ops::memory::append(self, &p.name, &p.content)?)
     }
 
     fn delete_impl(&self, p: &NameParams) -> crate::Result<Value> {
-        let m = self.vault.resolve(&p.name)?;
-        outcome_json(&self.wrote(self.vault.delete(&m))?)
+        let mut out = ops::memory::delete(self, std::slice::from_ref(&p.name))?;
+        outcome_json(&out.pop())
     }
 
     fn summarize(&self, p: SummarizeParams) -> crate::Result<Value> {
@@ -808,26 +663,15 @@ impl MemlaneServer {
     }
 
     fn restore(&self, p: &RestoreParams) -> crate::Result<Value> {
-        let vault = &*self.vault;
         if let Some(version) = p.version {
             if p.as_name.is_some() {
                 return Err(Error::Invalid(
                     "as_name restores a deleted memory; it cannot be combined with version".into(),
                 ));
             }
-            let m = vault.resolve(&p.name)?;
-            return outcome_json(&self.wrote(vault.restore_version(&m, version))?);
+            return outcome_json(&ops::trash::restore_version(self, &p.name, version)?);
         }
-        let entry = vault.trash_find(&p.name)?;
-        let as_name = p
-            .as_name
-            .as_deref()
-            .map(|n| MemoryName::parse(n.trim_end_matches(".md")))
-            .transpose()
-            .map_err(Error::from)?;
-        let out = self.wrote(vault.trash_restore(&entry, as_name.as_ref()))?;
-        self.observe_new(&out.id)?;
-        outcome_json(&out)
+        outcome_json(&ops::trash::restore_deleted(self, &p.name, p.as_name.as_deref())?)
     }
 }
 
@@ -1045,5 +889,34 @@ impl ServerHandler for MemlaneServer {
         // A client that just asked for warnings hears about memories already cold.
         super::send_cold_notification(&self.live, &context.peer).await;
         Ok(())
+    }
+}
+
+impl Session for MemlaneServer {
+    fn vault(&self) -> &Vault {
+        &self.vault
+    }
+
+    fn with_indexes<R>(
+        &self,
+        f: &dyn Fn(&crate::index::store::Indexes) -> crate::Result<R>,
+    ) -> crate::Result<R> {
+        self.live.with_indexes(f)
+    }
+
+    fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {
+        self.live.warm(used)
+    }
+
+    fn flush_usage(&self) -> crate::Result<()> {
+        self.live.flush()
+    }
+
+    fn wrote(&self) {
+        self.live.wrote();
+    }
+
+    fn warn(&self, message: String) {
+        tracing::warn!("{message}");
     }
 }

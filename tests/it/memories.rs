@@ -82,7 +82,10 @@ fn list_filters_and_sorts() {
     assert_eq!(names(&["--before", "2026-01-01T00:00:01Z", "--after", "2025-12-31"]), ["standup"]);
 
     let out = env.run(["list", "--after", "2026-02-01", "--before", "2026-01-01"]).code(2);
-    assert!(out.stderr.contains("is not before --before"), "{out}");
+    assert!(
+        out.stderr.contains("is not before") && out.stderr.contains("swap --after and --before"),
+        "{out}"
+    );
     let out = env.run(["list", "--since", "soon"]).code(2);
     assert!(out.stderr.contains("not a duration"), "{out}");
     let out = env.run(["list", "--type", "nope"]).code(2);

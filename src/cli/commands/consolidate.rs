@@ -6,7 +6,7 @@ use memlane::limits;
 use memlane::model::MemoryName;
 
 use crate::cli::Ctx;
-use crate::cli::commands::memory::print_outcome;
+use crate::cli::commands::content::print_outcome;
 
 /// Merge memories into a new one; the sources go to the trash (or are archived)
 ///

@@ -7,7 +7,7 @@ use memlane::lifecycle::{UsageState, UsageStore, views};
 use memlane::vault::Vault;
 
 use crate::cli::Ctx;
-use crate::cli::commands::memory::print_outcome;
+use crate::cli::commands::content::print_outcome;
 
 /// Pin a memory: it never cools, never counts as cold, and ranks at full temperature
 #[derive(Debug, clap::Args)]
@@ -51,7 +51,7 @@ fn warn_reset(ctx: &Ctx, reset: Option<memlane::lifecycle::StateReset>) {
 }
 
 /// Warms the memories an agent or person just used (reads, search results).
-pub(crate) fn touch(ctx: &Ctx, vault: &Vault, used: &[(String, bool)]) -> anyhow::Result<()> {
+pub(crate) fn touch(ctx: &Ctx, vault: &Vault, used: &[(String, bool)]) {
     let now = vault.clock.now();
     let cfg = &vault.config.lifecycle;
     let touched = UsageStore::update(vault.root(), |state| {
@@ -68,7 +68,6 @@ pub(crate) fn touch(ctx: &Ctx, vault: &Vault, used: &[(String, bool)]) -> anyhow
             None => ctx.out.warn(format!("the usage state could not be updated: {e}")),
         },
     }
-    Ok(())
 }
 
 /// Current temperatures, read without writing.
@@ -79,18 +78,8 @@ pub(crate) fn temperatures(ctx: &Ctx, vault: &Vault) -> anyhow::Result<UsageStat
 }
 
 fn set_pinned(ctx: &mut Ctx, args: &PinArgs, pinned: bool) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let m = vault.resolve(&args.name)?;
-    let now = vault.clock.now();
-    let cfg = vault.config.lifecycle.clone();
-    let was = m.meta.pinned;
-    // Freeze (or restart) cooling at the value reached so far.
-    let (_, reset) =
-        UsageStore::update(vault.root(), |state| state.settle(m.id.as_str(), was, now, &cfg))
-            .map_err(Error::from)?;
-    warn_reset(ctx, reset);
-    let out = vault.set_pinned(&m, pinned)?;
-    print_outcome(ctx, &out)
+    let s = crate::cli::session::CliSession::open(ctx)?;
+    print_outcome(ctx, &memlane::ops::memory::set_pinned(&s, &args.name, pinned)?)
 }
 
 pub(crate) fn pin(ctx: &mut Ctx, args: &PinArgs) -> anyhow::Result<()> {

@@ -1,15 +1,16 @@
 //! `memlane linked`, `relationships`, `related`, `link`, `unlink`, `doctor`.
 
-use memlane::Error;
 use memlane::index::graph::EdgeData;
 use memlane::limits;
-use memlane::model::links::{EdgeType, link_weight, normalize_target};
+use memlane::model::links::{link_weight, normalize_target};
 use memlane::search::SearchQuery;
 use memlane::vault::Vault;
 use serde_json::json;
 
 use crate::cli::Ctx;
-use crate::cli::commands::memory::print_outcome;
+use crate::cli::commands::content::print_outcome;
+use crate::cli::session::CliSession;
+use memlane::ops;
 
 /// Memories that link to a document (`[[src/auth.py]]`), best match for the query first
 #[derive(Debug, clap::Args)]
@@ -78,7 +79,7 @@ pub(crate) struct UnlinkArgs {
 pub(crate) struct DoctorArgs {}
 
 fn parse_type(t: &str) -> anyhow::Result<String> {
-    Ok(EdgeType::canonical(t).map_err(|e| Error::Invalid(e.to_string()))?)
+    Ok(ops::links::edge_type(t)?)
 }
 
 pub(crate) fn linked(ctx: &mut Ctx, args: &LinkedArgs) -> anyhow::Result<()> {
@@ -226,37 +227,18 @@ pub(crate) fn related(ctx: &mut Ctx, args: &RelatedArgs) -> anyhow::Result<()> {
 }
 
 pub(crate) fn link(ctx: &mut Ctx, args: &LinkArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let from = vault.resolve(&args.from)?;
-    let ty = parse_type(&args.edge_type)?;
-    let target = if args.doc {
-        normalize_target(&args.to)
+    let s = CliSession::open(ctx)?;
+    let to = if args.doc {
+        ops::links::LinkTarget::Document(args.to.clone())
     } else {
-        let to = vault.resolve(&args.to)?;
-        if to.name == from.name {
-            return Err(Error::Invalid(format!("`{}` cannot link to itself", from.name)).into());
-        }
-        format!("memory:{}", to.name)
+        ops::links::LinkTarget::Memory(args.to.clone())
     };
-    print_outcome(ctx, &vault.add_frontmatter_link(&from, &ty, &target)?)
+    print_outcome(ctx, &ops::links::link(&s, &args.from, &to, &args.edge_type)?)
 }
 
 pub(crate) fn unlink(ctx: &mut Ctx, args: &UnlinkArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let from = vault.resolve(&args.from)?;
-    let ty = args.edge_type.as_deref().map(parse_type).transpose()?;
-    let (out, removed) = vault.remove_frontmatter_links(&from, &args.to, ty.as_deref())?;
-    if removed == 0 {
-        return Err(Error::Invalid(format!(
-            "`{}` has no frontmatter link to `{}`{}\n  hint: links written in the body as [[…]] are removed by editing the body (`memlane edit {}`)",
-            from.name,
-            args.to,
-            ty.map(|t| format!(" of type {t}")).unwrap_or_default(),
-            from.name
-        ))
-        .into());
-    }
-    print_outcome(ctx, &out)
+    let s = CliSession::open(ctx)?;
+    print_outcome(ctx, &ops::links::unlink(&s, &args.from, &args.to, args.edge_type.as_deref())?)
 }
 
 pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {

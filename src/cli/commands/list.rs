@@ -1,11 +1,10 @@
 //! `memlane list`.
 
-use memlane::Error;
-use memlane::model::time::{format_timestamp, parse_duration_secs, parse_timestamp};
+use memlane::model::time::format_timestamp;
+use memlane::ops::wire::{self, MemoryJson};
 use memlane::vault::{ListFilter, ListSort};
 
 use crate::cli::Ctx;
-use crate::cli::commands::memory::memory_json;
 use crate::cli::output::table;
 
 /// How to sort.
@@ -58,61 +57,23 @@ pub(crate) struct ListArgs {
     limit: Option<usize>,
 }
 
-fn time_arg(flag: &str, s: &str) -> Result<jiff::Timestamp, Error> {
-    parse_timestamp(s).ok_or_else(|| {
-        Error::Invalid(format!("{flag} `{s}` is not a date or time\n  hint: use e.g. 2026-01-10 or 2026-01-10T10:00:00Z"))
-    })
-}
-
-/// Resolves `--after`, `--before` and `--since` (which overrides both) into a time window;
-/// an empty window (`after ≥ before`) is an error.
-pub(crate) fn time_window(
-    vault: &memlane::vault::Vault,
-    after: Option<&str>,
-    before: Option<&str>,
-    since: Option<&str>,
-) -> Result<(Option<jiff::Timestamp>, Option<jiff::Timestamp>), Error> {
-    if let Some(s) = since {
-        let secs = parse_duration_secs(s).ok_or_else(|| {
-            Error::Invalid(format!(
-                "--since `{s}` is not a duration\n  hint: use e.g. 30m, 12h, 7d, 2w"
-            ))
-        })?;
-        // A window reaching past the earliest time jiff knows is everything.
-        let after = vault
-            .clock
-            .now()
-            .checked_sub(jiff::SignedDuration::from_secs(secs))
-            .unwrap_or(jiff::Timestamp::MIN);
-        return Ok((Some(after), None));
-    }
-    let after = after.map(|s| time_arg("--after", s)).transpose()?;
-    let before = before.map(|s| time_arg("--before", s)).transpose()?;
-    if let (Some(a), Some(b)) = (after, before)
-        && a >= b
-    {
-        return Err(Error::Invalid(format!(
-            "--after {} is not before --before {}; the range is empty\n  hint: swap them",
-            format_timestamp(a),
-            format_timestamp(b)
-        )));
-    }
-    Ok((after, before))
-}
-
 pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     for t in &args.types {
         vault.check_type(t)?;
     }
-    let (after, before) =
-        time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
+    let window = memlane::ops::window::from_text(
+        &vault,
+        args.after.as_deref(),
+        args.before.as_deref(),
+        args.since.as_deref(),
+    )?;
     let filter = ListFilter {
         types: args.types.clone(),
         tags: args.tags.clone(),
         statuses: vec![args.status.clone()],
-        after,
-        before,
+        after: window.after,
+        before: window.before,
         sort: match args.sort {
             SortKey::Created => ListSort::Created,
             SortKey::Updated => ListSort::Updated,
@@ -162,9 +123,10 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
         let items: Vec<_> = memories
             .iter()
             .map(|m| {
-                let mut v = memory_json(&vault, m, false);
+                let mut v = MemoryJson::new(&vault, m, false);
                 if let Some((key, map)) = &keyed {
-                    v[*key] = serde_json::json!((map[m.id.as_str()] * 1000.0).round() / 1000.0);
+                    let value = Some(wire::level(map[m.id.as_str()]));
+                    if *key == "temperature" { v.temperature = value } else { v.importance = value }
                 }
                 v
             })

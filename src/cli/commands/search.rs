@@ -10,7 +10,6 @@ use memlane::limits;
 use memlane::search::{SearchQuery, SearchResults};
 
 use crate::cli::Ctx;
-use crate::cli::commands::list::time_window;
 
 /// Search memories by keyword and meaning
 ///
@@ -115,8 +114,12 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
     limits::check_opt("--limit", args.limit, 1, limits::MAX_RESULTS)?;
     limits::check_opt("--budget", args.budget, 1, limits::MAX_BUDGET_TOKENS)?;
     limits::check_opt("--expand", args.expand, 0, limits::MAX_EXPAND)?;
-    let (after, before) =
-        time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
+    let window = memlane::ops::window::from_text(
+        &vault,
+        args.after.as_deref(),
+        args.before.as_deref(),
+        args.since.as_deref(),
+    )?;
     let (mut idx, _) = ctx.open_reconciled(&vault)?;
     let q = SearchQuery {
         text: args.query.clone(),
@@ -125,8 +128,8 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         tags: args.tags.clone(),
         statuses: args.status.iter().cloned().collect(),
         include_archived: args.include_archived,
-        after,
-        before,
+        after: window.after,
+        before: window.before,
         intent,
         budget: args.budget,
         profile,
@@ -154,7 +157,7 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
             .iter()
             .map(|h| (h.id.clone(), idx.manifest().entries.get(&h.name).is_some_and(|e| e.pinned)))
             .collect();
-        crate::cli::commands::lifecycle::touch(ctx, &vault, &used)?;
+        crate::cli::commands::lifecycle::touch(ctx, &vault, &used);
     }
     let expanded = match args.expand {
         Some(n) if n > 0 => expand(&vault, &idx, &results, n),

@@ -1,12 +1,13 @@
 //! `memlane trash …`, `memlane history`, `memlane restore`.
 
 use memlane::Error;
-use memlane::model::MemoryName;
 use memlane::model::time::parse_duration_secs;
 
 use crate::cli::Ctx;
-use crate::cli::commands::memory::print_outcome;
+use crate::cli::commands::content::print_outcome;
 use crate::cli::output::{human_size, table};
+use crate::cli::session::CliSession;
+use memlane::ops;
 
 /// List, restore or empty the trash
 #[derive(Debug, clap::Args)]
@@ -77,10 +78,8 @@ pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
             ctx.out.text(&table(&["ENTRY", "NAME", "DELETED", "SIZE"], &rows))
         }
         TrashCommand::Restore { entry, as_name } => {
-            let e = vault.trash_find(entry)?;
-            let as_name =
-                as_name.as_deref().map(MemoryName::parse).transpose().map_err(Error::from)?;
-            print_outcome(ctx, &vault.trash_restore(&e, as_name.as_ref())?)
+            let s = CliSession::open(ctx)?;
+            print_outcome(ctx, &ops::trash::restore_deleted(&s, entry, as_name.as_deref())?)
         }
         TrashCommand::Empty { older_than } => {
             let secs = older_than
@@ -129,7 +128,6 @@ pub(crate) fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<()> {
 }
 
 pub(crate) fn restore(ctx: &mut Ctx, args: &RestoreArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let m = vault.resolve(&args.name)?;
-    print_outcome(ctx, &vault.restore_version(&m, args.version)?)
+    let s = CliSession::open(ctx)?;
+    print_outcome(ctx, &ops::trash::restore_version(&s, &args.name, args.version)?)
 }

@@ -1,0 +1,60 @@
+//! The command line's [`Session`]: one vault, indices opened (and reconciled) on first use,
+//! usage written at once, warnings on stderr.
+
+use std::cell::RefCell;
+
+use memlane::index::store::Indexes;
+use memlane::ops::Session;
+use memlane::vault::Vault;
+
+use crate::cli::Ctx;
+
+/// One command's hold on the vault.
+pub(crate) struct CliSession<'a> {
+    ctx: &'a Ctx,
+    vault: Vault,
+    indexes: RefCell<Option<Indexes>>,
+}
+
+impl<'a> CliSession<'a> {
+    /// Opens the vault the flags name.
+    pub fn open(ctx: &'a Ctx) -> anyhow::Result<CliSession<'a>> {
+        Ok(CliSession { ctx, vault: ctx.open_vault()?, indexes: RefCell::new(None) })
+    }
+
+    /// The output channel.
+    pub fn ctx(&self) -> &Ctx {
+        self.ctx
+    }
+}
+
+impl Session for CliSession<'_> {
+    fn vault(&self) -> &Vault {
+        &self.vault
+    }
+
+    fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> memlane::Result<R>) -> memlane::Result<R> {
+        if self.indexes.borrow().is_none() {
+            let embedder = memlane::index::select::embedder_for(&self.vault.config)?;
+            let (idx, report) = Indexes::open_reconciled(&self.vault, embedder)?;
+            self.ctx.report_reconcile(&self.vault, &report);
+            *self.indexes.borrow_mut() = Some(idx);
+        }
+        let guard = self.indexes.borrow();
+        f(guard.as_ref().expect("opened above"))
+    }
+
+    fn warm(&self, used: &[(String, bool)]) -> memlane::Result<()> {
+        crate::cli::commands::lifecycle::touch(self.ctx, &self.vault, used);
+        Ok(())
+    }
+
+    fn wrote(&self) {
+        // The indices this command holds no longer match the files; the next use reopens them.
+        self.indexes.borrow_mut().take();
+    }
+
+    fn warn(&self, message: String) {
+        self.ctx.out.warn(message);
+    }
+}

@@ -1,0 +1,57 @@
+//! How to fix a library error, said in the MCP tools' words, and the tool error an agent gets.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::json;
+
+use crate::Error;
+
+/// The hint for `e`, in tool names, if there is one.
+pub(crate) fn hint(e: &Error) -> Option<String> {
+    Some(match e {
+        Error::Model { .. } => "the server's embedding model cannot be loaded; fix it with `memlane model import DIR` on the command line, or set `[embedding] model = \"builtin\"`".into(),
+        Error::NotFound { suggestions, .. } if suggestions.is_empty() => "search_memories or memory_tree shows the memories there are".into(),
+        Error::NotFound { suggestions, .. } => {
+            let quoted: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
+            format!("did you mean {}?", quoted.join(", "))
+        }
+        Error::Exists(name) => format!("choose another name, or use update_memory on `{name}`"),
+        Error::UnknownType { ty, .. } => format!("use one of the known types, or add [types.{ty}] to .memories/config.toml"),
+        Error::NoSuchVersion { available, .. } if *available > 0 => "memory_history lists the versions".into(),
+        Error::NotInTrash(_) => "list_trash shows the entries".into(),
+        Error::Duplicate { existing, .. } => format!("use update_memory or append_memory on `{existing}`, remember (updates it in place), or pass force: true to create it anyway"),
+        Error::NoSuchLink { .. } => "links written in the body as [[…]] are removed by updating the body".into(),
+        Error::BadTime { .. } => "use e.g. 2026-01-10 or 2026-01-10T10:00:00Z".into(),
+        Error::EmptyWindow { .. } => "swap the two ends of the window".into(),
+        _ => return None,
+    })
+}
+
+/// The whole cause chain of `e`, one sentence after another (`a: b: c`).
+pub(crate) fn chain(e: &Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// A failed tool call: the message with its whole cause chain and the hint as text, and
+/// `{"error": {"kind", "message", "hint"}}` as structured content.
+pub(crate) fn tool_error(e: &Error) -> CallToolResult {
+    let message = chain(e);
+    let hint = hint(e);
+    let text = match &hint {
+        Some(h) => format!("{message}\nhint: {h}"),
+        None => message.clone(),
+    };
+    let mut r = CallToolResult::error(vec![ContentBlock::text(text)]);
+    r.structured_content =
+        Some(json!({ "error": { "kind": e.kind().as_str(), "message": message, "hint": hint } }));
+    r
+}

@@ -1,0 +1,250 @@
+//! Operations on one memory: create, remember, read, update, append, delete, move, pin.
+
+use crate::Error;
+use crate::lifecycle::UsageStore;
+use crate::model::MemoryName;
+use crate::vault::{AddRequest, Memory, UpdateRequest, WriteOutcome, WriteStatus};
+
+use super::{Session, write};
+
+/// A new memory.
+#[derive(Debug, Clone, Default)]
+pub struct CreateRequest {
+    /// Its name.
+    pub name: String,
+    /// Its content (Markdown); redacted before anything is written.
+    pub content: String,
+    /// Its type (default: the vault's `default_type`).
+    pub memory_type: Option<String>,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Write it even when an existing memory is nearly the same.
+    pub force: bool,
+}
+
+/// Parses a memory name as a user gives it for a new memory (`name` or `name.md`).
+pub fn new_name(input: &str) -> crate::Result<MemoryName> {
+    Ok(MemoryName::parse(input.trim_end_matches(".md"))?)
+}
+
+/// Creates a memory: checks the type, refuses a near-duplicate of an existing memory (unless
+/// `force`), writes the file (redacted), and starts the memory's usage clock.
+///
+/// The duplicate check compares the content as it will be written: `find_duplicate` redacts it
+/// first, so a secret never decides (or leaks through) a similarity.
+pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<WriteOutcome> {
+    let vault = s.vault();
+    let name = new_name(&req.name)?;
+    if let Some(t) = &req.memory_type {
+        vault.check_type(t)?;
+    }
+    // Content that redaction empties is skipped by the write; no index is needed to say so.
+    let scrub = vault.config.privacy.scrub_secrets;
+    if !req.force
+        && !vault.path_of(&name).exists()
+        && !crate::privacy::sanitize(&req.content, scrub).is_empty()
+    {
+        let threshold = vault.config.lifecycle.dedup_threshold;
+        let dup = s.with_indexes(&|idx| {
+            Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &req.content, threshold))
+        })?;
+        if let Some((existing, similarity)) = dup {
+            return Err(Error::Duplicate { existing, similarity });
+        }
+    }
+    let add = AddRequest { content: req.content, memory_type: req.memory_type, tags: req.tags };
+    let outcome = write(s, || vault.add(&name, &add))?;
+    if outcome.status == WriteStatus::Created {
+        observe_new(s, &outcome, "added");
+    }
+    Ok(outcome)
+}
+
+/// Starts the usage clock of a memory just written. The memory exists: a usage state that
+/// cannot be written (a full disk) is a warning, never a failure.
+pub(crate) fn observe_new<S: Session>(s: &S, outcome: &WriteOutcome, verb: &str) {
+    let vault = s.vault();
+    let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
+    let observed = UsageStore::update(vault.root(), |state| {
+        state.touch_day(now);
+        state.observe(&outcome.id, now, cfg);
+    });
+    if let Err(e) = observed {
+        s.warn(format!(
+            "{} was {verb}, but the usage state could not be updated: {e}",
+            outcome.name
+        ));
+    }
+}
+
+/// What `remember` did.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Remembered {
+    /// The write.
+    #[serde(flatten)]
+    pub outcome: WriteOutcome,
+    /// `created` or `updated`.
+    pub action: &'static str,
+    /// The similarity to the memory it updated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f32>,
+}
+
+/// Stores `content` where it belongs: updates the existing memory it is nearly the same as
+/// (`lifecycle.remember_update_threshold`), or creates one named after its first words.
+pub fn remember<S: Session>(
+    s: &S,
+    content: String,
+    memory_type: Option<String>,
+) -> crate::Result<Remembered> {
+    let vault = s.vault();
+    if content.trim().is_empty() {
+        return Err(Error::NoContent { what: "remember" });
+    }
+    if let Some(t) = &memory_type {
+        vault.check_type(t)?;
+    }
+    let threshold = vault.config.lifecycle.remember_update_threshold;
+    let dup = s.with_indexes(&|idx| {
+        Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &content, threshold))
+    })?;
+    if let Some((existing, similarity)) = dup {
+        let m = vault.resolve(&existing)?;
+        let req = UpdateRequest {
+            content: Some(content),
+            memory_type,
+            action: "update",
+            ..Default::default()
+        };
+        let outcome = write(s, || vault.update(&m, &req))?;
+        s.warm(&[(m.id.to_string(), m.meta.pinned)])?;
+        return Ok(Remembered { outcome, action: "updated", similarity: Some(similarity) });
+    }
+    let name = generated_name(vault, &content)?;
+    let add = AddRequest { content, memory_type, tags: Vec::new() };
+    let outcome = write(s, || vault.add(&name, &add))?;
+    if outcome.status == WriteStatus::Created {
+        observe_new(s, &outcome, "added");
+    }
+    Ok(Remembered { outcome, action: "created", similarity: None })
+}
+
+/// A name from the first words of `content`: slugified, at most six words, unique in the vault
+/// (also by letter case and Unicode form, see [`crate::vault::Vault::check_new_name`]).
+///
+/// The words come from the content *after* redaction, markers left out: a file name is metadata
+/// no redaction reaches, so `<private>acme merger</private> deploy …` gives `deploy-…`, never
+/// `private-acme-merger-…`, and a key in the first words never becomes part of a file name.
+pub fn generated_name(vault: &crate::vault::Vault, content: &str) -> crate::Result<MemoryName> {
+    let clean = crate::privacy::sanitize(content, vault.config.privacy.scrub_secrets);
+    let words: Vec<String> = crate::privacy::strip_markers(&clean.text)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase())
+        .filter(|w| !w.is_empty())
+        .take(6)
+        .collect();
+    let base = if words.is_empty() { "memory".to_owned() } else { words.join("-") };
+    for n in 1..10_000 {
+        let candidate = if n == 1 { base.clone() } else { format!("{base}-{n}") };
+        let name = MemoryName::parse(&candidate)?;
+        if !vault.path_of(&name).exists() && vault.check_new_name(&name, None).is_ok() {
+            return Ok(name);
+        }
+    }
+    Err(Error::NoFreeName(base))
+}
+
+/// Reads a memory; `touch` counts the read as a use (warming it).
+pub fn read<S: Session>(s: &S, name: &str, touch: bool) -> crate::Result<Memory> {
+    let m = s.vault().resolve(name)?;
+    if touch {
+        s.warm(&[(m.id.to_string(), m.meta.pinned)])?;
+    }
+    Ok(m)
+}
+
+/// Changes a memory's content or metadata (the old version goes to history).
+pub fn update<S: Session>(s: &S, name: &str, req: &UpdateRequest) -> crate::Result<WriteOutcome> {
+    let vault = s.vault();
+    let m = vault.resolve(name)?;
+    if req.content.is_none()
+        && req.memory_type.is_none()
+        && req.tags.is_none()
+        && req.add_tags.is_empty()
+        && req.remove_tags.is_empty()
+        && req.status.is_none()
+    {
+        return Err(Error::NoContent { what: "update" });
+    }
+    if req.raw && req.content.is_none() {
+        return Err(Error::RawWithoutContent);
+    }
+    write(s, || vault.update(&m, req))
+}
+
+/// Adds `text` to the end of a memory, after a blank line.
+pub fn append<S: Session>(s: &S, name: &str, text: &str) -> crate::Result<WriteOutcome> {
+    let vault = s.vault();
+    let m = vault.resolve(name)?;
+    write(s, || vault.append(&m, text))
+}
+
+/// Moves memories to the trash, all or nothing: one unknown name deletes nothing, and a
+/// failure (or a kill) midway leaves every memory in place. A memory named twice (by name and
+/// by id, or by two spellings) is deleted once.
+pub fn delete<S: Session>(s: &S, names: &[String]) -> crate::Result<Vec<WriteOutcome>> {
+    let vault = s.vault();
+    let mut memories: Vec<Memory> = Vec::new();
+    for n in names {
+        let m = vault.resolve(n)?;
+        if !memories.iter().any(|seen| seen.id == m.id) {
+            memories.push(m);
+        }
+    }
+    write(s, || {
+        vault.all_or_nothing("rm", || {
+            memories.iter().map(|m| vault.delete(m)).collect::<crate::Result<Vec<_>>>()
+        })
+    })
+}
+
+/// What a move did: the move, and the memories whose links to the old name were rewritten.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Moved {
+    /// The move.
+    pub moved: WriteOutcome,
+    /// The rewrites of links that pointed at the old name.
+    pub relinked: Vec<WriteOutcome>,
+}
+
+/// Renames a memory (its id stays); links to the old name follow it, in the same
+/// all-or-nothing operation.
+pub fn rename<S: Session>(s: &S, from: &str, to: &str) -> crate::Result<Moved> {
+    let vault = s.vault();
+    let m = vault.resolve(from)?;
+    let to = new_name(to)?;
+    let (moved, relinked) = write(s, || {
+        vault.all_or_nothing("mv", || {
+            let moved = vault.rename(&m, &to)?;
+            Ok((moved, vault.rewrite_links(&m.name, &to)?))
+        })
+    })?;
+    Ok(Moved { moved, relinked })
+}
+
+/// Pins or unpins a memory. Its cooling is settled first: frozen (or restarted) at the
+/// temperature reached so far, counting usage the session has buffered.
+pub fn set_pinned<S: Session>(s: &S, name: &str, pinned: bool) -> crate::Result<WriteOutcome> {
+    let vault = s.vault();
+    let m = vault.resolve(name)?;
+    let (now, cfg) = (vault.clock.now(), vault.config.lifecycle.clone());
+    s.flush_usage()?;
+    let (_, reset) = UsageStore::update(vault.root(), |state| {
+        state.settle(m.id.as_str(), m.meta.pinned, now, &cfg)
+    })?;
+    if let Some(r) = reset {
+        s.warn(r.to_string());
+    }
+    write(s, || vault.set_pinned(&m, pinned))
+}

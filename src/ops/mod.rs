@@ -1,0 +1,61 @@
+//! The operations every front end offers: one function per user-visible operation.
+//!
+//! The CLI (`src/cli/`) and the MCP server (`src/mcp/`) parse their input, call a function here,
+//! and render what it returns. Each function does the whole operation in one order: validation,
+//! redaction (inside the vault's writes), the duplicate check, the write, and usage tracking. A
+//! rule that changes here changes for every front end, and an HTTP transport or an editor-plugin
+//! API added later gets it too.
+//!
+//! What differs between front ends is how they hold the indices and the usage state: a CLI
+//! process opens and reconciles the indices once and writes the usage state at once; the MCP
+//! server keeps the indices open between calls and buffers warm-ups. That difference is the
+//! [`Session`] trait; everything else is shared.
+//!
+//! The JSON the front ends print (`--json`, MCP structured results) is defined once, in
+//! [`wire`].
+
+pub mod links;
+pub mod memory;
+pub mod trash;
+pub mod window;
+pub mod wire;
+
+use crate::index::store::Indexes;
+use crate::vault::Vault;
+
+/// How a front end holds the vault, its indices and its usage state.
+pub trait Session {
+    /// The vault the operations act on.
+    fn vault(&self) -> &Vault;
+
+    /// Runs `f` with indices that are up to date with the files.
+    ///
+    /// `f` may run more than once (the MCP server retries after rebuilding an index that
+    /// failed), so it must not have side effects outside its result.
+    fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R>;
+
+    /// Records that memories were just used (read, found): `(id, pinned)` each.
+    fn warm(&self, used: &[(String, bool)]) -> crate::Result<()>;
+
+    /// Writes usage buffered so far, before an operation that settles a memory's temperature.
+    fn flush_usage(&self) -> crate::Result<()> {
+        Ok(())
+    }
+
+    /// Called after every write, whether it succeeded or not (a failed multi-step write may
+    /// have changed something): a front end that keeps indices open marks them stale.
+    fn wrote(&self) {}
+
+    /// A warning for the user: the operation went on, but something could not be done.
+    fn warn(&self, message: String);
+}
+
+/// Runs a write and tells the session about it, however it ended.
+pub(crate) fn write<S: Session + ?Sized, T>(
+    s: &S,
+    f: impl FnOnce() -> crate::Result<T>,
+) -> crate::Result<T> {
+    let r = f();
+    s.wrote();
+    r
+}

@@ -1,0 +1,111 @@
+//! The JSON every front end prints: `--json` output and MCP structured results.
+//!
+//! These structs are the one definition of each shape; the CLI and the MCP server serialise
+//! the same ones. A new field is added here, once. Scores are rounded to four decimals and
+//! temperatures to three: the digits past that are float noise, not meaning.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::model::time::format_timestamp;
+use crate::vault::{Memory, Vault};
+
+/// Rounds a score to four decimals (`0.3` rather than `0.30000001192092896`).
+pub fn score(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+/// Rounds a temperature or importance to three decimals.
+pub fn level(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// One memory: `show --json`, `list --json`, MCP `read_memory`.
+#[derive(Debug, Clone, Serialize)]
+pub struct MemoryJson {
+    /// `memory:<name>` (ragdocs' id form).
+    pub memory_id: String,
+    /// The memory's name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// `active` or `archived`.
+    pub status: String,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// When it was created (ISO-8601, UTC).
+    pub created_at: String,
+    /// When it was last changed.
+    pub updated_at: String,
+    /// Whether it is pinned.
+    pub pinned: bool,
+    /// Whether redaction removed something when it was written.
+    pub had_private_content: bool,
+    /// Its file.
+    pub file_path: String,
+    /// The file's size in bytes.
+    pub size: usize,
+    /// Problems found reading it.
+    pub warnings: Vec<String>,
+    /// The frontmatter, redacted (with content only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frontmatter: Option<Value>,
+    /// The content, redacted (with content only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Its temperature after this read (`show` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// Its MIRA importance (`show` only, when the indices could be read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub importance: Option<f64>,
+}
+
+impl MemoryJson {
+    /// The shape of `m`; `with_content` adds its redacted frontmatter and content.
+    pub fn new(vault: &Vault, m: &Memory, with_content: bool) -> MemoryJson {
+        let scrub = vault.config.privacy.scrub_secrets;
+        let (frontmatter, content) = if with_content {
+            let mut fm: Value = m
+                .doc
+                .mapping()
+                .ok()
+                .and_then(|map| serde_json::to_value(map).ok())
+                .unwrap_or(Value::Null);
+            // Every value, as content is: a hand-written `note: <private>…</private>` or a
+            // secret in any key never reaches the output. Tags are the redacted list (a tag
+            // redaction touches is left out, not shown as a marker).
+            crate::privacy::redact_json(&mut fm, scrub);
+            if let Some(map) = fm.as_object_mut()
+                && map.contains_key("tags")
+            {
+                map.insert("tags".into(), serde_json::json!(m.meta.tags));
+            }
+            (Some(fm), Some(m.redacted_content(scrub)))
+        } else {
+            (None, None)
+        };
+        MemoryJson {
+            memory_id: format!("memory:{}", m.name),
+            name: m.name.to_string(),
+            id: m.id.to_string(),
+            memory_type: m.memory_type.clone(),
+            status: m.status.clone(),
+            tags: m.meta.tags.clone(),
+            created_at: format_timestamp(m.created_at),
+            updated_at: format_timestamp(m.updated_at),
+            pinned: m.meta.pinned,
+            had_private_content: m.meta.had_private_content,
+            file_path: m.path.display().to_string(),
+            size: m.size(),
+            warnings: m.warnings.clone(),
+            frontmatter,
+            content,
+            temperature: None,
+            importance: None,
+        }
+    }
+}
