@@ -24,6 +24,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::NoSuchVersion { name, available, .. } if *available > 0 => format!("`memlane history {name}` lists them"),
         Error::NotInTrash(_) => "`memlane trash list` shows the entries".into(),
         Error::Duplicate { existing, .. } => format!("`memlane append {existing} …` or `memlane update {existing} …` to change it, or `--force` to add it anyway"),
+        Error::NoContent { what: "summarize" } => "pass `--content TEXT`, `--file PATH`, or pipe it in".into(),
         Error::NoContent { .. } => "pass it as an argument, with `--file PATH`, or on standard input".into(),
         Error::RawWithoutContent => "with `--raw`, pass the whole file (frontmatter included) as CONTENT, with `--file PATH`, or on standard input".into(),
         Error::NoSuchLink { from, .. } => format!("links written in the body as [[…]] are removed by editing the body (`memlane edit {from}`)"),

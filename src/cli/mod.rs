@@ -69,6 +69,20 @@ pub(crate) enum ColorChoice {
     Never,
 }
 
+impl ColorChoice {
+    /// Whether to colour a stream that is (or is not) a terminal: `auto` colours a terminal
+    /// unless `NO_COLOR` is set to something (<https://no-color.org>).
+    fn enabled(self, terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     Init(commands::init::InitArgs),
@@ -225,13 +239,7 @@ fn init_logging(g: &GlobalArgs) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_env("MEMLANE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let ansi = match g.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none() && std::io::stderr().is_terminal()
-        }
-    };
+    let ansi = g.color.enabled(std::io::stderr().is_terminal());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -347,7 +355,25 @@ pub(crate) fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = without_echo(e).print();
+            let e = without_echo(e);
+            if e.use_stderr() && std::env::args_os().skip(1).any(|a| a == "--json") {
+                // A plugin that asked for JSON gets JSON, even when the command line is wrong.
+                let rendered = e.render().to_string();
+                let message = rendered
+                    .lines()
+                    .take_while(|l| !l.starts_with("Usage:"))
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                let message = message.strip_prefix("error: ").unwrap_or(&message);
+                let v = serde_json::json!({
+                    "error": { "kind": "usage", "message": message, "hint": "see `memlane --help`" }
+                });
+                use std::io::Write as _;
+                let _ = writeln!(std::io::stdout().lock(), "{v}");
+            }
+            let _ = e.print();
             return ExitCode::from(code);
         }
     };
@@ -359,6 +385,7 @@ pub(crate) fn main() -> ExitCode {
     let out = Out {
         json: cli.global.json,
         quiet: cli.global.quiet,
+        color: !cli.global.json && cli.global.color.enabled(std::io::stdout().is_terminal()),
         unwritable_warned: Default::default(),
     };
     let mut ctx = Ctx { global: cli.global, out, env };

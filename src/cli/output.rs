@@ -7,15 +7,88 @@ use std::io::Write as _;
 
 use serde::Serialize;
 
+/// What a piece of output is, for colour (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Style {
+    /// A memory's name.
+    Name,
+    /// A memory type.
+    Type,
+    /// Tags.
+    Tag,
+    /// A score, temperature or importance.
+    Score,
+    /// A table header or a section heading.
+    Heading,
+}
+
+impl Style {
+    /// The ANSI SGR parameters: like rg and fd, bold for what you look for, plain colours for
+    /// the rest, nothing that needs a 256-colour terminal.
+    fn sgr(self) -> &'static str {
+        match self {
+            Style::Name => "1;35",
+            Style::Type => "36",
+            Style::Tag => "33",
+            Style::Score => "32",
+            Style::Heading => "1",
+        }
+    }
+}
+
 /// The output channel for results.
 pub(crate) struct Out {
     pub json: bool,
     pub quiet: bool,
+    /// Whether results are coloured (`--color`, `NO_COLOR`, and whether stdout is a terminal).
+    pub color: bool,
     /// Whether [`Out::warn_unwritable`] has spoken (the warning is given once per command).
     pub unwritable_warned: std::cell::Cell<bool>,
 }
 
 impl Out {
+    /// `text` in `style`, when colour is on.
+    pub fn paint(&self, style: Style, text: impl AsRef<str>) -> String {
+        let text = text.as_ref();
+        if self.color && !text.is_empty() {
+            format!("\x1b[{}m{text}\x1b[0m", style.sgr())
+        } else {
+            text.to_owned()
+        }
+    }
+
+    /// Lays out rows as aligned columns (see [`table`]), the header and the styled columns in
+    /// colour when it is on.
+    pub fn table(&self, header: &[&str], rows: &[Vec<String>], styles: &[Option<Style>]) -> String {
+        if !self.color {
+            return table(header, rows);
+        }
+        let widths = column_widths(header, rows);
+        let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
+        let mut out = String::new();
+        for (n, row) in std::iter::once(&header).chain(rows).enumerate() {
+            let mut line = String::new();
+            let mut pending = 0;
+            for (i, cell) in row.iter().enumerate().take(widths.len()) {
+                let style =
+                    if n == 0 { Some(Style::Heading) } else { styles.get(i).copied().flatten() };
+                if !cell.is_empty() {
+                    line.push_str(&" ".repeat(pending));
+                    pending = 0;
+                    line.push_str(&match style {
+                        Some(st) => self.paint(st, cell),
+                        None => cell.clone(),
+                    });
+                }
+                // Padding is written only before a later non-empty cell: no trailing spaces.
+                pending += widths[i] - cell.chars().count() + 2;
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    }
+
     /// Prints text to stdout as is.
     pub fn text(&self, s: &str) -> anyhow::Result<()> {
         let mut out = std::io::stdout().lock();
@@ -32,8 +105,16 @@ impl Out {
         Ok(())
     }
 
-    /// Prints a value as pretty JSON.
+    /// Prints a value as pretty JSON, its fractional numbers rounded to four decimals
+    /// ([`memlane::ops::wire::tidy`]).
     pub fn json<T: Serialize + ?Sized>(&self, v: &T) -> anyhow::Result<()> {
+        let mut v = serde_json::to_value(v)?;
+        memlane::ops::wire::tidy(&mut v);
+        self.json_exact(&v)
+    }
+
+    /// Prints a value as pretty JSON, numbers exactly as they are (`config`: a user's values).
+    pub fn json_exact<T: Serialize + ?Sized>(&self, v: &T) -> anyhow::Result<()> {
         let mut s = serde_json::to_string_pretty(v)?;
         s.push('\n');
         self.text(&s)
@@ -62,8 +143,8 @@ impl Out {
     }
 }
 
-/// Lays out rows as aligned columns separated by two spaces (the last column is not padded).
-pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+/// Each column's width in characters.
+fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
     let cols = header.len();
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
@@ -71,6 +152,12 @@ pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
             widths[i] = widths[i].max(c.chars().count());
         }
     }
+    widths
+}
+
+/// Lays out rows as aligned columns separated by two spaces (the last column is not padded).
+pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let widths = column_widths(header, rows);
     let mut out = String::new();
     let mut push_row = |cells: Vec<&str>| {
         let mut line = String::new();

@@ -3,7 +3,7 @@
 
 use std::cell::RefCell;
 
-use memlane::index::store::Indexes;
+use memlane::index::store::{IndexError, Indexes, catch_index_panic};
 use memlane::ops::Session;
 use memlane::vault::Vault;
 
@@ -33,6 +33,8 @@ impl Session for CliSession<'_> {
         &self.vault
     }
 
+    /// Opens and reconciles the indices on first use. Reading them is guarded: indices that
+    /// make the reader panic (damaged segments) are rebuilt from the files, once, and read again.
     fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> memlane::Result<R>) -> memlane::Result<R> {
         if self.indexes.borrow().is_none() {
             let embedder = memlane::index::select::embedder_for(&self.vault.config)?;
@@ -40,8 +42,22 @@ impl Session for CliSession<'_> {
             self.ctx.report_reconcile(&self.vault, &report);
             *self.indexes.borrow_mut() = Some(idx);
         }
+        let first = {
+            let guard = self.indexes.borrow();
+            let idx = guard.as_ref().expect("opened above");
+            catch_index_panic(|| f(idx))
+        };
+        if let Some(r) = first {
+            return r;
+        }
+        let embedder = self.indexes.borrow().as_ref().expect("opened above").embedder().clone();
+        let (fresh, report) = Indexes::rebuild_after_failure(&self.vault, embedder)?;
+        self.ctx.report_reconcile(&self.vault, &report);
+        *self.indexes.borrow_mut() = Some(fresh);
         let guard = self.indexes.borrow();
-        f(guard.as_ref().expect("opened above"))
+        let idx = guard.as_ref().expect("rebuilt above");
+        catch_index_panic(|| f(idx))
+            .unwrap_or_else(|| Err(IndexError::Unreadable(idx.dir().to_owned()).into()))
     }
 
     fn warm(&self, used: &[(String, bool)]) -> memlane::Result<()> {

@@ -23,10 +23,10 @@ use crate::index::graph::EdgeData;
 use crate::limits;
 use crate::model::MemoryName;
 use crate::model::links::normalize_target;
-use crate::ops::wire::MemoryJson;
+use crate::ops::wire::{self, MemoryJson};
 use crate::ops::{self, Session, window};
 use crate::search::SearchQuery;
-use crate::vault::{Memory, UpdateRequest, Vault};
+use crate::vault::{UpdateRequest, Vault};
 
 /// The MCP server over one vault.
 #[derive(Clone)]
@@ -258,7 +258,10 @@ pub struct RestoreParams {
 
 fn done(r: crate::Result<Value>) -> CallToolResult {
     match r {
-        Ok(v) => CallToolResult::structured(v),
+        Ok(mut v) => {
+            wire::tidy(&mut v);
+            CallToolResult::structured(v)
+        }
         Err(e) => super::hints::tool_error(&e),
     }
 }
@@ -312,10 +315,7 @@ impl MemlaneServer {
         limits::check_opt("limit", p.limit, 1, limits::MAX_RESULTS)?;
         let mut q = SearchQuery::new(p.query);
         q.limit = Some(p.limit.unwrap_or(5));
-        if let Some(t) = p.filter_type {
-            vault.check_type(&t)?;
-            q.types = vec![t];
-        }
+        q.types = p.filter_type.into_iter().collect();
         // More days than seconds can count means every memory.
         let since =
             p.relative_days.map(|d| ("relative_days", d.checked_mul(86_400).unwrap_or(i64::MAX)));
@@ -325,40 +325,9 @@ impl MemlaneServer {
             p.before_timestamp.map(|s| window::from_unix("before_timestamp", s)).transpose()?;
         let w = window::from_parts(vault, after, before, since)?;
         (q.after, q.before) = (w.after, w.before);
-        let (results, used) = self.live.with_usage(|state| {
-            self.live.with_indexes(|idx| {
-                let results = crate::search::search_with_usage(vault, idx, &q, state)?;
-                let used: Vec<(String, bool)> = results
-                    .hits
-                    .iter()
-                    .map(|h| {
-                        let pinned = idx.manifest().entries.get(&h.name).is_some_and(|e| e.pinned);
-                        (h.id.clone(), pinned)
-                    })
-                    .collect();
-                Ok((results, used))
-            })
-        })??;
-        if !used.is_empty() {
-            self.live.warm(&used)?;
-        }
-        let hits: Vec<Value> = results
-            .hits
-            .iter()
-            .map(|h| {
-                json!({
-                    "memory_id": h.memory_id,
-                    "name": h.name,
-                    "score": h.score,
-                    "content": h.content,
-                    "type": h.memory_type,
-                    "status": h.status,
-                    "tags": h.tags,
-                    "file_path": h.file_path,
-                    "header_path": h.header_path,
-                })
-            })
-            .collect();
+        let req = ops::search::SearchRequest { query: q, touch: true, expand: None };
+        let found = ops::search::search(self, &req)?;
+        let hits: Vec<Value> = found.results.hits.iter().map(|h| wire::hit(h, false)).collect();
         let mut out = json!({ "results": hits });
         if let Some(why) = self.live.unwritable() {
             out["warning"] = json!(crate::index::store::unwritable_message(&why));
@@ -477,13 +446,6 @@ impl MemlaneServer {
 }
 
 impl MemlaneServer {
-    /// Marks the indices stale after a write (whether it succeeded or not: a failed multi-step
-    /// write may have changed something).
-    fn wrote<T>(&self, r: crate::Result<T>) -> crate::Result<T> {
-        self.live.wrote();
-        r
-    }
-
     fn update_impl(&self, p: ContentParams) -> crate::Result<Value> {
         let req =
             UpdateRequest { content: Some(p.content), action: "update", ..Default::default() };
@@ -500,60 +462,31 @@ impl MemlaneServer {
     }
 
     fn summarize(&self, p: SummarizeParams) -> crate::Result<Value> {
-        let m = self.vault.resolve(&p.name)?;
-        let (out, reset) = self.wrote(crate::lifecycle::views::summarize(
-            &self.vault,
-            &m,
-            p.content,
-            p.temperature,
-        ))?;
-        if let Some(r) = reset {
-            tracing::warn!("{r}");
-        }
-        outcome_json(&out)
+        outcome_json(&ops::consolidate::summarize(self, &p.name, p.content, p.temperature)?)
     }
 
     fn merge(&self, p: MergeParams) -> crate::Result<Value> {
-        let vault = &*self.vault;
-        let sources =
-            p.source_files.iter().map(|n| vault.resolve(n)).collect::<crate::Result<Vec<_>>>()?;
-        let refs: Vec<&Memory> = sources.iter().collect();
-        let target =
-            MemoryName::parse(p.target_file.trim_end_matches(".md")).map_err(Error::from)?;
-        // ragdocs clients send a whole file; the frontmatter is generated here.
-        let content = p.summary_content.map(|c| {
-            let doc = crate::model::frontmatter::Document::parse(&c);
-            if doc.has_frontmatter() { doc.content().to_owned() } else { c }
-        });
-        let out = self.wrote(crate::lifecycle::consolidate::merge(
-            vault,
-            &refs,
-            &target,
-            content.as_deref(),
-            p.archive.unwrap_or(false),
-        ))?;
+        let archive = p.archive.unwrap_or(false);
+        let out = ops::consolidate::merge(
+            self,
+            &p.source_files,
+            &p.target_file,
+            p.summary_content,
+            archive,
+        )?;
         outcome_json(&out)
     }
 
     fn suggest_merges(&self, p: SuggestMergesParams) -> crate::Result<Value> {
         let vault = &*self.vault;
-        let threshold = p.threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
-        if !(0.0..=1.0).contains(&threshold) {
-            return Err(Error::Invalid(format!("threshold {threshold} is not between 0 and 1")));
-        }
-        if let Some(t) = &p.filter_type {
-            vault.check_type(t)?;
-        }
         let limit = limits::check_opt("limit", p.limit, 1, limits::MAX_CLUSTERS)?.unwrap_or(5);
-        let clusters = self.live.with_indexes(|idx| {
-            Ok(crate::lifecycle::consolidate::suggest_merges(
-                vault,
-                idx,
-                threshold,
-                p.filter_type.as_deref(),
-                limit,
-            ))
-        })?;
+        let threshold = p.threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
+        let clusters = ops::consolidate::suggest_merges(
+            self,
+            Some(threshold),
+            p.filter_type.as_deref(),
+            limit,
+        )?;
         let items: Vec<Value> = clusters
             .iter()
             .enumerate()
@@ -632,30 +565,10 @@ impl MemlaneServer {
     }
 
     fn split(&self, p: SplitParams) -> crate::Result<Value> {
-        let vault = &*self.vault;
-        let m = vault.resolve(&p.name)?;
+        let pieces =
+            p.pieces.map(|ps| ps.into_iter().map(|piece| (piece.name, piece.content)).collect());
         let replace = p.replace.unwrap_or(false);
-        let outs = match p.pieces {
-            None => self.wrote(crate::lifecycle::consolidate::split(vault, &m, replace))?,
-            Some(pieces) => {
-                let pieces = pieces
-                    .into_iter()
-                    .map(|piece| {
-                        let name = piece
-                            .name
-                            .map(|n| MemoryName::parse(n.trim_end_matches(".md")))
-                            .transpose()
-                            .map_err(Error::from)?;
-                        Ok(crate::lifecycle::consolidate::SplitPiece {
-                            name,
-                            content: piece.content,
-                        })
-                    })
-                    .collect::<crate::Result<Vec<_>>>()?;
-                self.wrote(crate::lifecycle::consolidate::split_into(vault, &m, &pieces, replace))?
-            }
-        };
-        Ok(json!({ "split": m.name.to_string(), "outcomes": outcome_json(&outs)? }))
+        outcome_json(&ops::consolidate::split(self, &p.name, pieces, replace)?)
     }
 
     fn trash_list(&self) -> crate::Result<Value> {
@@ -902,6 +815,13 @@ impl Session for MemlaneServer {
         f: &dyn Fn(&crate::index::store::Indexes) -> crate::Result<R>,
     ) -> crate::Result<R> {
         self.live.with_indexes(f)
+    }
+
+    fn with_usage<R>(
+        &self,
+        f: &dyn Fn(&crate::lifecycle::UsageState) -> crate::Result<R>,
+    ) -> crate::Result<R> {
+        self.live.with_usage(f)?
     }
 
     fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {

@@ -14,8 +14,10 @@
 //! The JSON the front ends print (`--json`, MCP structured results) is defined once, in
 //! [`wire`].
 
+pub mod consolidate;
 pub mod links;
 pub mod memory;
+pub mod search;
 pub mod trash;
 pub mod window;
 pub mod wire;
@@ -33,6 +35,19 @@ pub trait Session {
     /// `f` may run more than once (the MCP server retries after rebuilding an index that
     /// failed), so it must not have side effects outside its result.
     fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R>;
+
+    /// The usage state (temperatures), as this session sees it: the file, plus warm-ups the
+    /// session has buffered.
+    fn with_usage<R>(
+        &self,
+        f: &dyn Fn(&crate::lifecycle::UsageState) -> crate::Result<R>,
+    ) -> crate::Result<R> {
+        let (state, reset) = search::usage_of(self.vault())?;
+        if let Some(r) = reset {
+            self.warn(r);
+        }
+        f(&state)
+    }
 
     /// Records that memories were just used (read, found): `(id, pinned)` each.
     fn warm(&self, used: &[(String, bool)]) -> crate::Result<()>;

@@ -109,3 +109,35 @@ impl MemoryJson {
         }
     }
 }
+
+/// One search result as JSON (`search --json`, MCP `search_memories`): the hit with its score
+/// rounded, and every stage's value only when `explain` asks for it.
+pub fn hit(h: &crate::search::SearchHit, explain: bool) -> Value {
+    let mut v = serde_json::to_value(h).unwrap_or(Value::Null);
+    if let Some(map) = v.as_object_mut() {
+        map.insert("score".into(), serde_json::json!(score(h.score)));
+        if !explain {
+            map.remove("explain");
+        }
+    }
+    v
+}
+
+/// Rounds every fractional number in `v` to four decimals, in place: what a score, a weight or
+/// an importance means, without the float noise of `0.30000001192092896` (an `f32` read as
+/// `f64`) or `0.6499999999999999`. Whole numbers are left as they are.
+pub fn tidy(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(x) = n.as_f64()
+                && x.is_finite()
+                && let Some(r) = serde_json::Number::from_f64(score(x))
+            {
+                *n = r;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(tidy),
+        Value::Object(map) => map.values_mut().for_each(tidy),
+        _ => {}
+    }
+}

@@ -80,8 +80,9 @@ fn split_makes_one_memory_per_section_and_keeps_the_original() {
     let env = TestEnv::with_vault("basic");
     env.write("big.md", "---\ntype: plan\ntags: [q3]\n---\n\n# Plan\n\n## Goals\n\nShip search.\n\n## Risks\n\nThe model is slow.\n");
     let out = env.run(["split", "big", "--json"]).success().json();
+    assert_eq!(out["split"], "big", "{out}");
     let names: Vec<&str> =
-        out.as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
+        out["outcomes"].as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
     assert!(names.contains(&"big/goals") && names.contains(&"big/risks"), "{names:?}");
     assert!(env.exists("big.md"), "the original stays");
     let goals = env.read("big/goals.md");

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod api;
 mod atomicity;
 mod cli_basics;
 mod concurrency;

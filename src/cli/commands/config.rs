@@ -16,7 +16,7 @@ pub(crate) fn run(ctx: &mut Ctx, _args: &ConfigArgs) -> anyhow::Result<()> {
     if ctx.out.json {
         let mut v = loaded.to_json();
         v["vault"] = serde_json::json!(root);
-        return ctx.out.json(&v);
+        return ctx.out.json_exact(&v);
     }
     let mut text = String::from("# effective memlane configuration\n");
     match &root {

@@ -1,12 +1,11 @@
 //! `memlane merge`, `suggest-merges`, `split`, `maintain`.
 
-use memlane::Error;
 use memlane::lifecycle::consolidate;
-use memlane::limits;
-use memlane::model::MemoryName;
 
 use crate::cli::Ctx;
 use crate::cli::commands::content::print_outcome;
+use crate::cli::session::CliSession;
+use memlane::ops::{self, Session as _};
 
 /// Merge memories into a new one; the sources go to the trash (or are archived)
 ///
@@ -62,11 +61,9 @@ pub(crate) struct SplitArgs {
 pub(crate) struct MaintainArgs {}
 
 pub(crate) fn merge(ctx: &mut Ctx, args: &MergeArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let sources = args.sources.iter().map(|n| vault.resolve(n)).collect::<Result<Vec<_>, _>>()?;
-    let refs: Vec<&memlane::vault::Memory> = sources.iter().collect();
-    let target = MemoryName::parse(&args.into).map_err(Error::from)?;
-    let out = consolidate::merge(&vault, &refs, &target, args.content.as_deref(), args.archive)?;
+    let s = CliSession::open(ctx)?;
+    let out =
+        ops::consolidate::merge(&s, &args.sources, &args.into, args.content.clone(), args.archive)?;
     if ctx.out.json {
         return ctx.out.json(&out);
     }
@@ -81,26 +78,15 @@ pub(crate) fn merge(ctx: &mut Ctx, args: &MergeArgs) -> anyhow::Result<()> {
 }
 
 pub(crate) fn suggest_merges(ctx: &mut Ctx, args: &SuggestMergesArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let threshold = args.threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
-    if !(0.0..=1.0).contains(&threshold) {
-        return Err(
-            Error::Invalid(format!("--threshold {threshold} is not between 0 and 1")).into()
-        );
-    }
-    if let Some(t) = &args.memory_type {
-        vault.check_type(t)?;
-    }
-    let mut idx = ctx.open_indexes(&vault)?;
-    ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
-    limits::check("--limit", args.limit, 1, limits::MAX_CLUSTERS)?;
-    let clusters = consolidate::suggest_merges(
-        &vault,
-        &idx,
-        threshold,
+    memlane::limits::check("--limit", args.limit, 1, memlane::limits::MAX_CLUSTERS)?;
+    let s = CliSession::open(ctx)?;
+    let threshold = args.threshold.unwrap_or(s.vault().config.lifecycle.merge_threshold);
+    let clusters = ops::consolidate::suggest_merges(
+        &s,
+        Some(threshold),
         args.memory_type.as_deref(),
         args.limit,
-    );
+    )?;
     if ctx.out.json {
         return ctx.out.json(&clusters);
     }
@@ -119,13 +105,12 @@ pub(crate) fn suggest_merges(ctx: &mut Ctx, args: &SuggestMergesArgs) -> anyhow:
 }
 
 pub(crate) fn split(ctx: &mut Ctx, args: &SplitArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let m = vault.resolve(&args.name)?;
-    let outs = consolidate::split(&vault, &m, args.replace)?;
+    let s = CliSession::open(ctx)?;
+    let done = ops::consolidate::split(&s, &args.name, None, args.replace)?;
     if ctx.out.json {
-        return ctx.out.json(&outs);
+        return ctx.out.json(&done);
     }
-    for o in &outs {
+    for o in &done.outcomes {
         print_outcome(ctx, o)?;
     }
     Ok(())

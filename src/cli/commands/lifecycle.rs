@@ -8,6 +8,7 @@ use memlane::vault::Vault;
 
 use crate::cli::Ctx;
 use crate::cli::commands::content::print_outcome;
+use crate::cli::output::Style;
 
 /// Pin a memory: it never cools, never counts as cold, and ranks at full temperature
 #[derive(Debug, clap::Args)]
@@ -128,43 +129,31 @@ pub(crate) fn tree(ctx: &mut Ctx, args: &TreeArgs) -> anyhow::Result<()> {
         }
         let indent = "  ".repeat(open_dirs.len() + 1);
         let pin = if r.pinned { " pinned" } else { "" };
+        let out = &ctx.out;
         text.push_str(&format!(
-            "{indent}{}  [T {:.2}{pin}, {} tokens, {}]\n",
-            parts[parts.len() - 1],
-            r.temperature,
+            "{indent}{}  [T {}{pin}, {} tokens, {}]\n",
+            out.paint(Style::Name, parts[parts.len() - 1]),
+            out.paint(Style::Score, format!("{:.2}", r.temperature)),
             r.tokens,
-            r.memory_type
+            out.paint(Style::Type, &r.memory_type)
         ));
         for s in &r.sections {
-            text.push_str(&format!("{indent}  § {}  ({} tokens)\n", s.header_path, s.tokens));
+            let heading = out.paint(Style::Heading, &s.header_path);
+            text.push_str(&format!("{indent}  § {heading}  ({} tokens)\n", s.tokens));
         }
     }
     ctx.out.text(&text)
 }
 
 pub(crate) fn summarize(ctx: &mut Ctx, args: &SummarizeArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let m = vault.resolve(&args.name)?;
-    if let Some(t) = args.temperature
-        && !(0.0..=1.0).contains(&t)
-    {
-        return Err(Error::Invalid(format!("--temperature {t} is not between 0 and 1")).into());
-    }
-    let content = match (&args.content, &args.file) {
-        (Some(c), _) if c == "-" => ctx.read_stdin()?,
-        (Some(c), _) => Some(c.clone()),
-        (None, Some(f)) => Some(
-            std::fs::read_to_string(f)
-                .map_err(|e| Error::Invalid(format!("cannot read {}: {e}", f.display())))?,
-        ),
-        (None, None) => ctx.read_stdin()?.filter(|s| !s.is_empty()),
-    }
-    .ok_or_else(|| {
-        Error::Invalid(
-            "no summary given\n  hint: pass `--content TEXT`, `--file PATH`, or pipe it in".into(),
-        )
-    })?;
-    let (out, reset) = views::summarize(&vault, &m, content, args.temperature)?;
-    warn_reset(ctx, reset);
+    let s = crate::cli::session::CliSession::open(ctx)?;
+    let content = crate::cli::commands::content::read_content(
+        ctx,
+        args.content.as_deref(),
+        args.file.as_deref(),
+        true,
+    )?
+    .ok_or(Error::NoContent { what: "summarize" })?;
+    let out = memlane::ops::consolidate::summarize(&s, &args.name, content, args.temperature)?;
     print_outcome(ctx, &out)
 }

@@ -5,7 +5,7 @@ use memlane::ops::wire::{self, MemoryJson};
 use memlane::vault::{ListFilter, ListSort};
 
 use crate::cli::Ctx;
-use crate::cli::output::table;
+use crate::cli::output::Style;
 
 /// How to sort.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -154,7 +154,12 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
         header.push(if *key == "temperature" { "TEMP" } else { "IMPORTANCE" });
     }
     header.extend(["CREATED", "TAGS"]);
-    ctx.out.text(&table(&header, &rows))
+    let mut styles = vec![Some(Style::Name), Some(Style::Type), None];
+    if keyed.is_some() {
+        styles.push(Some(Style::Score));
+    }
+    styles.extend([None, Some(Style::Tag)]);
+    ctx.out.text(&ctx.out.table(&header, &rows, &styles))
 }
 
 /// MIRA's importance per memory id: usage from the lifecycle state, hub and entity links from

@@ -4,12 +4,15 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use memlane::Error;
-use memlane::config::{Intent, SearchProfile};
 use memlane::index::store::{Indexes, Progress, ReconcileReport};
-use memlane::limits;
 use memlane::search::{SearchQuery, SearchResults};
 
+use memlane::limits;
+
 use crate::cli::Ctx;
+use crate::cli::output::Style;
+use crate::cli::session::CliSession;
+use memlane::ops::{self, Session as _};
 
 /// Search memories by keyword and meaning
 ///
@@ -90,38 +93,18 @@ fn bad(msg: String) -> anyhow::Error {
 }
 
 pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    for t in &args.types {
-        vault.check_type(t)?;
-    }
-    let intent: Intent = args.intent.parse().map_err(|_| {
-        bad(format!(
-            "unknown intent `{}`\n  hint: use general, recall, exact or explore",
-            args.intent
-        ))
-    })?;
-    let profile = args
-        .profile
-        .as_deref()
-        .map(|p| {
-            p.parse::<SearchProfile>().map_err(|_| {
-                bad(format!(
-                    "unknown profile `{p}`\n  hint: use balanced, ragdocs, mnestra, remindb or mira"
-                ))
-            })
-        })
-        .transpose()?;
     limits::check_opt("--limit", args.limit, 1, limits::MAX_RESULTS)?;
     limits::check_opt("--budget", args.budget, 1, limits::MAX_BUDGET_TOKENS)?;
     limits::check_opt("--expand", args.expand, 0, limits::MAX_EXPAND)?;
-    let window = memlane::ops::window::from_text(
-        &vault,
+    let s = CliSession::open(ctx)?;
+    let vault = s.vault();
+    let window = ops::window::from_text(
+        vault,
         args.after.as_deref(),
         args.before.as_deref(),
         args.since.as_deref(),
     )?;
-    let (mut idx, _) = ctx.open_reconciled(&vault)?;
-    let q = SearchQuery {
+    let query = SearchQuery {
         text: args.query.clone(),
         limit: args.limit,
         types: args.types.clone(),
@@ -130,132 +113,24 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         include_archived: args.include_archived,
         after: window.after,
         before: window.before,
-        intent,
+        intent: ops::search::intent(&args.intent)?,
         budget: args.budget,
-        profile,
+        profile: args.profile.as_deref().map(ops::search::profile).transpose()?,
     };
-    let state = crate::cli::commands::lifecycle::temperatures(ctx, &vault)?;
-    let run = |idx: &Indexes| {
-        memlane::index::store::catch_index_panic(|| {
-            memlane::search::search_with_usage(&vault, idx, &q, &state)
-        })
-    };
-    let results = match run(&idx) {
-        Some(r) => r?,
-        None => {
-            let (fresh, report) = Indexes::rebuild_after_failure(&vault, idx.embedder().clone())?;
-            ctx.report_reconcile(&vault, &report);
-            idx = fresh;
-            run(&idx).ok_or_else(|| {
-                memlane::index::store::IndexError::Unreadable(idx.dir().to_owned())
-            })??
-        }
-    };
-    if !args.no_touch && !results.hits.is_empty() {
-        let used: Vec<(String, bool)> = results
-            .hits
-            .iter()
-            .map(|h| (h.id.clone(), idx.manifest().entries.get(&h.name).is_some_and(|e| e.pinned)))
-            .collect();
-        crate::cli::commands::lifecycle::touch(ctx, &vault, &used);
-    }
-    let expanded = match args.expand {
-        Some(n) if n > 0 => expand(&vault, &idx, &results, n),
-        _ => Vec::new(),
-    };
-    print_results(ctx, &results, &expanded, args.explain)
-}
-
-/// A memory linked to one of the top hits (`--expand`).
-#[derive(Debug, Clone, serde::Serialize)]
-struct Expanded {
-    memory_id: String,
-    name: String,
-    id: String,
-    /// The hit's score × the link's weight and confidence.
-    score: f64,
-    content: String,
-    #[serde(rename = "type")]
-    memory_type: String,
-    status: String,
-    tags: Vec<String>,
-    file_path: String,
-    /// The hit that brought it.
-    expanded_from: String,
-    /// The link between them (in either direction).
-    edge_type: String,
-}
-
-fn expand(
-    vault: &memlane::vault::Vault,
-    idx: &Indexes,
-    r: &SearchResults,
-    n: usize,
-) -> Vec<Expanded> {
-    let shown: std::collections::HashSet<&str> = r.hits.iter().map(|h| h.name.as_str()).collect();
-    let mut best: std::collections::BTreeMap<String, Expanded> = Default::default();
-    for hit in r.hits.iter().take(n) {
-        for rel in idx.graph().neighbors(
-            &format!("memory:{}", hit.name),
-            1,
-            &memlane::model::links::link_weight,
-        ) {
-            let Some(name) = rel.key.strip_prefix("memory:") else { continue };
-            if shown.contains(name) {
-                continue;
-            }
-            let Some(entry) = idx.manifest().entries.get(name) else { continue };
-            if entry.status != "active" {
-                continue;
-            }
-            let score = hit.score * f64::from(rel.score);
-            if best.get(name).is_some_and(|e| e.score >= score) {
-                continue;
-            }
-            let Ok(mname) = memlane::model::MemoryName::parse(name) else { continue };
-            let Ok(m) = vault.load(&mname) else { continue };
-            best.insert(
-                name.to_owned(),
-                Expanded {
-                    memory_id: format!("memory:{name}"),
-                    name: name.to_owned(),
-                    id: entry.id.clone(),
-                    score: (score * 10_000.0).round() / 10_000.0,
-                    content: m.redacted_content(vault.config.privacy.scrub_secrets),
-                    memory_type: entry.memory_type.clone(),
-                    status: entry.status.clone(),
-                    tags: entry.tags.clone(),
-                    file_path: m.path.display().to_string(),
-                    expanded_from: hit.name.clone(),
-                    edge_type: rel.path.first().map(|(_, t)| t.clone()).unwrap_or_default(),
-                },
-            );
-        }
-    }
-    let mut out: Vec<Expanded> = best.into_values().collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
-    out
+    let req = ops::search::SearchRequest { query, touch: !args.no_touch, expand: args.expand };
+    let found = ops::search::search(&s, &req)?;
+    print_results(ctx, &found.results, &found.expanded, args.explain)
 }
 
 fn print_results(
     ctx: &Ctx,
     r: &SearchResults,
-    expanded: &[Expanded],
+    expanded: &[ops::search::Expanded],
     explain: bool,
 ) -> anyhow::Result<()> {
     if ctx.out.json {
-        let mut hits: Vec<serde_json::Value> = r
-            .hits
-            .iter()
-            .map(|h| {
-                let mut v = serde_json::to_value(h).expect("hits serialise");
-                v["score"] = serde_json::json!((h.score * 10_000.0).round() / 10_000.0);
-                if !explain {
-                    v.as_object_mut().expect("object").remove("explain");
-                }
-                v
-            })
-            .collect();
+        let mut hits: Vec<serde_json::Value> =
+            r.hits.iter().map(|h| ops::wire::hit(h, explain)).collect();
         hits.extend(expanded.iter().map(|e| serde_json::to_value(e).expect("serialises")));
         return ctx.out.json(&hits);
     }
@@ -282,16 +157,20 @@ fn print_results(
         } else {
             format!(" › {}", h.header_path)
         };
+        let out = &ctx.out;
         text.push_str(&format!(
-            "{}. {}{}  [{:.2}]  {}",
+            "{}. {}{}  [{}]  {}",
             i + 1,
-            h.name,
-            place,
-            h.score,
-            h.memory_type
+            out.paint(Style::Name, &h.name),
+            out.paint(Style::Heading, &place),
+            out.paint(Style::Score, format!("{:.2}", h.score)),
+            out.paint(Style::Type, &h.memory_type)
         ));
         if !h.tags.is_empty() {
-            text.push_str(&format!("  #{}", h.tags.join(" #")));
+            text.push_str(&format!(
+                "  {}",
+                out.paint(Style::Tag, format!("#{}", h.tags.join(" #")))
+            ));
         }
         text.push('\n');
         if let Some(s) = &h.superseded_by {

@@ -7,6 +7,7 @@ use memlane::vault::Memory;
 use serde_json::json;
 
 use crate::cli::Ctx;
+use crate::cli::output::Style;
 use crate::cli::session::CliSession;
 
 /// Print a memory
@@ -77,13 +78,14 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<()> {
         v.importance = importance;
         return ctx.out.json(&v);
     }
+    let paint = |st, t: String| ctx.out.paint(st, t);
     let mut head = vec![
         ("id", m.id.to_string()),
-        ("type", m.memory_type.clone()),
+        ("type", paint(Style::Type, m.memory_type.clone())),
         ("status", m.status.clone()),
     ];
     if !m.meta.tags.is_empty() {
-        head.push(("tags", m.meta.tags.join(", ")));
+        head.push(("tags", paint(Style::Tag, m.meta.tags.join(", "))));
     }
     head.push(("created", format_timestamp(m.created_at)));
     head.push(("updated", format_timestamp(m.updated_at)));
@@ -93,11 +95,11 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<()> {
     if let Some(s) = &m.meta.superseded_by {
         head.push(("superseded by", s.clone()));
     }
-    head.push(("temperature", format!("{temperature:.2}")));
+    head.push(("temperature", paint(Style::Score, format!("{temperature:.2}"))));
     if let Some(i) = importance {
-        head.push(("importance", format!("{i:.2}")));
+        head.push(("importance", paint(Style::Score, format!("{i:.2}"))));
     }
-    let mut text = format!("{}\n", m.name);
+    let mut text = format!("{}\n", paint(Style::Name, m.name.to_string()));
     for (k, v) in head {
         text.push_str(&format!("  {k:<11} {v}\n"));
     }

@@ -5,7 +5,7 @@ use memlane::model::time::parse_duration_secs;
 
 use crate::cli::Ctx;
 use crate::cli::commands::content::print_outcome;
-use crate::cli::output::{human_size, table};
+use crate::cli::output::{Style, human_size};
 use crate::cli::session::CliSession;
 use memlane::ops;
 
@@ -75,7 +75,11 @@ pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
                     vec![e.entry.clone(), e.name.clone(), e.deleted_at.clone(), human_size(e.size)]
                 })
                 .collect();
-            ctx.out.text(&table(&["ENTRY", "NAME", "DELETED", "SIZE"], &rows))
+            ctx.out.text(&ctx.out.table(
+                &["ENTRY", "NAME", "DELETED", "SIZE"],
+                &rows,
+                &[None, Some(Style::Name)],
+            ))
         }
         TrashCommand::Restore { entry, as_name } => {
             let s = CliSession::open(ctx)?;
@@ -124,7 +128,7 @@ pub(crate) fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<()> {
             vec![v.version.to_string(), v.replaced_at.clone(), v.action.clone(), human_size(v.size)]
         })
         .collect();
-    ctx.out.text(&table(&["VERSION", "REPLACED", "BY", "SIZE"], &rows))
+    ctx.out.text(&ctx.out.table(&["VERSION", "REPLACED", "BY", "SIZE"], &rows, &[]))
 }
 
 pub(crate) fn restore(ctx: &mut Ctx, args: &RestoreArgs) -> anyhow::Result<()> {

@@ -1,0 +1,164 @@
+//! Search, with the same checks, warming and link expansion for every front end.
+
+use crate::Error;
+use crate::config::{Intent, SearchProfile};
+use crate::index::store::Indexes;
+use crate::lifecycle::UsageState;
+use crate::search::{SearchQuery, SearchResults};
+
+use super::Session;
+
+/// A search.
+#[derive(Debug, Clone)]
+pub struct SearchRequest {
+    /// The query and its filters.
+    pub query: SearchQuery,
+    /// Count the results as used (warm them).
+    pub touch: bool,
+    /// Also return memories linked to the top N results.
+    ///
+    /// Sizes (`limit`, `budget`, `expand`) are checked against [`crate::limits`] by the front
+    /// end, which names them as its users typed them (`--limit`, `limit`).
+    pub expand: Option<usize>,
+}
+
+/// What a search found.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The ranked results.
+    pub results: SearchResults,
+    /// Memories linked to the top results (`expand`), best first.
+    pub expanded: Vec<Expanded>,
+}
+
+/// A memory linked to one of the top hits (`expand`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Expanded {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its id.
+    pub id: String,
+    /// The hit's score × the link's weight and confidence.
+    pub score: f64,
+    /// Its content, redacted.
+    pub content: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// Its status.
+    pub status: String,
+    /// Its tags.
+    pub tags: Vec<String>,
+    /// Its file.
+    pub file_path: String,
+    /// The hit that brought it.
+    pub expanded_from: String,
+    /// The link between them (in either direction).
+    pub edge_type: String,
+}
+
+/// Parses a search intent (`general`, `recall`, `exact`, `explore`).
+pub fn intent(s: &str) -> crate::Result<Intent> {
+    s.parse().map_err(|_| {
+        Error::Invalid(format!("unknown intent `{s}`: use general, recall, exact or explore"))
+    })
+}
+
+/// Parses a ranking profile (`balanced`, `ragdocs`, `mnestra`, `remindb`, `mira`).
+pub fn profile(s: &str) -> crate::Result<SearchProfile> {
+    s.parse().map_err(|_| {
+        Error::Invalid(format!(
+            "unknown profile `{s}`: use balanced, ragdocs, mnestra, remindb or mira"
+        ))
+    })
+}
+
+/// Searches: checks the filters, ranks with the usage state, warms what it returns
+/// (unless `touch` is off), and expands the top results along their links.
+pub fn search<S: Session>(s: &S, req: &SearchRequest) -> crate::Result<Found> {
+    let vault = s.vault();
+    let q = &req.query;
+    for t in &q.types {
+        vault.check_type(t)?;
+    }
+    let (results, used, expanded) = s.with_usage(&|state| {
+        s.with_indexes(&|idx| {
+            let results = crate::search::search_with_usage(vault, idx, q, state)?;
+            let used: Vec<(String, bool)> = results
+                .hits
+                .iter()
+                .map(|h| {
+                    (h.id.clone(), idx.manifest().entries.get(&h.name).is_some_and(|e| e.pinned))
+                })
+                .collect();
+            let expanded = match req.expand {
+                Some(n) if n > 0 => expand(vault, idx, &results, n),
+                _ => Vec::new(),
+            };
+            Ok((results, used, expanded))
+        })
+    })?;
+    if req.touch && !used.is_empty() {
+        s.warm(&used)?;
+    }
+    Ok(Found { results, expanded })
+}
+
+fn expand(
+    vault: &crate::vault::Vault,
+    idx: &Indexes,
+    r: &SearchResults,
+    n: usize,
+) -> Vec<Expanded> {
+    let shown: std::collections::HashSet<&str> = r.hits.iter().map(|h| h.name.as_str()).collect();
+    let mut best: std::collections::BTreeMap<String, Expanded> = Default::default();
+    for hit in r.hits.iter().take(n) {
+        for rel in idx.graph().neighbors(
+            &format!("memory:{}", hit.name),
+            1,
+            &crate::model::links::link_weight,
+        ) {
+            let Some(name) = rel.key.strip_prefix("memory:") else { continue };
+            if shown.contains(name) {
+                continue;
+            }
+            let Some(entry) = idx.manifest().entries.get(name) else { continue };
+            if entry.status != "active" {
+                continue;
+            }
+            let score = hit.score * f64::from(rel.score);
+            if best.get(name).is_some_and(|e| e.score >= score) {
+                continue;
+            }
+            let Ok(mname) = crate::model::MemoryName::parse(name) else { continue };
+            let Ok(m) = vault.load(&mname) else { continue };
+            best.insert(
+                name.to_owned(),
+                Expanded {
+                    memory_id: format!("memory:{name}"),
+                    name: name.to_owned(),
+                    id: entry.id.clone(),
+                    score: super::wire::score(score),
+                    content: m.redacted_content(vault.config.privacy.scrub_secrets),
+                    memory_type: entry.memory_type.clone(),
+                    status: entry.status.clone(),
+                    tags: entry.tags.clone(),
+                    file_path: m.path.display().to_string(),
+                    expanded_from: hit.name.clone(),
+                    edge_type: rel.path.first().map(|(_, t)| t.clone()).unwrap_or_default(),
+                },
+            );
+        }
+    }
+    let mut out: Vec<Expanded> = best.into_values().collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    out
+}
+
+/// The usage state as a session sees it (read without writing).
+pub(crate) fn usage_of(vault: &crate::vault::Vault) -> crate::Result<(UsageState, Option<String>)> {
+    let (store, reset) = crate::lifecycle::UsageStore::open(vault.root())?;
+    Ok((store.into_state(), reset.map(|r| r.to_string())))
+}

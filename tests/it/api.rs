@@ -1,0 +1,291 @@
+//! The JSON API, pinned: every command's `--json` output and every MCP tool's structured
+//! result is a snapshot (ids, paths and history times filtered), so a shape change is a
+//! reviewed diff. And the CLI and the MCP server, doing the same thing, write the same files.
+
+use serde_json::{Value, json};
+
+use crate::common::{TestEnv, redact_ids};
+use crate::mcp::Client;
+
+/// The ids memlane generated in `env`'s vault (in memory files, the trash and history), which
+/// differ from run to run; the fixtures' own ids are known and kept.
+fn generated_ids(env: &TestEnv) -> Vec<String> {
+    let fixture: Vec<String> =
+        std::fs::read_dir(env!("CARGO_MANIFEST_DIR").to_owned() + "/fixtures/vaults")
+            .unwrap()
+            .flat_map(|d| walk(&d.unwrap().path()))
+            .flat_map(|text| ids_in(&text))
+            .collect();
+    let mut ids: Vec<String> = walk(&env.vault())
+        .iter()
+        .flat_map(|text| ids_in(text))
+        .filter(|id| !fixture.contains(id))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else if p.extension().is_some_and(|x| x == "md") {
+            out.push(std::fs::read_to_string(&p).unwrap_or_default());
+        }
+    }
+    out
+}
+
+fn ids_in(text: &str) -> Vec<String> {
+    text.lines().filter_map(|l| l.strip_prefix("id: ")).map(|s| s.trim().to_owned()).collect()
+}
+
+/// A JSON value as a stable, reviewable text: pretty, with generated ids filtered.
+fn shape(v: &Value, ids: &[String]) -> String {
+    let mut text = redact_ids(&serde_json::to_string_pretty(v).unwrap());
+    for id in ids {
+        text = text.replace(id.as_str(), "[ID]");
+    }
+    text
+}
+
+/// Runs `memlane --json ARGS…` and returns the JSON it printed (success or failure).
+fn json_of(env: &TestEnv, args: &[&str]) -> Value {
+    let mut all = vec!["--json"];
+    all.extend_from_slice(args);
+    let out = env.run(&all);
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("`memlane {}` printed no JSON ({e}):\n{out}", args.join(" ")))
+}
+
+#[test]
+fn every_command_prints_json_of_a_pinned_shape() {
+    let env = TestEnv::with_vault("links");
+    let mut shapes: Vec<(&str, Value)> = Vec::new();
+    let mut step = |label: &'static str, args: &[&str]| {
+        shapes.push((label, json_of(&env, args)));
+    };
+    step(
+        "add",
+        &["add", "notes/cache", "The cache keeps rendered pages for an hour.", "--tag", "perf"],
+    );
+    step("show", &["show", "notes/cache", "--no-touch"]);
+    step("update", &["update", "notes/cache", "The cache keeps rendered pages for ten minutes."]);
+    step("append", &["append", "notes/cache", "Invalidate it on deploy."]);
+    step("list", &["list", "--tag", "perf"]);
+    step("search", &["search", "how long are rendered pages cached", "-n", "2", "--no-touch"]);
+    step(
+        "search_explain",
+        &["search", "rendered pages cache", "-n", "1", "--explain", "--no-touch"],
+    );
+    step("link", &["link", "notes/cache", "auth-v3"]);
+    step("relationships", &["relationships", "notes/cache"]);
+    step("related", &["related", "auth-v3"]);
+    step("linked", &["linked", "src/auth.py", "token"]);
+    step("unlink", &["unlink", "notes/cache", "auth-v3"]);
+    step("pin", &["pin", "notes/cache"]);
+    step("unpin", &["unpin", "notes/cache"]);
+    step("cold", &["cold"]);
+    step("tree", &["tree", "--no-sections"]);
+    step("summarize", &["summarize", "notes/cache", "--content", "Pages cached 10 min."]);
+    step("history", &["history", "notes/cache"]);
+    step("restore", &["restore", "notes/cache", "--version", "1"]);
+    step("mv", &["mv", "notes/cache", "notes/page-cache"]);
+    step("suggest_merges", &["suggest-merges", "--threshold", "0.5"]);
+    step("merge", &["merge", "auth-v1", "auth-v2", "--into", "auth-history", "--archive"]);
+    step(
+        "add_sections",
+        &["add", "guide", "# Guide\n\n## Setup\n\nRun make.\n\n## Deploy\n\nRun make deploy.\n"],
+    );
+    step("split", &["split", "guide"]);
+    step("rm", &["rm", "notes/page-cache"]);
+    step("trash_list", &["trash", "list"]);
+    step("trash_restore", &["trash", "restore", "notes/page-cache"]);
+    step("doctor", &["doctor"]);
+    step("maintain", &["maintain"]);
+    step("reindex", &["reindex"]);
+    step("config", &["config"]);
+    step("error_not_found", &["show", "nope"]);
+    step("error_invalid", &["list", "--since", "soon"]);
+    step("error_duplicate", &["add", "notes/again", "The cache keeps rendered pages for an hour."]);
+    let ids = generated_ids(&env);
+    for (label, v) in &mut shapes {
+        // How long a reindex took is the machine's, not the shape's.
+        if let Some(ms) = v.get_mut("elapsed_ms") {
+            *ms = json!("[MS]");
+        }
+        insta::assert_snapshot!(format!("json_{label}"), shape(v, &ids));
+    }
+}
+
+#[test]
+fn a_failure_with_json_prints_one_error_object_and_keeps_its_exit_code() {
+    let env = TestEnv::with_vault("basic");
+    let cases: [(&[&str], &str, i32); 5] = [
+        (&["show"], "usage", 2),
+        (&["show", "nope"], "not_found", 2),
+        (&["add", "auth/jwt-plan", "again"], "exists", 2),
+        (&["list", "--after", "2026-02-01", "--before", "2026-01-01"], "invalid", 2),
+        (&["update", "auth/jwt-plan", "--raw"], "invalid", 2),
+    ];
+    for (args, kind, code) in cases {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        let out = env.run(&all).code(code);
+        let v: Value = serde_json::from_str(out.stdout.trim())
+            .unwrap_or_else(|e| panic!("{args:?}: stdout is not one JSON object ({e}):\n{out}"));
+        assert_eq!(v["error"]["kind"], json!(kind), "{args:?}: {v}");
+        assert!(v["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{v}");
+        // The person at a terminal still reads the error on stderr.
+        assert!(out.stderr.contains("error:"), "{out}");
+    }
+    // Without --json, stdout stays empty on failure.
+    assert_eq!(env.run(["show", "nope"]).code(2).stdout, "");
+    // A hint is there where the front end knows one.
+    let v = json_of(&env, &["show", "auth/jwt-plna"]);
+    assert!(v["error"]["hint"].as_str().unwrap().contains("auth/jwt-plan"), "{v}");
+}
+
+#[test]
+fn every_mcp_tool_returns_a_pinned_shape() {
+    let env = TestEnv::with_vault("links");
+    let mut c = Client::start(&env);
+    c.initialize();
+    let mut shapes: Vec<(&str, Value)> = Vec::new();
+    let mut call = |label: &'static str, tool: &str, args: Value| {
+        let r = c.call(tool, args);
+        shapes.push((label, r["structuredContent"].clone()));
+    };
+    call(
+        "create_memory",
+        "create_memory",
+        json!({"name": "notes/cache", "content": "The cache keeps rendered pages for an hour.", "tags": ["perf"]}),
+    );
+    call("read_memory", "read_memory", json!({"name": "notes/cache"}));
+    call(
+        "update_memory",
+        "update_memory",
+        json!({"name": "notes/cache", "content": "The cache keeps rendered pages for ten minutes."}),
+    );
+    call(
+        "append_memory",
+        "append_memory",
+        json!({"name": "notes/cache", "content": "Invalidate it on deploy."}),
+    );
+    call(
+        "search_memories",
+        "search_memories",
+        json!({"query": "how long are rendered pages cached", "limit": 2}),
+    );
+    call("link_memories", "link_memories", json!({"from": "notes/cache", "to": "auth-v3"}));
+    call("get_memory_relationships", "get_memory_relationships", json!({"name": "notes/cache"}));
+    call("get_related_memories", "get_related_memories", json!({"name": "auth-v3"}));
+    call(
+        "search_linked_memories",
+        "search_linked_memories",
+        json!({"target_document": "src/auth.py", "query": "token"}),
+    );
+    call("pin_memory", "pin_memory", json!({"name": "notes/cache"}));
+    call("unpin_memory", "unpin_memory", json!({"name": "notes/cache"}));
+    call("get_cold_memories", "get_cold_memories", json!({}));
+    call("memory_tree", "memory_tree", json!({}));
+    call(
+        "summarize_memory",
+        "summarize_memory",
+        json!({"name": "notes/cache", "content": "Pages cached 10 min."}),
+    );
+    call("memory_history", "memory_history", json!({"name": "notes/cache"}));
+    call("remember", "remember", json!({"content": "Deploys run on Fridays only."}));
+    call("suggest_memory_merges", "suggest_memory_merges", json!({"threshold": 0.5}));
+    call(
+        "merge_memories",
+        "merge_memories",
+        json!({"source_files": ["auth-v1", "auth-v2"], "target_file": "auth-history", "archive": true}),
+    );
+    call(
+        "split_memory",
+        "split_memory",
+        json!({"name": "auth-history", "pieces": [{"name": "auth-history-a", "content": "First."}, {"name": "auth-history-b", "content": "Second."}]}),
+    );
+    call("delete_memory", "delete_memory", json!({"name": "notes/cache"}));
+    call("list_trash", "list_trash", json!({}));
+    call("restore_memory", "restore_memory", json!({"name": "notes/cache"}));
+    call("get_memory_stats", "get_memory_stats", json!({}));
+    call("error_not_found", "read_memory", json!({"name": "nope"}));
+    call(
+        "error_duplicate",
+        "create_memory",
+        json!({"name": "notes/again", "content": "Pages cached 10 min."}),
+    );
+    drop(c);
+    let ids = generated_ids(&env);
+    for (label, v) in &shapes {
+        let text = shape(v, &ids).replace(&env.root.display().to_string(), "[ROOT]");
+        insta::assert_snapshot!(format!("mcp_{label}"), text);
+    }
+}
+
+/// Every file in the vault that is a memory or its history, with the one random id (that of
+/// the memory the test created) filtered.
+fn memory_files(env: &TestEnv) -> Vec<(String, String)> {
+    let created = env.read("notes/cache.md");
+    let id = created.lines().find_map(|l| l.strip_prefix("id: ")).expect("an id").to_owned();
+    let mut files: Vec<(String, String)> = env
+        .contents()
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("indices/") && !p.starts_with("state/"))
+        .map(|(p, bytes)| {
+            (p.replace(&id, "[ID]"), String::from_utf8_lossy(&bytes).replace(&id, "[ID]"))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_cli_and_the_mcp_server_write_the_same_files() {
+    let cli = TestEnv::with_vault("basic");
+    let mcp = TestEnv::with_vault("basic");
+    let run = |args: &[&str]| {
+        cli.run(args).success();
+    };
+    run(&[
+        "add",
+        "notes/cache",
+        "The cache keeps pages. <private>key is hunter2</private>",
+        "--tag",
+        "perf",
+    ]);
+    run(&["update", "notes/cache", "The cache keeps rendered pages for ten minutes."]);
+    run(&["append", "notes/cache", "Invalidate it on deploy."]);
+    run(&["link", "notes/cache", "auth/jwt-plan"]);
+    run(&["pin", "notes/cache"]);
+    run(&["summarize", "deploy-notes", "--content", "Deploys: npm ci, make release."]);
+    run(&["rm", "standup"]);
+
+    let mut c = Client::start(&mcp);
+    c.initialize();
+    c.ok("create_memory", json!({"name": "notes/cache", "content": "The cache keeps pages. <private>key is hunter2</private>", "tags": ["perf"]}));
+    c.ok("update_memory", json!({"name": "notes/cache", "content": "The cache keeps rendered pages for ten minutes."}));
+    c.ok("append_memory", json!({"name": "notes/cache", "content": "Invalidate it on deploy."}));
+    c.ok("link_memories", json!({"from": "notes/cache", "to": "auth/jwt-plan"}));
+    c.ok("pin_memory", json!({"name": "notes/cache"}));
+    c.ok(
+        "summarize_memory",
+        json!({"name": "deploy-notes", "content": "Deploys: npm ci, make release."}),
+    );
+    c.ok("delete_memory", json!({"name": "standup"}));
+    drop(c);
+
+    let (a, b) = (memory_files(&cli), memory_files(&mcp));
+    let names = |v: &[(String, String)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b), "the same files exist");
+    for ((path, x), (_, y)) in a.iter().zip(&b) {
+        assert_eq!(x, y, "{path} differs between the CLI and the MCP server");
+    }
+    assert!(a.iter().any(|(p, t)| p == "notes/cache.md" && t.contains("pinned: true")));
+    assert!(!a.iter().any(|(_, t)| t.contains("hunter2")), "redacted on both paths");
+}
