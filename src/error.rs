@@ -310,6 +310,16 @@ impl ErrorKind {
     }
 }
 
+/// `did you mean `a`, `b`?` for close names that do exist, or `None` when there are none: the
+/// suggestion every front end gives for [`Error::NotFound`].
+pub fn did_you_mean(suggestions: &[String]) -> Option<String> {
+    if suggestions.is_empty() {
+        return None;
+    }
+    let quoted: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
+    Some(format!("did you mean {}?", quoted.join(", ")))
+}
+
 impl Error {
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {

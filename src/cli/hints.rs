@@ -11,11 +11,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::Model { .. } => "fix or re-import it with `memlane model import DIR`, or set `[embedding] model = \"builtin\"`".into(),
         Error::NoVault(_) => "run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT".into(),
         Error::VaultMissing(_) => "run `memlane init` with the same --vault / MEMLANE_VAULT to create it".into(),
-        Error::NotFound { suggestions, .. } if suggestions.is_empty() => "`memlane list` shows every memory".into(),
-        Error::NotFound { suggestions, .. } => {
-            let quoted: Vec<String> = suggestions.iter().map(|s| format!("`{s}`")).collect();
-            format!("did you mean {}?", quoted.join(", "))
-        }
+        Error::NotFound { suggestions, .. } => memlane::error::did_you_mean(suggestions).unwrap_or_else(|| "`memlane list` shows every memory".into()),
         Error::Exists(name) => format!("choose another name, or use `memlane update {name}` to change it"),
         Error::UnknownType { ty, .. } => format!("add it under [types.{ty}] in .memories/config.toml"),
         Error::Frontmatter { .. } => "fix the YAML between the `---` lines".into(),

@@ -3,7 +3,9 @@
 //! Only this tree uses clap and anyhow. Library errors reach here typed; `main` prints them as
 //! `memlane: error: …` on stderr and maps them to exit codes (0 ok, 1 failure, 2 usage/bad input).
 
+mod args;
 mod commands;
+mod complete;
 mod hints;
 mod output;
 mod session;
@@ -351,6 +353,8 @@ fn without_echo(mut e: clap::Error) -> clap::Error {
 
 /// Runs the CLI and returns the process exit code.
 pub(crate) fn main() -> ExitCode {
+    // `COMPLETE=bash memlane` prints the shell's completion hook; the hook calls back here.
+    clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -24,4 +24,5 @@ mod safety;
 mod search;
 mod search_quality;
 mod trash_history;
+mod ux;
 mod watch;

@@ -24,10 +24,10 @@ pub(crate) struct AddArgs {
     #[arg(short, long, conflicts_with = "content", value_name = "PATH")]
     file: Option<PathBuf>,
     /// The memory type (default: `default_type` from the config, `journal` built in)
-    #[arg(short = 't', long = "type", value_name = "TYPE")]
+    #[arg(short = 't', long = "type", value_name = "TYPE", add = clap_complete::ArgValueCompleter::new(crate::cli::complete::types))]
     memory_type: Option<String>,
     /// A tag (repeatable; `a,b` adds both)
-    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',')]
+    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     tags: Vec<String>,
     /// Add it even when an existing memory is nearly the same (`lifecycle.dedup_threshold`)
     #[arg(long)]

@@ -13,6 +13,7 @@ use crate::cli::session::CliSession;
 #[derive(Debug, clap::Args)]
 pub(crate) struct AppendArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
     /// The text to append; `-` reads standard input
     content: Option<String>,

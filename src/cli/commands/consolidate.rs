@@ -15,7 +15,7 @@ use memlane::ops::{self, Session as _};
 #[derive(Debug, clap::Args)]
 pub(crate) struct MergeArgs {
     /// The memories to merge (two or more)
-    #[arg(required = true, num_args = 2..)]
+    #[arg(required = true, num_args = 2.., add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     sources: Vec<String>,
     /// The new memory's name
     #[arg(long, value_name = "NAME")]
@@ -35,7 +35,7 @@ pub(crate) struct SuggestMergesArgs {
     #[arg(long)]
     threshold: Option<f64>,
     /// Only memories of this type
-    #[arg(short = 't', long = "type", value_name = "TYPE")]
+    #[arg(short = 't', long = "type", value_name = "TYPE", add = clap_complete::ArgValueCompleter::new(crate::cli::complete::types))]
     memory_type: Option<String>,
     /// How many clusters
     #[arg(short = 'n', long, default_value_t = 5)]
@@ -46,6 +46,7 @@ pub(crate) struct SuggestMergesArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct SplitArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
     /// Move the original to the trash (links to it then point to the first piece)
     #[arg(long)]

@@ -14,6 +14,7 @@ use crate::cli::commands::content::print_outcome;
 #[derive(Debug, clap::Args)]
 pub(crate) struct EditArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
 }
 

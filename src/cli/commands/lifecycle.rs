@@ -14,6 +14,7 @@ use crate::cli::output::Style;
 #[derive(Debug, clap::Args)]
 pub(crate) struct PinArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
 }
 
@@ -33,6 +34,7 @@ pub(crate) struct TreeArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct SummarizeArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
     /// The shorter content; `-` reads standard input
     #[arg(long, value_name = "TEXT")]

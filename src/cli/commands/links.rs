@@ -28,6 +28,7 @@ pub(crate) struct LinkedArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct RelationshipsArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
     /// Only links of this type (e.g. `supersedes`, `depends_on`)
     #[arg(long = "type", value_name = "TYPE")]
@@ -38,6 +39,7 @@ pub(crate) struct RelationshipsArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct RelatedArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
     /// How many hops away (a document or shared entity in between counts as a hop)
     #[arg(long, default_value_t = 1)]
@@ -51,8 +53,10 @@ pub(crate) struct RelatedArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct LinkArgs {
     /// The memory the link goes from
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     from: String,
     /// The memory it points to (or a document with `--doc`)
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     to: String,
     /// The link type
     #[arg(long = "type", value_name = "TYPE", default_value = "related_to")]
@@ -66,8 +70,10 @@ pub(crate) struct LinkArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct UnlinkArgs {
     /// The memory the link goes from
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     from: String,
     /// The memory or document it points to
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     to: String,
     /// Only links of this type
     #[arg(long = "type", value_name = "TYPE")]

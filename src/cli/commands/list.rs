@@ -29,23 +29,16 @@ pub(crate) enum SortKey {
 #[derive(Debug, clap::Args)]
 pub(crate) struct ListArgs {
     /// Only this type (repeatable)
-    #[arg(short = 't', long = "type", value_name = "TYPE", value_delimiter = ',')]
+    #[arg(short = 't', long = "type", value_name = "TYPE", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::types))]
     types: Vec<String>,
     /// Only memories with this tag (repeatable: any of them)
-    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',')]
+    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     tags: Vec<String>,
     /// Only this status
     #[arg(long, value_parser = ["active", "archived", "all"], default_value = "active")]
     status: String,
-    /// Only memories created at or after this time (ISO-8601 date or timestamp)
-    #[arg(long, value_name = "TIME")]
-    after: Option<String>,
-    /// Only memories created before this time
-    #[arg(long, value_name = "TIME")]
-    before: Option<String>,
-    /// Only memories created within this long before now (`7d`, `12h`, `2w`); overrides --after/--before
-    #[arg(long, value_name = "AGE")]
-    since: Option<String>,
+    #[command(flatten)]
+    window: crate::cli::args::TimeWindowArgs,
     /// Sort order
     #[arg(long, value_enum, default_value_t = SortKey::Created)]
     sort: SortKey,
@@ -62,12 +55,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
     for t in &args.types {
         vault.check_type(t)?;
     }
-    let window = memlane::ops::window::from_text(
-        &vault,
-        args.after.as_deref(),
-        args.before.as_deref(),
-        args.since.as_deref(),
-    )?;
+    let window = args.window.window(&vault)?;
     let filter = ListFilter {
         types: args.types.clone(),
         tags: args.tags.clone(),

@@ -10,6 +10,7 @@ use crate::cli::session::CliSession;
 #[derive(Debug, clap::Args)]
 pub(crate) struct MvArgs {
     /// The memory to rename
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     from: String,
     /// The new name
     to: String,

@@ -10,7 +10,7 @@ use crate::cli::session::CliSession;
 #[derive(Debug, clap::Args)]
 pub(crate) struct RmArgs {
     /// The memories: names, `name.md`, `memory:name`, or ids
-    #[arg(required = true)]
+    #[arg(required = true, add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     names: Vec<String>,
 }
 

@@ -27,10 +27,10 @@ pub(crate) struct SearchArgs {
     #[arg(short = 'n', long)]
     limit: Option<usize>,
     /// Only this type (repeatable)
-    #[arg(short = 't', long = "type", value_name = "TYPE", value_delimiter = ',')]
+    #[arg(short = 't', long = "type", value_name = "TYPE", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::types))]
     types: Vec<String>,
     /// Only memories with this tag (repeatable: any of them)
-    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',')]
+    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     tags: Vec<String>,
     /// Only this status
     #[arg(long, value_parser = ["active", "archived"])]
@@ -38,20 +38,13 @@ pub(crate) struct SearchArgs {
     /// Include archived memories
     #[arg(long)]
     include_archived: bool,
-    /// Only memories created at or after this time (ISO-8601 date or timestamp)
-    #[arg(long, value_name = "TIME")]
-    after: Option<String>,
-    /// Only memories created before this time
-    #[arg(long, value_name = "TIME")]
-    before: Option<String>,
-    /// Only memories created within this long before now (`7d`, `12h`); overrides --after/--before
-    #[arg(long, value_name = "AGE")]
-    since: Option<String>,
+    #[command(flatten)]
+    window: crate::cli::args::TimeWindowArgs,
     /// What kind of search: general, recall (favours exact words), exact, explore (favours meaning)
-    #[arg(long, default_value = "general", value_name = "INTENT")]
+    #[arg(long, default_value = "general", value_name = "INTENT", add = clap_complete::ArgValueCompleter::new(crate::cli::complete::intents))]
     intent: String,
     /// Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira
-    #[arg(long, value_name = "PROFILE")]
+    #[arg(long, value_name = "PROFILE", add = clap_complete::ArgValueCompleter::new(crate::cli::complete::profiles))]
     profile: Option<String>,
     /// Return as many results as fit in this many tokens (at least one) instead of a count
     #[arg(long, value_name = "TOKENS")]
@@ -98,12 +91,7 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
     limits::check_opt("--expand", args.expand, 0, limits::MAX_EXPAND)?;
     let s = CliSession::open(ctx)?;
     let vault = s.vault();
-    let window = ops::window::from_text(
-        vault,
-        args.after.as_deref(),
-        args.before.as_deref(),
-        args.since.as_deref(),
-    )?;
+    let window = args.window.window(vault)?;
     let query = SearchQuery {
         text: args.query.clone(),
         limit: args.limit,

@@ -14,6 +14,7 @@ use crate::cli::session::CliSession;
 #[derive(Debug, clap::Args)]
 pub(crate) struct ShowArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
     /// Print the file exactly as it is on disk
     #[arg(long)]

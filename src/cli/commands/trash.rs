@@ -42,6 +42,7 @@ enum TrashCommand {
 #[derive(Debug, clap::Args)]
 pub(crate) struct HistoryArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
 }
 
@@ -51,6 +52,7 @@ pub(crate) struct HistoryArgs {
 #[derive(Debug, clap::Args)]
 pub(crate) struct RestoreArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
     /// The version number from `memlane history`
     #[arg(long, value_name = "N")]

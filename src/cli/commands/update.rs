@@ -16,6 +16,7 @@ use crate::cli::session::CliSession;
 #[derive(Debug, clap::Args)]
 pub(crate) struct UpdateArgs {
     /// The memory: its name, `name.md`, `memory:name`, or its id
+    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
     name: String,
     /// The new content; `-` reads standard input
     content: Option<String>,
@@ -26,16 +27,16 @@ pub(crate) struct UpdateArgs {
     #[arg(long)]
     raw: bool,
     /// Change the type
-    #[arg(short = 't', long = "type", value_name = "TYPE")]
+    #[arg(short = 't', long = "type", value_name = "TYPE", add = clap_complete::ArgValueCompleter::new(crate::cli::complete::types))]
     memory_type: Option<String>,
     /// Replace the tags with these (repeatable; `a,b` sets both)
-    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',')]
+    #[arg(long = "tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     tags: Vec<String>,
     /// Add a tag (repeatable)
-    #[arg(long = "add-tag", value_name = "TAG", value_delimiter = ',')]
+    #[arg(long = "add-tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     add_tags: Vec<String>,
     /// Remove a tag (repeatable)
-    #[arg(long = "remove-tag", value_name = "TAG", value_delimiter = ',')]
+    #[arg(long = "remove-tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     remove_tags: Vec<String>,
     /// Change the status
     #[arg(long, value_parser = ["active", "archived"])]
