@@ -4,7 +4,9 @@
 //! (`isError: true`) whose text is the library error's message.
 
 mod guard;
+mod lenient;
 mod live;
+mod schema;
 mod tools;
 
 use std::sync::Arc;
