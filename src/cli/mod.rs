@@ -5,6 +5,8 @@
 
 mod commands;
 mod output;
+#[cfg(test)]
+mod readme_check;
 
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
@@ -89,6 +91,7 @@ pub(crate) enum Command {
     Unlink(commands::links::UnlinkArgs),
     Doctor(commands::links::DoctorArgs),
     Pin(commands::lifecycle::PinArgs),
+    /// Unpin a memory: it cools normally again and can become cold
     Unpin(commands::lifecycle::PinArgs),
     Cold(commands::lifecycle::ColdArgs),
     Tree(commands::lifecycle::TreeArgs),
