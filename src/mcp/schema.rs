@@ -91,7 +91,7 @@ fn outcome() -> Value {
     )
 }
 
-/// Writes that return one [`outcome`]: create, update, append, delete, pin, unpin, link,
+/// Writes that return one `outcome`: create, update, append, delete, pin, unpin, link,
 /// summarize, restore.
 pub fn write() -> Arc<JsonObject> {
     root(outcome())

@@ -1077,7 +1077,7 @@ impl MemlaneServer {
 
     #[tool(
         title = "Search memories",
-        description = "Search the project's memories (hybrid keyword + semantic, ranked by relevance, recency and use). Use before answering questions about the project, past decisions, conventions, bugs or preferences.",
+        description = "Search the project's memories (hybrid keyword + semantic, ranked by relevance, recency and use). Use before answering questions about the project, past decisions, conventions, bugs or preferences. Optional filters: types, tags, a time window (after, before, or since such as 7d) and an intent.",
         output_schema = schema::search(),
         annotations(
             title = "Search memories",
