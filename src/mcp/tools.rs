@@ -127,6 +127,15 @@ pub struct SearchParams {
     #[serde(default)]
     #[schemars(with = "String", extend("default" = "general", "enum" = ["general", "recall", "exact", "explore"]))]
     pub intent: Option<String>,
+    /// Only memories with this status: active or archived (default: active, and archived too
+    /// with include_archived)
+    #[serde(default)]
+    #[schemars(with = "String", extend("enum" = ["active", "archived"]))]
+    pub status: Option<String>,
+    /// Include archived memories; default false
+    #[serde(default, deserialize_with = "lenient::opt")]
+    #[schemars(with = "bool", extend("default" = false))]
+    pub include_archived: Option<bool>,
     /// Only memories of this type (ragdocs' name; joins `types`)
     #[serde(default)]
     #[schemars(with = "String")]
@@ -389,6 +398,13 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
         vault.check_type(t)?;
     }
     q.tags = p.tags.unwrap_or_default();
+    if let Some(st) = p.status {
+        if st != "active" && st != "archived" {
+            return Err(Error::Invalid(format!("unknown status `{st}`; use active or archived")));
+        }
+        q.statuses = vec![st];
+    }
+    q.include_archived = p.include_archived.unwrap_or(false);
     if let Some(i) = &p.intent {
         q.intent = i.parse().map_err(|_| {
             Error::Invalid(format!("unknown intent `{i}`; use general, recall, exact or explore"))
@@ -1077,7 +1093,7 @@ impl MemlaneServer {
 
     #[tool(
         title = "Search memories",
-        description = "Search the project's memories (hybrid keyword + semantic, ranked by relevance, recency and use). Use before answering questions about the project, past decisions, conventions, bugs or preferences. Optional filters: types, tags, a time window (after, before, or since such as 7d) and an intent.",
+        description = "Search the project's memories (hybrid keyword + semantic, ranked by relevance, recency and use). Use before answering questions about the project, past decisions, conventions, bugs or preferences. Optional filters: types, tags, status, a time window (after, before, or since such as 7d) and an intent.",
         output_schema = schema::search(),
         annotations(
             title = "Search memories",

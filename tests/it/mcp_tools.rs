@@ -127,6 +127,24 @@ fn search_memories_takes_the_cli_filters() {
 }
 
 #[test]
+fn search_memories_finds_archived_memories_only_when_asked() {
+    let env = TestEnv::with_vault("links");
+    env.run(["update", "auth-v1", "--status", "archived"]).success();
+    let mut c = full_client(&env);
+    let q = "sessions stored in memcached";
+    let r = c.ok("search_memories", json!({"query": q, "limit": 10}));
+    assert!(!result_names(&r).contains(&"auth-v1".to_owned()), "{r}");
+    let r = c.ok("search_memories", json!({"query": q, "include_archived": "true", "limit": 10}));
+    assert!(result_names(&r).contains(&"auth-v1".to_owned()), "{r}");
+    let r = c.ok("search_memories", json!({"query": q, "status": "archived", "limit": 10}));
+    assert_eq!(result_names(&r), ["auth-v1"], "{r}");
+    assert!(
+        c.err("search_memories", json!({"query": "a", "status": "gone"}))
+            .contains("use active or archived")
+    );
+}
+
+#[test]
 fn read_memories_reads_several_and_reports_each_missing_one() {
     let env = TestEnv::with_vault("links");
     let mut c = full_client(&env);
