@@ -393,6 +393,7 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
     q.limit = Some(p.limit.unwrap_or(5));
     q.types = p.types.unwrap_or_default();
     q.types.extend(p.filter_type);
+    q.types.sort();
     q.types.dedup();
     for t in &q.types {
         vault.check_type(t)?;
@@ -400,14 +401,14 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
     q.tags = p.tags.unwrap_or_default();
     if let Some(st) = p.status {
         if st != "active" && st != "archived" {
-            return Err(Error::Invalid(format!("unknown status `{st}`; use active or archived")));
+            return Err(Error::Invalid("unknown status; use active or archived".to_owned()));
         }
         q.statuses = vec![st];
     }
     q.include_archived = p.include_archived.unwrap_or(false);
     if let Some(i) = &p.intent {
         q.intent = i.parse().map_err(|_| {
-            Error::Invalid(format!("unknown intent `{i}`; use general, recall, exact or explore"))
+            Error::Invalid("unknown intent; use general, recall, exact or explore".into())
         })?;
     }
     let back = |secs: i64| {
@@ -420,7 +421,7 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
     };
     if let Some(s) = &p.since {
         let secs = parse_duration_secs(s).ok_or_else(|| {
-            Error::Invalid(format!("since `{s}` is not a duration; use e.g. 30m, 12h, 7d, 2w"))
+            Error::Invalid("since is not a duration; use e.g. 30m, 12h, 7d, 2w".into())
         })?;
         q.after = Some(back(secs));
         return Ok(q);
@@ -438,7 +439,7 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
         }
         (Some(s), None) => parse_timestamp(&s).map(Some).ok_or_else(|| {
             Error::Invalid(format!(
-                "{key} `{s}` is not a date or time; use e.g. 2026-01-10 or 2026-01-10T10:00:00Z"
+                "{key} is not a date or time; use e.g. 2026-01-10 or 2026-01-10T10:00:00Z"
             ))
         }),
         (None, Some(n)) => jiff::Timestamp::from_second(n)

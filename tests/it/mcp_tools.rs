@@ -86,7 +86,9 @@ fn numbers_and_booleans_as_strings_and_one_tag_as_a_string_are_accepted() {
     let tree = c.ok("memory_tree", json!({"sections": "false"}));
     assert_eq!(tree["memories"][0]["sections"], json!([]), "{tree}");
     let text = c.err("search_memories", json!({"query": "auth", "limit": "many"}));
-    assert!(text.contains("\"many\" is not a whole number of 0 or more; send e.g. 5"), "{text}");
+    assert!(text.contains("a string that is not a whole number of 0 or more"), "{text}");
+    assert!(text.contains("send e.g. 5"), "{text}");
+    assert!(!text.contains("many"), "an argument error never echoes what was sent: {text}");
 }
 
 #[test]
@@ -142,6 +144,26 @@ fn search_memories_finds_archived_memories_only_when_asked() {
         c.err("search_memories", json!({"query": "a", "status": "gone"}))
             .contains("use active or archived")
     );
+}
+
+#[test]
+fn search_filter_errors_say_what_to_send_without_echoing_it() {
+    let env = TestEnv::with_vault("links");
+    let mut c = full_client(&env);
+    let secret = "zirconcodename";
+    for (key, hint) in [
+        ("intent", "use general, recall, exact or explore"),
+        ("status", "use active or archived"),
+        ("since", "use e.g. 30m, 12h, 7d, 2w"),
+        ("after", "use e.g. 2026-01-10"),
+        ("before", "use e.g. 2026-01-10"),
+        ("limit", "send e.g. 5"),
+        ("include_archived", "send e.g. true"),
+    ] {
+        let text = c.err("search_memories", json!({"query": "auth", key: secret}));
+        assert!(text.contains(hint), "{key}: {text}");
+        assert!(!text.contains(secret), "{key} echoes what was sent: {text}");
+    }
 }
 
 #[test]
