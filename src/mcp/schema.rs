@@ -356,3 +356,21 @@ pub fn trash() -> Arc<JsonObject> {
     );
     root(object(&[("entries", array(entry))], &[]))
 }
+
+/// A parameters struct's schema without `"default": null` on its optional fields.
+///
+/// schemars writes the Rust default of an `Option` field (`null`) as its `default`, which a
+/// field typed `string` or `integer` cannot hold: a client that fills in defaults would send
+/// an invalid value. An optional parameter without a real default has none in its schema.
+pub fn no_null_defaults(schema: &mut schemars::Schema) {
+    let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for prop in props.values_mut() {
+        if let Some(p) = prop.as_object_mut()
+            && p.get("default") == Some(&Value::Null)
+        {
+            p.remove("default");
+        }
+    }
+}

@@ -44,6 +44,7 @@ impl std::fmt::Debug for MemlaneServer {
 
 /// `{name}`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct NameParams {
     /// The memory: its name (e.g. `auth-decision` or `notes/auth-decision`), `name.md`, or its id
     #[serde(alias = "filename")]
@@ -52,6 +53,7 @@ pub struct NameParams {
 
 /// `read_memories`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct NamesParams {
     /// The memories to read (names, `name.md` or ids; one string is one name), at most 100
     #[serde(alias = "filenames", deserialize_with = "lenient::list")]
@@ -60,6 +62,7 @@ pub struct NamesParams {
 
 /// `create_memory`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct CreateParams {
     /// The new memory's name: lowercase words joined by `-`, optionally in folders (`auth/jwt-plan`)
     #[serde(alias = "filename")]
@@ -83,6 +86,7 @@ pub struct CreateParams {
 
 /// `update_memory` / `append_memory`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct ContentParams {
     /// The memory: its name, `name.md`, or its id
     #[serde(alias = "filename")]
@@ -93,6 +97,7 @@ pub struct ContentParams {
 
 /// `search_memories`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct SearchParams {
     /// What to look for, in natural language or keywords
     pub query: String,
@@ -156,6 +161,7 @@ pub struct SearchParams {
 
 /// `search_linked_memories`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct LinkedParams {
     /// Ranks the linked memories
     pub query: String,
@@ -169,6 +175,7 @@ pub struct LinkedParams {
 
 /// `get_memory_relationships`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct RelationshipsParams {
     /// The memory: its name, `name.md`, or its id
     #[serde(alias = "filename")]
@@ -181,6 +188,7 @@ pub struct RelationshipsParams {
 
 /// `remember`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct RememberParams {
     /// One self-contained note (a decision, fix, preference or fact)
     pub content: String,
@@ -193,6 +201,7 @@ pub struct RememberParams {
 
 /// `link_memories`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct LinkParams {
     /// The memory the link starts from
     pub from: String,
@@ -206,10 +215,12 @@ pub struct LinkParams {
 
 /// `get_memory_stats`
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct NoParams {}
 
 /// `summarize_memory`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct SummarizeParams {
     /// The memory: its name, `name.md`, or its id
     #[serde(alias = "filename")]
@@ -224,6 +235,7 @@ pub struct SummarizeParams {
 
 /// `merge_memories`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct MergeParams {
     /// The memories to merge (two or more names)
     #[serde(alias = "sources", deserialize_with = "lenient::list")]
@@ -244,6 +256,7 @@ pub struct MergeParams {
 
 /// `suggest_memory_merges`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct SuggestMergesParams {
     /// Minimum cosine similarity between every two members (0–1; default from the config,
     /// `[lifecycle] merge_threshold`, 0.85)
@@ -262,6 +275,7 @@ pub struct SuggestMergesParams {
 
 /// `memory_tree`
 #[derive(Debug, Default, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct TreeParams {
     /// List each memory's heading sections too (default true)
     #[serde(default, deserialize_with = "lenient::opt")]
@@ -271,6 +285,7 @@ pub struct TreeParams {
 
 /// `get_related_memories`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct RelatedParams {
     /// The memory: its name, `name.md`, or its id
     #[serde(alias = "filename")]
@@ -287,6 +302,7 @@ pub struct RelatedParams {
 
 /// One piece of `split_memory`.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct PieceParams {
     /// The piece's name (default `<memory>-<n>`)
     #[serde(default)]
@@ -298,6 +314,7 @@ pub struct PieceParams {
 
 /// `split_memory`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct SplitParams {
     /// The memory to split
     #[serde(alias = "filename")]
@@ -315,6 +332,7 @@ pub struct SplitParams {
 
 /// `restore_memory`
 #[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
 pub struct RestoreParams {
     /// A deleted memory's name or trash entry (see list_trash), or an existing memory's name
     /// together with `version`

@@ -107,8 +107,13 @@ async def main(binary):
                         check(False, f"{path}: type is {ty}, not one plain type")
                     if "anyOf" in sub or "oneOf" in sub:
                         check(False, f"{path}: uses anyOf/oneOf")
+                    if "default" in sub and sub["default"] is None:
+                        check(False, f"{path}: default is null")
+                # Filters whose absence means "no filter" have no default.
+                no_default = {"after_timestamp", "before_timestamp", "relative_days", "version"}
                 for prop, sub in t.input_schema.get("properties", {}).items():
-                    if sub.get("type") in ("integer", "boolean", "number") and prop not in t.input_schema.get("required", []):
+                    optional = prop not in t.input_schema.get("required", []) and prop not in no_default
+                    if sub.get("type") in ("integer", "boolean", "number") and optional:
                         check("default" in sub, f"{t.name}.{prop}: optional {sub['type']} documents its default")
 
             c = Caller(session, tools)

@@ -48,6 +48,7 @@ fn full_tool_set_lists_every_tool_with_a_schema_and_description() {
                 "{name}.{param} has no description: {schema}"
             );
             assert!(schema["type"].is_string(), "{name}.{param} has no single type: {schema}");
+            assert_ne!(schema.get("default"), Some(&Value::Null), "{name}.{param}: {schema}");
             let scalar =
                 ["integer", "number", "boolean"].contains(&schema["type"].as_str().unwrap());
             let filter = ["after_timestamp", "before_timestamp", "relative_days", "version"];
