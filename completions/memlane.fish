@@ -55,7 +55,7 @@ complete -c memlane -n "__fish_memlane_needs_command" -f -a "link" -d 'Write a t
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "unlink" -d 'Remove typed links from a memory\'s frontmatter'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "doctor" -d 'Check the config and the vault: hand-written files with problems, links to missing memories'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "pin" -d 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature'
-complete -c memlane -n "__fish_memlane_needs_command" -f -a "unpin" -d 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "unpin" -d 'Unpin a memory: it cools normally again and can become cold'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "cold" -d 'List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "tree" -d 'Print the vault as a tree: folders, memories and their sections, with temperature and tokens'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "summarize" -d 'Shrink a memory in place: same name, id and links; the old version goes to history'
@@ -197,7 +197,7 @@ archived\t''
 all\t''"
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l after -d 'Only memories created at or after this time (ISO-8601 date or timestamp)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l before -d 'Only memories created before this time' -r
-complete -c memlane -n "__fish_memlane_using_subcommand list" -l since -d 'Only memories created within this long before now (`7d`, `12h`, `2w`); overrides --after/--before' -r
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l since -d 'Only memories created within this long before now (`30m`, `12h`, `7d`, `2w`); overrides --after/--before' -r
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l sort -d 'Sort order' -r -f -a "created\t'Newest first'
 updated\t'Most recently updated first'
 name\t'By name'
@@ -222,7 +222,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand search" -l status -d 'On
 archived\t''"
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l after -d 'Only memories created at or after this time (ISO-8601 date or timestamp)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l before -d 'Only memories created before this time' -r
-complete -c memlane -n "__fish_memlane_using_subcommand search" -l since -d 'Only memories created within this long before now (`7d`, `12h`); overrides --after/--before' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l since -d 'Only memories created within this long before now (`30m`, `12h`, `7d`, `2w`); overrides --after/--before' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l intent -d 'What kind of search: general, recall (favours exact words), exact, explore (favours meaning)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l profile -d 'Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l budget -d 'Return as many results as fit in this many tokens (at least one) instead of a count' -r
@@ -583,7 +583,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_see
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "unlink" -d 'Remove typed links from a memory\'s frontmatter'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "doctor" -d 'Check the config and the vault: hand-written files with problems, links to missing memories'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "pin" -d 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "unpin" -d 'Pin a memory: it never cools, never counts as cold, and ranks at full temperature'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "unpin" -d 'Unpin a memory: it cools normally again and can become cold'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "cold" -d 'List the cold memories (temperature below `lifecycle.cold_threshold`), coldest first'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "tree" -d 'Print the vault as a tree: folders, memories and their sections, with temperature and tokens'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "summarize" -d 'Shrink a memory in place: same name, id and links; the old version goes to history'

@@ -230,15 +230,15 @@ pub enum Error {
         edge_type: Option<String>,
     },
     /// A time that does not parse.
-    #[error("{field} `{value}` is not a date or time")]
+    #[error("{field} is not a date or time")]
     BadTime {
         /// Which input (`after`, `before` …).
         field: &'static str,
-        /// What was given.
+        /// What was given (kept out of the message: it may be content).
         value: String,
     },
     /// A duration that does not parse, or is negative.
-    #[error("{field} `{value}` is not a duration")]
+    #[error("{field} is not a duration")]
     BadDuration {
         /// Which input (`since`, `relative_days`).
         field: &'static str,

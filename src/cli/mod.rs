@@ -8,6 +8,8 @@ mod commands;
 mod complete;
 mod hints;
 mod output;
+#[cfg(test)]
+mod readme_check;
 mod session;
 
 use std::io::IsTerminal as _;
@@ -107,6 +109,7 @@ pub(crate) enum Command {
     Unlink(commands::links::UnlinkArgs),
     Doctor(commands::links::DoctorArgs),
     Pin(commands::lifecycle::PinArgs),
+    /// Unpin a memory: it cools normally again and can become cold
     Unpin(commands::lifecycle::PinArgs),
     Cold(commands::lifecycle::ColdArgs),
     Tree(commands::lifecycle::TreeArgs),

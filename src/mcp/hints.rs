@@ -17,6 +17,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::Duplicate { existing, .. } => format!("use update_memory or append_memory on `{existing}`, remember (updates it in place), or pass force: true to create it anyway"),
         Error::NoSuchLink { .. } => "links written in the body as [[…]] are removed by updating the body".into(),
         Error::BadTime { .. } => "use e.g. 2026-01-10 or 2026-01-10T10:00:00Z".into(),
+        Error::BadDuration { .. } => "use e.g. 30m, 12h, 7d, 2w".into(),
         Error::EmptyWindow { .. } => "swap the two ends of the window".into(),
         _ => return None,
     })

@@ -5,7 +5,9 @@
 
 mod guard;
 mod hints;
+mod lenient;
 mod live;
+mod schema;
 mod tools;
 
 use std::sync::Arc;

@@ -59,19 +59,17 @@ pub struct Expanded {
     pub edge_type: String,
 }
 
-/// Parses a search intent (`general`, `recall`, `exact`, `explore`).
+/// Parses a search intent (`general`, `recall`, `exact`, `explore`). The error does not repeat
+/// what was given: a front end may have been handed memory content by mistake.
 pub fn intent(s: &str) -> crate::Result<Intent> {
-    s.parse().map_err(|_| {
-        Error::Invalid(format!("unknown intent `{s}`: use general, recall, exact or explore"))
-    })
+    s.parse()
+        .map_err(|_| Error::Invalid("unknown intent: use general, recall, exact or explore".into()))
 }
 
 /// Parses a ranking profile (`balanced`, `ragdocs`, `mnestra`, `remindb`, `mira`).
 pub fn profile(s: &str) -> crate::Result<SearchProfile> {
     s.parse().map_err(|_| {
-        Error::Invalid(format!(
-            "unknown profile `{s}`: use balanced, ragdocs, mnestra, remindb or mira"
-        ))
+        Error::Invalid("unknown profile: use balanced, ragdocs, mnestra, remindb or mira".into())
     })
 }
 

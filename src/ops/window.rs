@@ -29,12 +29,14 @@ pub fn from_text(
             .ok_or_else(|| Error::BadDuration { field: "since", value: s.to_owned() })?;
         return from_parts(vault, None, None, Some(("since", secs)));
     }
-    let time = |field: &'static str, s: &str| {
-        parse_timestamp(s).ok_or_else(|| Error::BadTime { field, value: s.to_owned() })
-    };
-    let after = after.map(|s| time("after", s)).transpose()?;
-    let before = before.map(|s| time("before", s)).transpose()?;
+    let after = after.map(|s| parse_time("after", s)).transpose()?;
+    let before = before.map(|s| parse_time("before", s)).transpose()?;
     from_parts(vault, after, before, None)
+}
+
+/// Parses one end of a window (`field` names it in the error): an ISO-8601 date or timestamp.
+pub fn parse_time(field: &'static str, s: &str) -> crate::Result<Timestamp> {
+    parse_timestamp(s).ok_or_else(|| Error::BadTime { field, value: s.to_owned() })
 }
 
 /// Checks a window given as times: `since` (the input's name, and seconds back from the vault's

@@ -49,3 +49,21 @@ fn completions_print_for_every_shell() {
         assert!(out.stdout.contains("memlane"), "{shell}");
     }
 }
+
+#[test]
+fn help_texts_describe_what_the_commands_do() {
+    let env = TestEnv::empty();
+    // `unpin` has its own text, not `pin`'s.
+    let unpin = env.run(["unpin", "--help"]).success().stdout;
+    assert!(unpin.starts_with("Unpin a memory: it cools normally again"), "{unpin}");
+    assert!(!unpin.contains("Pin a memory"), "{unpin}");
+    // Search fuses scores, not ranks (SPEC §8, src/search/mod.rs), in --help and the man page.
+    let search = env.run(["search", "--help"]).success().stdout;
+    assert!(search.contains("fuses the two scores as a weighted mean"), "{search}");
+    assert!(search.contains("ranks are not fused"), "{search}");
+    let man =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("man/memlane-search.1"))
+            .unwrap();
+    assert!(man.contains("fuses the two scores as a weighted mean"), "{man}");
+    assert!(!man.contains("Fuses BM25 and vector similarity with weighted reciprocal"), "{man}");
+}

@@ -15,6 +15,7 @@ mod graph;
 mod hardening;
 mod lifecycle;
 mod mcp;
+mod mcp_sdk;
 mod mcp_tools;
 mod memories;
 mod model;

@@ -10,10 +10,11 @@ use serde_json::{Value, json};
 
 use crate::common::TestEnv;
 
-/// Every tool of SPEC §10.
+/// Every tool of SPEC §10, and `read_memories`.
 pub(crate) const ALL_TOOLS: &[&str] = &[
     "create_memory",
     "read_memory",
+    "read_memories",
     "update_memory",
     "append_memory",
     "delete_memory",

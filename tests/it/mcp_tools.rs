@@ -39,14 +39,149 @@ fn full_tool_set_lists_every_tool_with_a_schema_and_description() {
         assert_eq!(t["inputSchema"]["type"], "object", "{name}: {t}");
         let description = t["description"].as_str().unwrap_or_default();
         assert!(description.len() > 30, "{name} needs a description an agent can act on: {t}");
-        // Every parameter is described too.
+        // Every parameter is described too, with one plain type a strict client can send
+        // (never `["integer", "null"]`), and an optional number or boolean with its default.
+        let required = t["inputSchema"]["required"].as_array().cloned().unwrap_or_default();
         for (param, schema) in t["inputSchema"]["properties"].as_object().into_iter().flatten() {
             assert!(
                 schema.get("description").is_some(),
                 "{name}.{param} has no description: {schema}"
             );
+            assert!(schema["type"].is_string(), "{name}.{param} has no single type: {schema}");
+            assert_ne!(schema.get("default"), Some(&Value::Null), "{name}.{param}: {schema}");
+            let scalar =
+                ["integer", "number", "boolean"].contains(&schema["type"].as_str().unwrap());
+            let filter = ["after_timestamp", "before_timestamp", "relative_days", "version"];
+            if scalar && !required.contains(&json!(param)) && !filter.contains(&param.as_str()) {
+                assert!(schema.get("default").is_some(), "{name}.{param} has no default: {schema}");
+            }
+        }
+        // What it returns and what it does to the vault.
+        assert_eq!(t["outputSchema"]["type"], "object", "{name} has no outputSchema: {t}");
+        let a = &t["annotations"];
+        assert!(a["title"].is_string(), "{name} has no title: {t}");
+        for hint in ["readOnlyHint", "destructiveHint", "idempotentHint"] {
+            assert!(a[hint].is_boolean(), "{name} has no {hint}: {t}");
         }
     }
+    let hint = |name: &str, h: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["annotations"][h].as_bool()
+    };
+    assert_eq!(hint("search_memories", "readOnlyHint"), Some(true));
+    assert_eq!(hint("delete_memory", "destructiveHint"), Some(true));
+    assert_eq!(hint("create_memory", "destructiveHint"), Some(false));
+}
+
+#[test]
+fn numbers_and_booleans_as_strings_and_one_tag_as_a_string_are_accepted() {
+    let env = TestEnv::with_vault("links");
+    let mut c = full_client(&env);
+    let r = c.ok("search_memories", json!({"query": "auth sessions", "limit": "1"}));
+    assert_eq!(result_names(&r).len(), 1, "{r}");
+    let out = c.ok(
+        "create_memory",
+        json!({"name": "kites", "content": "Kites fly in wind.", "tags": "hobby", "force": "true"}),
+    );
+    assert_eq!(out["status"], "created", "{out}");
+    assert!(env.read("kites.md").contains("tags: [hobby]"), "{}", env.read("kites.md"));
+    let tree = c.ok("memory_tree", json!({"sections": "false"}));
+    assert_eq!(tree["memories"][0]["sections"], json!([]), "{tree}");
+    let text = c.err("search_memories", json!({"query": "auth", "limit": "many"}));
+    assert!(text.contains("a string that is not a whole number of 0 or more"), "{text}");
+    assert!(text.contains("send e.g. 5"), "{text}");
+    assert!(!text.contains("many"), "an argument error never echoes what was sent: {text}");
+}
+
+#[test]
+fn search_memories_takes_the_cli_filters() {
+    let env = TestEnv::with_vault("links");
+    let mut c = full_client(&env);
+    let r = c.ok("search_memories", json!({"query": "auth", "types": "bug_fix"}));
+    assert_eq!(result_names(&r), ["bug-login"], "{r}");
+    let r = c.ok(
+        "search_memories",
+        json!({"query": "signing key rotation", "tags": ["security"], "limit": 10}),
+    );
+    assert_eq!(result_names(&r), ["key-rotation"], "{r}");
+    // auth-v1 is from 2025-06-01, auth-v2 from 2025-09-01 (the clock says 2026-01-10).
+    let r = c.ok(
+        "search_memories",
+        json!({"query": "auth", "after": "2025-05-01", "before": "2025-08-01", "limit": 10}),
+    );
+    assert_eq!(result_names(&r), ["auth-v1"], "{r}");
+    let r = c.ok("search_memories", json!({"query": "auth", "since": "1d", "limit": 10}));
+    assert_eq!(result_names(&r), Vec::<String>::new(), "{r}");
+    let r = c.ok("search_memories", json!({"query": "auth", "intent": "recall", "limit": 10}));
+    assert!(!result_names(&r).is_empty(), "{r}");
+    assert!(
+        c.err("search_memories", json!({"query": "a", "intent": "vague"}))
+            .contains("use general, recall, exact or explore")
+    );
+    assert!(
+        c.err("search_memories", json!({"query": "a", "since": "soon"})).contains("not a duration")
+    );
+    assert!(
+        c.err("search_memories", json!({"query": "a", "after": "yesterday"}))
+            .contains("not a date or time")
+    );
+    assert!(
+        c.err("search_memories", json!({"query": "a", "types": "nonsense"})).contains("nonsense")
+    );
+}
+
+#[test]
+fn search_memories_finds_archived_memories_only_when_asked() {
+    let env = TestEnv::with_vault("links");
+    env.run(["update", "auth-v1", "--status", "archived"]).success();
+    let mut c = full_client(&env);
+    let q = "sessions stored in memcached";
+    let r = c.ok("search_memories", json!({"query": q, "limit": 10}));
+    assert!(!result_names(&r).contains(&"auth-v1".to_owned()), "{r}");
+    let r = c.ok("search_memories", json!({"query": q, "include_archived": "true", "limit": 10}));
+    assert!(result_names(&r).contains(&"auth-v1".to_owned()), "{r}");
+    let r = c.ok("search_memories", json!({"query": q, "status": "archived", "limit": 10}));
+    assert_eq!(result_names(&r), ["auth-v1"], "{r}");
+    assert!(
+        c.err("search_memories", json!({"query": "a", "status": "gone"}))
+            .contains("use active or archived")
+    );
+}
+
+#[test]
+fn search_filter_errors_say_what_to_send_without_echoing_it() {
+    let env = TestEnv::with_vault("links");
+    let mut c = full_client(&env);
+    let secret = "zirconcodename";
+    for (key, hint) in [
+        ("intent", "use general, recall, exact or explore"),
+        ("status", "use active or archived"),
+        ("since", "use e.g. 30m, 12h, 7d, 2w"),
+        ("after", "use e.g. 2026-01-10"),
+        ("before", "use e.g. 2026-01-10"),
+        ("limit", "send e.g. 5"),
+        ("include_archived", "send e.g. true"),
+    ] {
+        let text = c.err("search_memories", json!({"query": "auth", key: secret}));
+        assert!(text.contains(hint), "{key}: {text}");
+        assert!(!text.contains(secret), "{key} echoes what was sent: {text}");
+    }
+}
+
+#[test]
+fn read_memories_reads_several_and_reports_each_missing_one() {
+    let env = TestEnv::with_vault("links");
+    let mut c = full_client(&env);
+    let r = c.ok("read_memories", json!({"names": ["auth-v1", "nope", "auth-v3.md"]}));
+    let items = r["memories"].as_array().unwrap();
+    assert_eq!(items.len(), 3, "{r}");
+    assert_eq!(items[0]["name"], "auth-v1");
+    assert!(items[0]["content"].as_str().unwrap().contains("memcached"), "{r}");
+    assert_eq!(items[1]["name"], "nope");
+    assert!(items[1]["error"].as_str().unwrap().contains("no memory named `nope`"), "{r}");
+    assert_eq!(items[2]["name"], "auth-v3");
+    assert_eq!((r["found"].as_u64(), r["missing"].as_u64()), (Some(2), Some(1)), "{r}");
+    let one = c.ok("read_memories", json!({"names": "auth-v2"}));
+    assert_eq!(one["memories"][0]["name"], "auth-v2", "{one}");
 }
 
 #[test]

@@ -16,9 +16,13 @@ use memlane::ops::{self, Session as _};
 
 /// Search memories by keyword and meaning
 ///
-/// Fuses BM25 and vector similarity with weighted reciprocal-rank fusion, calibrates the result to
-/// an absolute relevance, then applies the type profile, recency boost and supersession stages.
-/// The indices are brought up to date with the files first.
+/// Scores every candidate twice, lexically (BM25 normalised to the best match, mixed with the
+/// share of the query's terms it contains) and by vector similarity, and fuses the two scores as
+/// a weighted mean (the weights depend on --intent); ranks are not fused. The fused score is
+/// calibrated to an absolute relevance in [0, 1] (results below `search.score_threshold` are
+/// dropped), then the type profile, recency boost, temperature and supersession stages reorder
+/// what is left. The `ragdocs` profile ranks by weighted reciprocal-rank fusion instead. The
+/// indices are brought up to date with the files first.
 #[derive(Debug, clap::Args)]
 pub(crate) struct SearchArgs {
     /// What to look for (any text; quotes mark a phrase)
