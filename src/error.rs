@@ -174,6 +174,30 @@ pub enum Error {
         /// Which limit.
         problem: FrontmatterError,
     },
+    /// A memory file holds unresolved git conflict markers: it is not read until they are gone.
+    #[error(
+        "unresolved merge conflict in {} (line {line})\n  hint: edit the file to keep the right lines and remove the `<<<<<<<`, `=======` and `>>>>>>>` markers, then `git add` it; memlane does not read it until then",
+        .path.display()
+    )]
+    MergeConflict {
+        /// The file.
+        path: PathBuf,
+        /// The line of the first `<<<<<<<` marker (1-based).
+        line: usize,
+    },
+    /// A split whose pieces already exist (split twice): nothing is written.
+    #[error(
+        "`{name}` was split before: {} already exist{}; nothing was written\n  hint: edit those memories, or remove them first (`memlane rm {}`) to split again",
+        .pieces.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+        if .pieces.len() == 1 { "s" } else { "" },
+        .pieces.join(" ")
+    )]
+    PiecesExist {
+        /// The memory being split.
+        name: String,
+        /// The pieces that already exist.
+        pieces: Vec<String>,
+    },
     /// Input the user gave is not acceptable (bad time range, empty content …).
     #[error("{0}")]
     Invalid(String),

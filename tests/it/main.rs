@@ -23,4 +23,5 @@ mod safety;
 mod search;
 mod search_quality;
 mod trash_history;
+mod vault_git;
 mod watch;

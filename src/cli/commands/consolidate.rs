@@ -3,7 +3,6 @@
 use memlane::Error;
 use memlane::lifecycle::consolidate;
 use memlane::limits;
-use memlane::model::MemoryName;
 
 use crate::cli::Ctx;
 use crate::cli::commands::memory::print_outcome;
@@ -65,7 +64,7 @@ pub(crate) fn merge(ctx: &mut Ctx, args: &MergeArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let sources = args.sources.iter().map(|n| vault.resolve(n)).collect::<Result<Vec<_>, _>>()?;
     let refs: Vec<&memlane::vault::Memory> = sources.iter().collect();
-    let target = MemoryName::parse(&args.into).map_err(Error::from)?;
+    let target = vault.name_for(&args.into)?;
     let out = consolidate::merge(&vault, &refs, &target, args.content.as_deref(), args.archive)?;
     if ctx.out.json {
         return ctx.out.json(&out);

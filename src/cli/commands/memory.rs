@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use memlane::Error;
-use memlane::model::MemoryName;
 use memlane::model::time::format_timestamp;
 use memlane::vault::{AddRequest, Memory, UpdateRequest, Vault, WriteOutcome, WriteStatus};
 use serde_json::json;
@@ -197,7 +196,7 @@ pub(crate) fn print_outcome(ctx: &Ctx, o: &WriteOutcome) -> anyhow::Result<()> {
 
 pub(crate) fn add(ctx: &mut Ctx, args: &AddArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
-    let name = MemoryName::parse(&args.name).map_err(Error::from)?;
+    let name = vault.name_for(&args.name)?;
     if let Some(t) = &args.memory_type {
         vault.check_type(t)?;
     }
@@ -469,8 +468,8 @@ pub(crate) fn append(ctx: &mut Ctx, args: &AppendArgs) -> anyhow::Result<()> {
 
 pub(crate) fn rm(ctx: &mut Ctx, args: &RmArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
-    // Resolve every name first: one unknown name deletes nothing.
-    let memories = args.names.iter().map(|n| vault.resolve(n)).collect::<Result<Vec<_>, _>>()?;
+    // Resolve every name first: one unknown name deletes nothing; one named twice goes once.
+    let memories = vault.resolve_all(&args.names)?;
     // All or nothing: a failure (or a kill) midway leaves every memory in place.
     let outcomes = vault.all_or_nothing("rm", || {
         memories.iter().map(|m| vault.delete(m)).collect::<Result<Vec<_>, _>>()
@@ -487,7 +486,7 @@ pub(crate) fn rm(ctx: &mut Ctx, args: &RmArgs) -> anyhow::Result<()> {
 pub(crate) fn mv(ctx: &mut Ctx, args: &MvArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     let m = vault.resolve(&args.from)?;
-    let to = MemoryName::parse(&args.to).map_err(Error::from)?;
+    let to = vault.name_for(&args.to)?;
     // Links to the old name follow the memory, in the same all-or-nothing operation.
     let (moved, relinked) = vault.all_or_nothing("mv", || {
         let moved = vault.rename(&m, &to)?;
