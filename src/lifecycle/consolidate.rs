@@ -401,7 +401,7 @@ fn slug(text: &str) -> String {
 /// The sections are cut at the first heading level that occurs more than once (usually `##`);
 /// headings inside code fences do not count. Each section (heading line included, byte for
 /// byte) becomes `<name>/<slug of its heading>`, or `<name>-<n>` (n = the piece's 1-based
-/// position) when the slug is empty or that name is taken; text before the first section that
+/// position) when the slug is empty or another section has it; text before the first section that
 /// is more than headings (an introduction) becomes a first piece `<name>/intro`.
 ///
 /// Each piece copies the original's type and tags and records `split_from: <name>` (a plain
@@ -414,7 +414,9 @@ fn slug(text: &str) -> String {
 /// (simple and predictable; the pieces carry no link to the trashed original).
 ///
 /// Refuses with a clear error, writing nothing, when there are fewer than two sections, a
-/// piece's name is taken or invalid, or a piece is empty after redaction. If a write fails
+/// piece's name is invalid, or a piece is empty after redaction; and with
+/// [`Error::PiecesExist`], naming them, when pieces exist already (a second split of the same
+/// memory never creates `<name>-<n>` copies of them). If a write fails
 /// midway, the pieces already written are removed again.
 ///
 /// Returns the created pieces in order, then (with `replace`) the original's trash outcome and
@@ -444,23 +446,32 @@ pub fn split(vault: &Vault, m: &Memory, replace: bool) -> crate::Result<Vec<Writ
         let p = vault.path_of(n);
         p.exists() || std::fs::symlink_metadata(&p).is_ok()
     };
+    // A piece's name that exists already means the memory was split before (or the name is
+    // someone else's): refuse, naming every such piece, rather than invent `<name>-<n>` copies.
     let mut planned: Vec<(MemoryName, &str)> = Vec::with_capacity(pieces.len());
+    let mut existing: Vec<String> = Vec::new();
     for (i, (piece_slug, text)) in pieces.iter().enumerate() {
         let preferred = (!piece_slug.is_empty())
             .then(|| MemoryName::parse(&format!("{}/{piece_slug}", m.name)).ok())
             .flatten()
-            .filter(|n| !taken(n) && !planned.iter().any(|(p, _)| p == n));
+            .filter(|n| !planned.iter().any(|(p, _)| p == n));
         let name = match preferred {
             Some(n) => n,
             None => {
                 let n = MemoryName::parse(&format!("{}-{}", m.name, i + 1))?;
-                if taken(&n) || planned.iter().any(|(p, _)| *p == n) {
+                if planned.iter().any(|(p, _)| *p == n) {
                     return Err(Error::Exists(n.to_string()));
                 }
                 n
             }
         };
+        if taken(&name) {
+            existing.push(name.to_string());
+        }
         planned.push((name, text));
+    }
+    if !existing.is_empty() {
+        return Err(Error::PiecesExist { name: m.name.to_string(), pieces: existing });
     }
     write_split(vault, m, &planned, replace)
 }
@@ -493,20 +504,23 @@ pub fn split_into(
         )));
     }
     let mut planned: Vec<(MemoryName, &str)> = Vec::with_capacity(pieces.len());
+    let mut existing: Vec<String> = Vec::new();
     for (i, p) in pieces.iter().enumerate() {
         let name = match &p.name {
             Some(n) => n.clone(),
             None => MemoryName::parse(&format!("{}-{}", m.name, i + 1))?,
         };
-        let p_path = vault.path_of(&name);
-        if name == m.name
-            || p_path.exists()
-            || std::fs::symlink_metadata(&p_path).is_ok()
-            || planned.iter().any(|(q, _)| *q == name)
-        {
+        if name == m.name || planned.iter().any(|(q, _)| *q == name) {
             return Err(Error::Exists(name.to_string()));
         }
+        let p_path = vault.path_of(&name);
+        if p_path.exists() || std::fs::symlink_metadata(&p_path).is_ok() {
+            existing.push(name.to_string());
+        }
         planned.push((name, p.content.as_str()));
+    }
+    if !existing.is_empty() {
+        return Err(Error::PiecesExist { name: m.name.to_string(), pieces: existing });
     }
     write_split(vault, m, &planned, replace)
 }
@@ -1633,12 +1647,17 @@ mod tests {
         let one = add(&vault, "one", "fact", &[], "# Only\n\nOne section.\n");
         let two = add(&vault, "two", "fact", &[], "## A\n\nx\n\n## !!!\n\ny\n");
         add(&vault, "two/a", "fact", &[], "Taken.\n");
-        add(&vault, "two-1", "fact", &[], "Taken too.\n");
+        add(&vault, "two-2", "fact", &[], "Taken too.\n");
         let before = snapshot(vault.root());
         let err = split(&vault, &one, false).unwrap_err();
         assert!(err.to_string().contains("at least two"), "{err}");
-        // `two/a` is taken, so piece 1 falls back to `two-1`, which is taken too.
-        assert!(matches!(split(&vault, &two, false), Err(Error::Exists(n)) if n == "two-1"));
+        // Both pieces' names exist (the second, headed `!!!`, is `two-2`): both are named, and
+        // no `two-1` copy is made.
+        let err = split(&vault, &two, false).unwrap_err();
+        assert!(
+            matches!(&err, Error::PiecesExist { pieces, .. } if pieces == &["two/a", "two-2"]),
+            "{err}"
+        );
         assert_eq!(snapshot(vault.root()), before);
     }
 
