@@ -49,8 +49,7 @@ impl Repo {
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr)
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
     }
 
     /// `git status --porcelain`, every untracked file listed.
@@ -252,7 +251,13 @@ fn memories_can_be_named_by_their_file_path() {
 
     // The same memory named three ways in one rm is removed once, without an error.
     let out = repo
-        .run(&["rm", "notes/release", ".memories/notes/release.md", "memory:notes/release", "--json"])
+        .run(&[
+            "rm",
+            "notes/release",
+            ".memories/notes/release.md",
+            "memory:notes/release",
+            "--json",
+        ])
         .success()
         .json();
     assert_eq!(out.as_array().unwrap().len(), 1, "{out}");

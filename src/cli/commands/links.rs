@@ -274,8 +274,11 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
         .collect();
     for p in &report.problems {
         if !duplicates.iter().any(|(_, _, m)| m == p) {
-            let kind =
-                if p.contains("unresolved merge conflict") { "merge_conflict" } else { "unreadable" };
+            let kind = if p.contains("unresolved merge conflict") {
+                "merge_conflict"
+            } else {
+                "unreadable"
+            };
             problems.push(json!({ "kind": kind, "message": p }));
         }
     }
