@@ -488,13 +488,14 @@ impl Vault {
 
     /// The name for a memory that may not exist yet (`add`, `mv`'s target): a name as typed
     /// (`auth/jwt-plan`, `auth/jwt-plan.md`, `memory:…`), or else a path to the file inside the
-    /// vault (`.memories/auth/jwt-plan.md`, an absolute path).
+    /// vault (`.memories/auth/jwt-plan.md`, an absolute path). Anything else is refused with
+    /// the name's error (`../x` contains `..`), as a new name must be one.
     pub fn name_for(&self, input: &str) -> crate::Result<MemoryName> {
         match MemoryName::parse(input) {
             Ok(name) => Ok(name),
             Err(e) => match self.name_of_path(input) {
-                Some(r) => r,
-                None => Err(e.into()),
+                Some(Ok(name)) => Ok(name),
+                _ => Err(e.into()),
             },
         }
     }

@@ -233,6 +233,19 @@ fn memories_can_be_named_by_their_file_path() {
     let out = repo.run_in(&inside, &["show", "queue.md", "--json"]);
     assert_eq!(out.success().json()["name"], "decisions/queue");
 
+    // Over MCP too (paths relative to the server's directory, the project).
+    let mut cmd = repo.env.command();
+    cmd.env_remove("MEMLANE_VAULT").current_dir(&repo.dir).arg("mcp");
+    let mut c = crate::mcp::Client::spawn(cmd);
+    c.initialize();
+    for typed in [".memories/decisions/queue.md", abs.as_str()] {
+        let m = c.ok("read_memory", serde_json::json!({ "name": typed }));
+        assert_eq!(m["name"], "decisions/queue", "{typed}: {m}");
+    }
+    let text = c.err("read_memory", serde_json::json!({ "name": "./README.md" }));
+    assert!(text.contains("outside the vault"), "{text}");
+    drop(c);
+
     // A path outside the vault is a clear error; so is a missing file inside it.
     std::fs::write(repo.dir.join("README.md"), "# readme\n").unwrap();
     let out = repo.run(&["show", "./README.md"]);
@@ -248,6 +261,10 @@ fn memories_can_be_named_by_their_file_path() {
     repo.run(&["mv", "./.memories/notes/deploy.md", ".memories/notes/release.md"]).success();
     assert!(repo.memory_file("notes/release.md").is_file());
     repo.run(&["update", ".memories/notes/release.md", "--tag", "ops"]).success();
+    // A new name outside the vault is refused as a name.
+    let out = repo.run(&["add", "../elsewhere.md", "x"]);
+    assert_eq!(out.code, 2, "{out}");
+    assert!(out.stderr.contains("invalid memory name: `../elsewhere.md` contains `..`"), "{out}");
 
     // The same memory named three ways in one rm is removed once, without an error.
     let out = repo
