@@ -167,6 +167,29 @@ pub enum Error {
         /// Which limit.
         problem: FrontmatterError,
     },
+    /// A memory file holds unresolved git conflict markers: it is not read until they are gone.
+    #[error(
+        "unresolved merge conflict in {} (line {line}); memlane does not read it until the markers are gone",
+        .path.display()
+    )]
+    MergeConflict {
+        /// The file.
+        path: PathBuf,
+        /// The line of the first `<<<<<<<` marker (1-based).
+        line: usize,
+    },
+    /// A split whose pieces already exist (split twice): nothing is written.
+    #[error(
+        "`{name}` was split before: {} already exist{}; nothing was written",
+        .pieces.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "),
+        if .pieces.len() == 1 { "s" } else { "" }
+    )]
+    PiecesExist {
+        /// The memory being split.
+        name: String,
+        /// The pieces that already exist.
+        pieces: Vec<String>,
+    },
     /// Input the user gave is not acceptable (bad time range, empty content …).
     #[error("{0}")]
     Invalid(String),
@@ -279,6 +302,8 @@ pub enum ErrorKind {
     Exists,
     /// Content nearly the same as an existing memory's.
     Duplicate,
+    /// A file with unresolved git merge-conflict markers.
+    Conflict,
     /// Input that is not acceptable (a bad name, type, time, value).
     Invalid,
     /// A file memlane will not read or write (outside the vault, past the limits).
@@ -300,6 +325,7 @@ impl ErrorKind {
             ErrorKind::NotFound => "not_found",
             ErrorKind::Exists => "exists",
             ErrorKind::Duplicate => "duplicate",
+            ErrorKind::Conflict => "conflict",
             ErrorKind::Invalid => "invalid",
             ErrorKind::Refused => "refused",
             ErrorKind::Config => "config",
@@ -331,7 +357,8 @@ impl Error {
             | Error::NoSuchVersion { .. }
             | Error::NotInTrash(_)
             | Error::NoSuchLink { .. } => K::NotFound,
-            Error::Exists(_) | Error::NoFreeName(_) => K::Exists,
+            Error::Exists(_) | Error::NoFreeName(_) | Error::PiecesExist { .. } => K::Exists,
+            Error::MergeConflict { .. } => K::Conflict,
             Error::Duplicate { .. } => K::Duplicate,
             Error::Name(_)
             | Error::UnknownType { .. }

@@ -28,6 +28,8 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::BadDuration { field, .. } => format!("use e.g. 30m, 12h, 7d, 2w for --{field}"),
         Error::EmptyWindow { .. } => "swap --after and --before".into(),
         Error::UnknownEdgeType(_) => "`memlane link --help` lists the link types".into(),
+        Error::MergeConflict { .. } => "edit the file to keep the right lines and remove the `<<<<<<<`, `=======` and `>>>>>>>` markers, then `git add` it".into(),
+        Error::PiecesExist { pieces, .. } => format!("edit those memories, or remove them first (`memlane rm {}`) to split again", pieces.join(" ")),
         _ => return None,
     })
 }

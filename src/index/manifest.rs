@@ -19,7 +19,8 @@ use serde::{Deserialize, Serialize};
 ///
 /// 4: tags and warnings are redacted before they are recorded (see: #14), so a manifest written
 /// before that is rebuilt rather than trusted.
-pub const FORMAT: u32 = 4;
+/// 5: redaction markers (`[redacted]`, `«redacted:<kind>»`) are no longer indexed or embedded.
+pub const FORMAT: u32 = 5;
 
 /// The manifest of one vault's indices.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]

@@ -1318,10 +1318,11 @@ pub fn memory_links(
 }
 
 /// The text a chunk is embedded as: the memory's title (when the chunk does not already start
-/// with it), then the chunk.
+/// with it), then the chunk; without redaction markers, which are not words of the memory.
 pub fn embed_text(title: &str, _header_path: &str, text: &str) -> String {
-    if text.trim_start().trim_start_matches('#').trim_start().starts_with(title) {
-        text.to_owned()
+    let (title, text) = (crate::privacy::strip_markers(title), crate::privacy::strip_markers(text));
+    if text.trim_start().trim_start_matches('#').trim_start().starts_with(&title) {
+        text
     } else {
         format!("{title}\n{text}")
     }

@@ -19,6 +19,8 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::BadTime { .. } => "use e.g. 2026-01-10 or 2026-01-10T10:00:00Z".into(),
         Error::BadDuration { .. } => "use e.g. 30m, 12h, 7d, 2w".into(),
         Error::EmptyWindow { .. } => "swap the two ends of the window".into(),
+        Error::MergeConflict { .. } => "the file holds git conflict markers; a person must resolve the merge (remove the `<<<<<<<`, `=======` and `>>>>>>>` lines) before it can be read".into(),
+        Error::PiecesExist { .. } => "update those memories instead, or delete them first to split again".into(),
         _ => return None,
     })
 }

@@ -490,7 +490,9 @@ impl MemlaneServer {
         let req = ops::search::SearchRequest { query: q, touch: true, expand: None };
         let found = ops::search::search(self, &req)?;
         let hits: Vec<Value> = found.results.hits.iter().map(|h| wire::hit(h, false)).collect();
-        let mut out = json!({ "results": hits });
+        let below: Vec<Value> =
+            found.results.below_threshold.iter().map(|b| wire::below(b, false)).collect();
+        let mut out = json!({ "results": hits, "below_threshold": below });
         if let Some(why) = self.live.unwritable() {
             out["warning"] = json!(crate::index::store::unwritable_message(&why));
         }

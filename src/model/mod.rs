@@ -2,6 +2,7 @@
 //!
 //! Everything here is a pure function of its inputs so it can be table- and property-tested.
 
+pub mod conflict;
 pub mod frontmatter;
 pub mod links;
 pub mod name;

@@ -4,7 +4,6 @@ use crate::Error;
 use crate::lifecycle::consolidate::{self, MergeCluster, MergeOutcome, SplitPiece};
 use crate::vault::{Memory, WriteOutcome};
 
-use super::memory::new_name;
 use super::{Session, write};
 
 /// Merges `sources` (two or more) into a new memory `into`. `content` is the merged body
@@ -20,7 +19,7 @@ pub fn merge<S: Session>(
     let vault = s.vault();
     let sources = sources.iter().map(|n| vault.resolve(n)).collect::<crate::Result<Vec<_>>>()?;
     let refs: Vec<&Memory> = sources.iter().collect();
-    let target = new_name(into)?;
+    let target = vault.name_for(into)?;
     let content = content.map(|c| {
         let doc = crate::model::frontmatter::Document::parse(&c);
         if doc.has_frontmatter() { doc.content().to_owned() } else { c }
@@ -53,7 +52,10 @@ pub fn split<S: Session>(
             let pieces = pieces
                 .into_iter()
                 .map(|(name, content)| {
-                    Ok(SplitPiece { name: name.as_deref().map(new_name).transpose()?, content })
+                    Ok(SplitPiece {
+                        name: name.as_deref().map(|n| vault.name_for(n)).transpose()?,
+                        content,
+                    })
                 })
                 .collect::<crate::Result<Vec<_>>>()?;
             write(s, || consolidate::split_into(vault, &m, &pieces, replace))?

@@ -22,11 +22,6 @@ pub struct CreateRequest {
     pub force: bool,
 }
 
-/// Parses a memory name as a user gives it for a new memory (`name` or `name.md`).
-pub fn new_name(input: &str) -> crate::Result<MemoryName> {
-    Ok(MemoryName::parse(input.trim_end_matches(".md"))?)
-}
-
 /// Creates a memory: checks the type, refuses a near-duplicate of an existing memory (unless
 /// `force`), writes the file (redacted), and starts the memory's usage clock.
 ///
@@ -34,7 +29,7 @@ pub fn new_name(input: &str) -> crate::Result<MemoryName> {
 /// first, so a secret never decides (or leaks through) a similarity.
 pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<WriteOutcome> {
     let vault = s.vault();
-    let name = new_name(&req.name)?;
+    let name = vault.name_for(&req.name)?;
     if let Some(t) = &req.memory_type {
         vault.check_type(t)?;
     }
@@ -195,13 +190,7 @@ pub fn append<S: Session>(s: &S, name: &str, text: &str) -> crate::Result<WriteO
 /// by id, or by two spellings) is deleted once.
 pub fn delete<S: Session>(s: &S, names: &[String]) -> crate::Result<Vec<WriteOutcome>> {
     let vault = s.vault();
-    let mut memories: Vec<Memory> = Vec::new();
-    for n in names {
-        let m = vault.resolve(n)?;
-        if !memories.iter().any(|seen| seen.id == m.id) {
-            memories.push(m);
-        }
-    }
+    let memories = vault.resolve_all(names)?;
     write(s, || {
         vault.all_or_nothing("rm", || {
             memories.iter().map(|m| vault.delete(m)).collect::<crate::Result<Vec<_>>>()
@@ -223,7 +212,7 @@ pub struct Moved {
 pub fn rename<S: Session>(s: &S, from: &str, to: &str) -> crate::Result<Moved> {
     let vault = s.vault();
     let m = vault.resolve(from)?;
-    let to = new_name(to)?;
+    let to = vault.name_for(to)?;
     let (moved, relinked) = write(s, || {
         vault.all_or_nothing("mv", || {
             let moved = vault.rename(&m, &to)?;

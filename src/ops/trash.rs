@@ -2,7 +2,7 @@
 
 use crate::vault::WriteOutcome;
 
-use super::{Session, memory::new_name, write};
+use super::{Session, write};
 
 /// Restores a deleted memory from the trash (`entry`: a trash entry or the name it had),
 /// under `as_name` when given; its usage clock starts again, as for a new memory.
@@ -13,7 +13,7 @@ pub fn restore_deleted<S: Session>(
 ) -> crate::Result<WriteOutcome> {
     let vault = s.vault();
     let found = vault.trash_find(entry)?;
-    let as_name = as_name.map(new_name).transpose()?;
+    let as_name = as_name.map(|n| vault.name_for(n)).transpose()?;
     let outcome = write(s, || vault.trash_restore(&found, as_name.as_ref()))?;
     super::memory::observe_new(s, &outcome, "restored");
     Ok(outcome)

@@ -113,9 +113,18 @@ impl MemoryJson {
 /// One search result as JSON (`search --json`, MCP `search_memories`): the hit with its score
 /// rounded, and every stage's value only when `explain` asks for it.
 pub fn hit(h: &crate::search::SearchHit, explain: bool) -> Value {
-    let mut v = serde_json::to_value(h).unwrap_or(Value::Null);
+    scored(h, h.score, explain)
+}
+
+/// One candidate below the threshold, as [`hit`] shapes a result.
+pub fn below(b: &crate::search::BelowThreshold, explain: bool) -> Value {
+    scored(b, b.score, explain)
+}
+
+fn scored<T: Serialize>(item: &T, value: f64, explain: bool) -> Value {
+    let mut v = serde_json::to_value(item).unwrap_or(Value::Null);
     if let Some(map) = v.as_object_mut() {
-        map.insert("score".into(), serde_json::json!(score(h.score)));
+        map.insert("score".into(), serde_json::json!(score(value)));
         if !explain {
             map.remove("explain");
         }

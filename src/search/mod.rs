@@ -266,6 +266,36 @@ pub struct SearchResults {
     pub embedder: String,
     /// Candidates considered before the threshold.
     pub candidates: usize,
+    /// The relevance a memory needs to be a result (`search.score_threshold`).
+    pub threshold: f64,
+    /// When nothing passed the threshold: the closest candidates below it (at most
+    /// [`BELOW_THRESHOLD_SHOWN`], best first, each with a relevance above 0), so an empty answer
+    /// can say what almost matched. Empty when there are results.
+    pub below_threshold: Vec<BelowThreshold>,
+}
+
+/// How many candidates below the threshold an empty answer names.
+pub const BELOW_THRESHOLD_SHOWN: usize = 3;
+
+/// A candidate that did not pass the threshold (see [`SearchResults::below_threshold`]).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BelowThreshold {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// The memory's name.
+    pub name: String,
+    /// The memory's 11-char id.
+    pub id: String,
+    /// Its relevance, the value compared with the threshold (the calibrated relevance of
+    /// stage 3; the final score with the `ragdocs` profile).
+    pub score: f64,
+    /// The memory's type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// A short excerpt of its best chunk.
+    pub snippet: String,
+    /// Every stage's value.
+    pub explain: Explain,
 }
 
 /// Which stages a profile runs.
@@ -728,10 +758,16 @@ pub fn search_ranked(
     // The threshold compares relevance (stage 3): the lifecycle stages reorder what matches but
     // never hide it ("cold never means gone", remindb). The `ragdocs` profile filters the final
     // score after its boost, as that system does.
-    hits.retain(|(h, _)| {
-        let relevance = if st.rrf_calibration { h.score } else { h.explain.calibrated };
-        relevance >= cfg.score_threshold
-    });
+    let relevance = |h: &SearchHit| if st.rrf_calibration { h.score } else { h.explain.calibrated };
+    let mut below: Vec<(SearchHit, usize)> = Vec::new();
+    if !hits.iter().any(|(h, _)| relevance(h) >= cfg.score_threshold) {
+        below = hits.iter().filter(|(h, _)| relevance(h) > 0.0).cloned().collect();
+        below.sort_by(|(a, _), (b, _)| {
+            relevance(b).total_cmp(&relevance(a)).then_with(|| a.name.cmp(&b.name))
+        });
+        below.truncate(BELOW_THRESHOLD_SHOWN);
+    }
+    hits.retain(|(h, _)| relevance(h) >= cfg.score_threshold);
     hits.sort_by(|(a, _), (b, _)| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
     let hits = match q.budget {
         Some(budget) => {
@@ -787,6 +823,18 @@ pub fn search_ranked(
         terms: query_terms,
         time: span.map(|s| (fmt(s.start), fmt(s.end))),
     };
+    let below_threshold = fill_chunks(vault, idx, below, &query.terms)?
+        .into_iter()
+        .map(|h| BelowThreshold {
+            score: relevance(&h),
+            memory_id: h.memory_id,
+            name: h.name,
+            id: h.id,
+            memory_type: h.memory_type,
+            snippet: h.snippet,
+            explain: h.explain,
+        })
+        .collect();
     Ok(SearchResults {
         query,
         hits,
@@ -794,6 +842,8 @@ pub fn search_ranked(
         intent: q.intent,
         embedder: idx.embedder().id().to_owned(),
         candidates: candidates_count,
+        threshold: cfg.score_threshold,
+        below_threshold,
     })
 }
 

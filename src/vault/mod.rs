@@ -25,8 +25,32 @@ pub use write::{
 /// The name of the vault folder inside a project.
 pub const VAULT_DIR: &str = ".memories";
 
-/// The `.gitignore` written by `init`: derived and per-user data stays out of git.
-pub const GITIGNORE: &str = "# memlane: derived indices and per-user usage state are rebuilt locally\nindices/\nstate/\n# temp files of writes in progress (a killed writer's are removed by the next one)\n.*.tmp\n";
+/// The `.gitignore` written by `init`: what git tracks in `.memories/`, and why.
+///
+/// The memory files and `config.toml` are the source of truth and are committed; the indices and
+/// usage state are derived or per-user; `.history/` and `.trash/` are each person's local safety
+/// net (every edit and delete would otherwise show up in `git status`). A team that wants them
+/// shared re-includes them with `!.history/` and `!.trash/`.
+pub const GITIGNORE: &str = "\
+# memlane: what git tracks in .memories/
+# Commit the memory files (*.md) and config.toml: they are the source of truth.
+# indices/ and state/ are derived from them or per-user (search indices, usage
+# counts, locks); memlane rebuilds them, so they stay out of git.
+indices/
+state/
+# .history/ (earlier versions of edited memories) and .trash/ (deleted memories)
+# are a local safety net: `memlane history`, `memlane restore`, `memlane trash`.
+# To share them with your team, uncomment the two `!` lines below and commit.
+.history/
+.trash/
+# !.history/
+# !.trash/
+# temp files of writes in progress (a killed writer's are removed by the next one)
+.*.tmp
+";
+
+/// The folders every vault's `.gitignore` should mention (ignored, or re-included on purpose).
+const GITIGNORED: &[&str] = &["indices/", "state/", ".history/", ".trash/"];
 
 /// The clock memlane reads "now" from: the system clock, or a pinned instant (`--now`,
 /// `MEMLANE_NOW`) so results and files are reproducible.
@@ -195,6 +219,40 @@ impl Vault {
     /// The vault's own config file.
     pub fn config_file(&self) -> PathBuf {
         self.root.join("config.toml")
+    }
+
+    /// What `doctor` suggests about `.memories/.gitignore`: `None` when it names every folder
+    /// memlane keeps out of git ([`GITIGNORE`]), whether ignored or re-included with `!`; else
+    /// which folders it does not mention (a vault made before they were added, or a hand-made
+    /// file), so `git status` would list their files. `init` never overwrites a user's file.
+    pub fn gitignore_advice(&self) -> Option<String> {
+        let path = self.root.join(".gitignore");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Some(format!(
+                "{} is missing, so git would track the derived indices, usage state, history and trash\n  hint: run `memlane init` again to write it (it changes nothing else)",
+                path.display()
+            ));
+        };
+        let mentions = |dir: &str| {
+            let bare = dir.trim_end_matches('/');
+            text.lines().map(str::trim).any(|l| {
+                let l = l.strip_prefix('!').unwrap_or(l).trim_start_matches('/');
+                l == dir || l == bare
+            })
+        };
+        let missing: Vec<&str> = GITIGNORED.iter().copied().filter(|d| !mentions(d)).collect();
+        (!missing.is_empty()).then(|| {
+            format!(
+                "{} does not mention {}, so git would track {}\n  hint: add the line{} `{}` (or `!{}` to commit {} on purpose); `memlane init` writes them in new vaults",
+                path.display(),
+                missing.join(", "),
+                if missing.len() == 1 { "its files" } else { "their files" },
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join("`, `"),
+                missing.join("`, `!"),
+                if missing.len() == 1 { "it" } else { "them" },
+            )
+        })
     }
 
     /// Checks a memory type against the configured ones.

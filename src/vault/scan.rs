@@ -81,6 +81,21 @@ impl Memory {
     }
 }
 
+/// `path` with `.` and `..` parts resolved without touching the disk.
+fn lexical_normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 fn mtime(path: &Path) -> Option<Timestamp> {
     let t = std::fs::metadata(path).ok()?.modified().ok()?;
     Timestamp::try_from(t).ok()
@@ -112,14 +127,20 @@ impl Vault {
     /// Builds a memory from bytes already read (the indexer reads each file once).
     ///
     /// A file whose frontmatter is past [`crate::model::frontmatter::MAX_FRONTMATTER_BYTES`] or
-    /// [`crate::model::frontmatter::MAX_FRONTMATTER_DEPTH`] is an [`Error::OverLimit`] (callers
-    /// skip it and go on); other frontmatter problems are warnings and defaults.
+    /// [`crate::model::frontmatter::MAX_FRONTMATTER_DEPTH`] is an [`Error::OverLimit`], and a
+    /// file with unresolved git conflict markers an [`Error::MergeConflict`] (callers skip it and
+    /// go on); other frontmatter problems are warnings and defaults.
     pub fn memory_from_text(
         &self,
         name: MemoryName,
         path: PathBuf,
         raw: String,
     ) -> crate::Result<Memory> {
+        // Both sides of a git conflict are neither memory: read leniently, the file would become
+        // a new memory with a derived id (see `model::conflict`).
+        if let Some(line) = crate::model::conflict::conflict_line(&raw) {
+            return Err(Error::MergeConflict { path, line });
+        }
         let doc = Document::parse(&raw);
         let mut warnings = Vec::new();
         let map = match doc.mapping() {
@@ -406,7 +427,11 @@ impl Vault {
         Ok((out, problems))
     }
 
-    /// Resolves what a user typed (`name`, `name.md`, `memory:name`, or an id) to a memory.
+    /// Resolves what a user typed to a memory: a name (`auth/jwt-plan`, `auth/jwt-plan.md`,
+    /// `memory:auth/jwt-plan`), an id, or a path to the file (`.memories/auth/jwt-plan.md`,
+    /// `./.memories/x.md`, an absolute path; relative paths from the current directory).
+    ///
+    /// A path that leads outside the vault is an error that says so.
     pub fn resolve(&self, input: &str) -> crate::Result<Memory> {
         let as_name = MemoryName::parse(input);
         if let Ok(name) = &as_name
@@ -424,6 +449,19 @@ impl Vault {
                 }
             }
         }
+        match self.name_of_path(input) {
+            Some(Ok(name)) => {
+                if self.path_of(&name).is_file() {
+                    return self.load(&name);
+                }
+                return Err(Error::NotFound {
+                    name: input.to_owned(),
+                    suggestions: suggest(name.as_str(), names.iter().map(MemoryName::as_str)),
+                });
+            }
+            Some(Err(e)) if as_name.is_err() => return Err(e),
+            _ => {}
+        }
         if let Err(e) = as_name
             && MemoryId::parse(input).is_none()
         {
@@ -435,6 +473,79 @@ impl Vault {
         })
     }
 
+    /// Resolves several inputs (as [`Vault::resolve`]), each memory once however many times it
+    /// is named (`rm a a.md memory:a` removes `a` once), in the order first named.
+    pub fn resolve_all<S: AsRef<str>>(&self, inputs: &[S]) -> crate::Result<Vec<Memory>> {
+        let mut out: Vec<Memory> = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            let m = self.resolve(input.as_ref())?;
+            if !out.iter().any(|o| o.name == m.name) {
+                out.push(m);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The name for a memory that may not exist yet (`add`, `mv`'s target): a name as typed
+    /// (`auth/jwt-plan`, `auth/jwt-plan.md`, `memory:…`), or else a path to the file inside the
+    /// vault (`.memories/auth/jwt-plan.md`, an absolute path). Anything else is refused with
+    /// the name's error (`../x` contains `..`), as a new name must be one.
+    pub fn name_for(&self, input: &str) -> crate::Result<MemoryName> {
+        match MemoryName::parse(input) {
+            Ok(name) => Ok(name),
+            Err(e) => match self.name_of_path(input) {
+                Some(Ok(name)) => Ok(name),
+                _ => Err(e.into()),
+            },
+        }
+    }
+
+    /// The memory name of a file path (absolute, or relative to the current directory):
+    /// `None` when `input` does not lead to a `.md` path (so it is no path a user would
+    /// type for a memory); an error when it leads outside the vault or to a file no name can
+    /// reach (inside `.trash/`, a hidden file …).
+    fn name_of_path(&self, input: &str) -> Option<crate::Result<MemoryName>> {
+        let input = input.strip_prefix("memory:").unwrap_or(input);
+        let looks_like_path = input.ends_with(".md")
+            || input.starts_with(['.', '/', '~'])
+            || std::path::Path::new(input).is_absolute();
+        if !looks_like_path || input.is_empty() {
+            return None;
+        }
+        let typed = std::path::Path::new(input);
+        let abs = if typed.is_absolute() {
+            typed.to_path_buf()
+        } else {
+            std::env::current_dir().ok()?.join(typed)
+        };
+        let abs = lexical_normal(&abs);
+        let abs = if abs.extension().is_some_and(|e| e == "md") {
+            abs
+        } else {
+            let mut with_md = abs.into_os_string();
+            with_md.push(".md");
+            PathBuf::from(with_md)
+        };
+        // The vault as given, as resolved, and the file's folder resolved (a symlinked checkout).
+        let root = lexical_normal(&std::path::absolute(self.root()).unwrap_or_default());
+        let resolved_dir = abs
+            .parent()
+            .and_then(|d| d.canonicalize().ok())
+            .zip(abs.file_name())
+            .map(|(d, f)| d.join(f));
+        let rel = [Some(&abs), resolved_dir.as_ref()].into_iter().flatten().find_map(|p| {
+            p.strip_prefix(&root).ok().or_else(|| p.strip_prefix(&self.canonical_root).ok())
+        });
+        let Some(rel) = rel else {
+            return Some(Err(Error::Invalid(format!(
+                "`{input}` is outside the vault {}\n  hint: name a memory by its name (`memlane list` shows them), or give a path to a file inside the vault",
+                self.root().display()
+            ))));
+        };
+        let rel: Vec<String> =
+            rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        Some(MemoryName::parse(&rel.join("/")).map_err(Error::from))
+    }
     /// Lists memories matching `filter`, sorted.
     pub fn list(&self, filter: &ListFilter) -> crate::Result<(Vec<Memory>, Vec<String>)> {
         let (mut all, problems) = self.scan()?;

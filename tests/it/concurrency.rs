@@ -387,6 +387,7 @@ fn spawn(env: &TestEnv, args: &[&str]) -> Child {
 fn finds_generated(env: &TestEnv, i: usize) {
     let out = run_ok(env, &["search", &token(i), "--json", "-n", "1", "--no-touch"]);
     let v: Value = serde_json::from_str(&out).unwrap();
+    let v = &v["results"];
     assert_eq!(v[0]["name"], format!("gen/{:02}/m{i:05}", i % 40), "{out}");
 }
 
@@ -665,6 +666,7 @@ fn an_interrupted_index_commit_is_rebuilt_and_a_live_one_is_left_alone() {
     std::fs::write(&pending, "").unwrap();
     let out = run_ok(&env, &["search", "qzlatevx", "--json", "--no-touch"]);
     let hits: Value = serde_json::from_str(&out).unwrap();
+    let hits = &hits["results"];
     assert_eq!(hits.as_array().map(Vec::len), Some(1), "{out}");
     assert_eq!(hits[0]["name"], "late", "{out}");
     assert!(!pending.exists());

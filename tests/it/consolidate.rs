@@ -239,3 +239,45 @@ fn add_refuses_at_095_while_remember_updates_from_088() {
     env.run(["add", "staging-again", base]).success();
     assert!(env.exists("staging-again.md"));
 }
+
+/// The memory files (no indices or usage state), for "nothing was written" checks.
+fn memory_files(env: &TestEnv) -> Vec<(String, Vec<u8>)> {
+    let mut files = env.contents();
+    files.retain(|(f, _)| !f.starts_with("indices/") && !f.starts_with("state/"));
+    files
+}
+
+#[test]
+fn splitting_twice_refuses_naming_the_pieces_and_makes_no_copies() {
+    let env = TestEnv::with_vault("basic");
+    env.write("big.md", "---\ntype: plan\n---\n\n# Plan\n\n## Goals\n\nShip search.\n\n## Risks\n\nThe model is slow.\n");
+    env.run(["split", "big"]).success();
+    assert!(env.exists("big/goals.md") && env.exists("big/risks.md"));
+    let before = memory_files(&env);
+
+    let out = env.run(["split", "big"]).code(2);
+    assert!(
+        out.stderr.contains("`big` was split before: `big/goals`, `big/risks` already exist"),
+        "{out}"
+    );
+    assert!(out.stderr.contains("nothing was written") && out.stderr.contains("hint:"), "{out}");
+    assert!(out.stdout.is_empty(), "{out}");
+    assert_eq!(memory_files(&env), before, "no `big-1`..`big-3` copies, nothing changed");
+
+    // One piece left: still refused, naming the one that exists.
+    env.run(["rm", "big/risks"]).success();
+    let out = env.run(["split", "big", "--replace"]).code(2);
+    assert!(out.stderr.contains("`big/goals` already exists;"), "{out}");
+    assert!(env.exists("big.md") && !env.exists("big/risks.md"));
+
+    // Over MCP the same refusal, for cut-at-headings and for named pieces.
+    let mut c = crate::mcp::Client::start_with(&env, &[("MEMLANE_MCP__TOOLS", "full")]);
+    c.initialize();
+    let text = c.err("split_memory", serde_json::json!({"name": "big"}));
+    assert!(text.contains("`big/goals` already exists"), "{text}");
+    let pieces = serde_json::json!([{"name": "big/goals", "content": "a"}, {"content": "b"}]);
+    let text = c.err("split_memory", serde_json::json!({"name": "big", "pieces": pieces}));
+    assert!(text.contains("`big/goals` already exists"), "{text}");
+    drop(c);
+    assert!(!env.exists("big-1.md") && !env.exists("big-2.md") && !env.exists("big/risks.md"));
+}

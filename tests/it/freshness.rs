@@ -14,7 +14,7 @@ fn word(i: usize) -> String {
 }
 
 fn top(env: &TestEnv, q: &str) -> Option<String> {
-    let out = env.run(["search", q, "--json", "-n", "1"]).success().json();
+    let out = env.run(["search", q, "--json", "-n", "1"]).success().json()["results"].clone();
     out.as_array().unwrap().first().map(|h| h["name"].as_str().unwrap().to_owned())
 }
 

@@ -210,7 +210,8 @@ fn search_expand_adds_linked_neighbours_marked_with_their_link() {
     let out = env
         .run(["search", "JWT access tokens", "-n", "1", "--expand", "1", "--json"])
         .success()
-        .json();
+        .json()["results"]
+        .clone();
     let hits = out.as_array().unwrap();
     assert_eq!(hits[0]["name"], "auth-v3");
     assert!(hits[0].get("expanded_from").is_none());
@@ -224,7 +225,9 @@ fn search_expand_adds_linked_neighbours_marked_with_their_link() {
         "{out:#}"
     );
     assert!(hits[1..].iter().all(|h| h["expanded_from"] == "auth-v3"));
-    let plain = env.run(["search", "JWT access tokens", "-n", "1", "--json"]).success().json();
+    let plain =
+        env.run(["search", "JWT access tokens", "-n", "1", "--json"]).success().json()["results"]
+            .clone();
     assert_eq!(plain.as_array().unwrap().len(), 1);
 }
 
@@ -236,7 +239,8 @@ fn a_supersedes_link_lowers_the_old_memory_in_search_and_names_its_successor() {
     let out = env
         .run(["search", "sessions redis JWT", "--json", "--explain", "--no-touch"])
         .success()
-        .json();
+        .json()["results"]
+        .clone();
     let v2 =
         out.as_array().unwrap().iter().find(|h| h["name"] == "auth-v2").expect("auth-v2 found");
     assert_eq!(v2["superseded_by"], "auth-v3", "{v2:#}");

@@ -112,7 +112,8 @@ fn reading_a_memory_raises_it_above_an_equally_relevant_unread_one() {
         let out = env
             .run(["search", "page cache redis", "--json", "--no-touch", "--explain"])
             .success()
-            .json();
+            .json()["results"]
+            .clone();
         out.as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap().to_owned()).collect()
     };
     // Equal relevance: ties go by name.
@@ -124,7 +125,8 @@ fn reading_a_memory_raises_it_above_an_equally_relevant_unread_one() {
     let out = env
         .run(["search", "page cache redis", "--json", "--no-touch", "--explain", "-n", "1"])
         .success()
-        .json();
+        .json()["results"]
+        .clone();
     assert!((out[0]["explain"]["temperature"].as_f64().unwrap() - 0.95).abs() < 1e-9, "{out:#}");
 }
 
@@ -153,7 +155,8 @@ fn ranked(env: &TestEnv, query: &str, profile: &str) -> Vec<serde_json::Value> {
     let out = env
         .run(["search", query, "--json", "--no-touch", "--explain", "--profile", profile])
         .success()
-        .json();
+        .json()["results"]
+        .clone();
     out.as_array().unwrap().clone()
 }
 
@@ -318,7 +321,7 @@ fn search_ages_memories_on_the_configured_clock() {
     let age = |extra: &[&str]| -> f64 {
         let mut args = vec!["search", "page cache redis", "--json", "--explain", "--no-touch"];
         args.extend_from_slice(extra);
-        let out = env.run(args).success().json();
+        let out = env.run(args).success().json()["results"].clone();
         let hit = out.as_array().unwrap().iter().find(|h| h["name"] == "old-cache").unwrap();
         hit["explain"]["age_days"].as_f64().unwrap()
     };

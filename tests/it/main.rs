@@ -26,4 +26,5 @@ mod search;
 mod search_quality;
 mod trash_history;
 mod ux;
+mod vault_git;
 mod watch;

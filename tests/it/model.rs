@@ -63,10 +63,13 @@ fn an_imported_model_is_used_and_finds_meaning_not_just_words() {
     assert!(env.root.join("home/.local/share/memlane/models/default/model.safetensors").is_file());
 
     // No word of the query is in the memory: only meaning connects them.
-    let hits = env.run(["search", "kitten vet shots", "--json", "--explain"]).success().json();
+    let hits =
+        env.run(["search", "kitten vet shots", "--json", "--explain"]).success().json()["results"]
+            .clone();
     assert_eq!(hits[0]["name"], "pets", "{hits:#}");
     assert!(hits[0]["explain"]["vector_similarity"].as_f64().unwrap() > 0.3, "{hits:#}");
-    let hits = env.run(["search", "database standby delay", "--json"]).success().json();
+    let hits =
+        env.run(["search", "database standby delay", "--json"]).success().json()["results"].clone();
     assert_eq!(hits[0]["name"], "replication", "{hits:#}");
     let after = env.run(["reindex", "--json"]).success().json();
     assert!(after["embedder"].as_str().unwrap().starts_with("st-bert-v1:384:"), "{after}");

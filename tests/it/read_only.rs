@@ -120,7 +120,7 @@ fn search_show_and_doctor_answer_from_the_files_on_a_read_only_vault() {
         let r = run(read_only(&env, &["search", "memcached", "--json"]));
         assert_eq!(r.code, Some(0), "{}", r.stderr);
         let v: serde_json::Value = serde_json::from_str(&r.stdout).unwrap();
-        let hits = v.as_array().unwrap_or_else(|| panic!("{v}"));
+        let hits = v["results"].as_array().unwrap_or_else(|| panic!("{v}"));
         assert!(hits.iter().any(|h| h["name"] == "cache-v1"), "{v}");
         assert_one_warning(&r, "the file system is read-only");
 

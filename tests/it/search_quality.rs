@@ -8,7 +8,7 @@ use crate::common::TestEnv;
 fn hits(env: &TestEnv, args: &[&str]) -> Vec<serde_json::Value> {
     let mut a = vec!["search", "--json", "--explain"];
     a.extend_from_slice(args);
-    env.run(a).success().json().as_array().unwrap().clone()
+    env.run(a).success().json()["results"].as_array().unwrap().clone()
 }
 
 fn names(hits: &[serde_json::Value]) -> Vec<&str> {

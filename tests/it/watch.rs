@@ -111,7 +111,8 @@ impl Drop for Watch {
 }
 
 fn top(env: &TestEnv, q: &str) -> Option<String> {
-    let out = env.run(["search", q, "--json", "-n", "1", "--no-touch"]).success().json();
+    let out = env.run(["search", q, "--json", "-n", "1", "--no-touch"]).success().json()["results"]
+        .clone();
     out.as_array().unwrap().first().map(|h| h["name"].as_str().unwrap().to_owned())
 }
 

@@ -9,8 +9,9 @@ use crate::cli::Ctx;
 
 /// Create a memory vault (`.memories/`) in the current directory
 ///
-/// Creates `.memories/` with `.trash/`, `.history/`, a `.gitignore` that keeps derived indices
-/// and per-user state out of git, and a commented `config.toml`. Running it again changes nothing.
+/// Creates `.memories/` with `.trash/`, `.history/`, a `.gitignore` that keeps derived indices,
+/// per-user state, history and trash out of git (memory files and config.toml are committed),
+/// and a commented `config.toml`. Running it again changes nothing and never overwrites files.
 #[derive(Debug, clap::Args)]
 pub(crate) struct InitArgs {
     /// Create the vault in this folder instead (as `DIR/.memories`)

@@ -262,7 +262,12 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
         .collect();
     for p in &report.problems {
         if !duplicates.iter().any(|(_, _, m)| m == p) {
-            problems.push(json!({ "kind": "unreadable", "message": p }));
+            let kind = if p.contains("unresolved merge conflict") {
+                "merge_conflict"
+            } else {
+                "unreadable"
+            };
+            problems.push(json!({ "kind": kind, "message": p }));
         }
     }
     for (id, names, message) in duplicates {
@@ -286,6 +291,9 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
             None => "symbolic link that resolves nowhere; memlane does not read it".to_owned(),
         };
         problems.push(json!({ "kind": "link_outside_vault", "memory": link.name, "target": link.target, "message": message }));
+    }
+    if let Some(message) = vault.gitignore_advice() {
+        problems.push(json!({ "kind": "gitignore", "message": message }));
     }
     for p in vault.unreachable_files()? {
         problems.push(json!({ "kind": "unreachable", "message": p }));

@@ -124,11 +124,25 @@ fn print_results(
         let mut hits: Vec<serde_json::Value> =
             r.hits.iter().map(|h| ops::wire::hit(h, explain)).collect();
         hits.extend(expanded.iter().map(|e| serde_json::to_value(e).expect("serialises")));
-        return ctx.out.json(&hits);
+        let below: Vec<serde_json::Value> =
+            r.below_threshold.iter().map(|b| ops::wire::below(b, explain)).collect();
+        return ctx.out.json(&serde_json::json!({ "results": hits, "below_threshold": below }));
     }
     if r.hits.is_empty() {
-        ctx.out.note("no memory matches well enough (try other words, or `--explain`)");
-        return Ok(());
+        if r.below_threshold.is_empty() {
+            ctx.out.note("no memory matches (try other words)");
+            return Ok(());
+        }
+        let closest: Vec<String> =
+            r.below_threshold.iter().map(|b| format!("{} ({:.2})", b.name, b.score)).collect();
+        ctx.out.note(format!(
+            "no memory passed the threshold {:.2}; closest: {}\n  hint: try other words, or lower `search.score_threshold` (`--explain` shows how each was scored)",
+            r.threshold,
+            closest.join(", ")
+        ));
+        if !explain {
+            return Ok(());
+        }
     }
     let mut text = String::new();
     if explain {
@@ -170,28 +184,7 @@ fn print_results(
         }
         text.push_str(&format!("   {}\n", h.snippet));
         if explain {
-            let e = &h.explain;
-            let opt = |v: Option<usize>| v.map_or("-".to_owned(), |n| n.to_string());
-            text.push_str(&format!(
-                "   retrieve: bm25 rank {} score {}, vector rank {} similarity {}\n",
-                opt(e.bm25_rank),
-                e.bm25_score.map_or("-".to_owned(), |s| format!("{s:.3}")),
-                opt(e.vector_rank),
-                e.vector_similarity.map_or("-".to_owned(), |s| format!("{s:.3}")),
-            ));
-            text.push_str(&format!(
-                "   fuse: lexical {:.3} (bm25 {:.3}, coverage {:.3}), vector {:.3}; thread context +{:.3} (best neighbour {:.3}); time ×{:.2} (closeness {:.2}) → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",
-                e.lexical, e.bm25_norm, e.coverage, e.vector_score, e.context_bonus, e.context, e.time_factor, e.time_closeness, e.fused, e.rrf, e.evidence, e.vector_evidence, e.gate, e.calibrated
-            ));
-            let importance = match (e.importance, e.importance_factor) {
-                (Some(i), Some(f)) => format!("; importance {i:.3} (×{f:.2})"),
-                _ => String::new(),
-            };
-            text.push_str(&format!(
-                "   type: weight {:.2} × decay {:.3} (age {:.1} d); recency +{:.3}; temperature {:.2} (×{:.2}){importance}; superseded ×{:.2}; expiry ×{:.2} → {:.3}\n",
-                e.type_weight, e.type_decay, e.age_days, e.recency_bonus, e.temperature, e.temperature_factor,
-                e.supersession_factor, e.expiry_factor, e.score
-            ));
+            explain_lines(&mut text, &h.explain);
         }
     }
     for e in expanded {
@@ -200,7 +193,46 @@ fn print_results(
             e.name, e.score, e.memory_type, e.edge_type, e.expanded_from
         ));
     }
+    if explain && !r.below_threshold.is_empty() {
+        text.push_str(&format!("below the threshold {:.2}:\n", r.threshold));
+        for (i, b) in r.below_threshold.iter().enumerate() {
+            text.push_str(&format!(
+                "{}. {}  [{:.2}]  {}\n   {}\n",
+                i + 1,
+                b.name,
+                b.score,
+                b.memory_type,
+                b.snippet
+            ));
+            explain_lines(&mut text, &b.explain);
+        }
+    }
     ctx.out.text(&text)
+}
+
+/// The `--explain` lines of one result (every stage's value).
+fn explain_lines(text: &mut String, e: &memlane::search::Explain) {
+    let opt = |v: Option<usize>| v.map_or("-".to_owned(), |n| n.to_string());
+    text.push_str(&format!(
+        "   retrieve: bm25 rank {} score {}, vector rank {} similarity {}\n",
+        opt(e.bm25_rank),
+        e.bm25_score.map_or("-".to_owned(), |s| format!("{s:.3}")),
+        opt(e.vector_rank),
+        e.vector_similarity.map_or("-".to_owned(), |s| format!("{s:.3}")),
+    ));
+    text.push_str(&format!(
+            "   fuse: lexical {:.3} (bm25 {:.3}, coverage {:.3}), vector {:.3}; thread context +{:.3} (best neighbour {:.3}); time ×{:.2} (closeness {:.2}) → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",
+            e.lexical, e.bm25_norm, e.coverage, e.vector_score, e.context_bonus, e.context, e.time_factor, e.time_closeness, e.fused, e.rrf, e.evidence, e.vector_evidence, e.gate, e.calibrated
+        ));
+    let importance = match (e.importance, e.importance_factor) {
+        (Some(i), Some(f)) => format!("; importance {i:.3} (×{f:.2})"),
+        _ => String::new(),
+    };
+    text.push_str(&format!(
+            "   type: weight {:.2} × decay {:.3} (age {:.1} d); recency +{:.3}; temperature {:.2} (×{:.2}){importance}; superseded ×{:.2}; expiry ×{:.2} → {:.3}\n",
+            e.type_weight, e.type_decay, e.age_days, e.recency_bonus, e.temperature, e.temperature_factor,
+            e.supersession_factor, e.expiry_factor, e.score
+        ));
 }
 
 fn progress_printer(ctx: &Ctx) -> impl FnMut(Progress) + use<> {

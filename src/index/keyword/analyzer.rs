@@ -297,7 +297,11 @@ impl Tokenizer for CodeTokenizer {
     fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream {
         let mut tokens = Vec::new();
         let mut position = 0usize;
+        let markers = redaction_markers(text);
         for (start, end) in source_tokens(text) {
+            if markers.iter().any(|&(from, to)| start >= from && end <= to) {
+                continue;
+            }
             self.emit(text, start, end, &mut position, &mut tokens);
         }
         CodeTokenStream { tokens, cursor: 0 }
@@ -365,6 +369,30 @@ impl CodeTokenizer {
 
 fn push(out: &mut Vec<Token>, text: String, from: usize, to: usize, position: usize) {
     out.push(Token { offset_from: from, offset_to: to, position, text, position_length: 1 });
+}
+
+/// Byte ranges of the markers redaction writes in place of private text (`[redacted]`) and
+/// secrets (`«redacted:<kind>»`, see [`crate::privacy`]). They are not words of the memory, so
+/// they are never indexed: a query for "redacted" or "api key" must not find every memory that
+/// once held a key.
+fn redaction_markers(text: &str) -> Vec<(usize, usize)> {
+    const PRIVATE: &str = "[redacted]";
+    const SECRET: &str = "«redacted:";
+    if !text.contains("redacted") {
+        return Vec::new();
+    }
+    let mut out: Vec<(usize, usize)> =
+        text.match_indices(PRIVATE).map(|(i, m)| (i, i + m.len())).collect();
+    for (i, m) in text.match_indices(SECRET) {
+        let rest = &text[i + m.len()..];
+        let kind = rest
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
+            .unwrap_or(rest.len());
+        if kind > 0 && rest[kind..].starts_with('»') {
+            out.push((i, i + m.len() + kind + '»'.len_utf8()));
+        }
+    }
+    out
 }
 
 /// Byte ranges of the source tokens of `text`: maximal runs of alphanumerics and joiners, with
@@ -536,6 +564,21 @@ mod tests {
         assert!(looks_like_question("In what year did we move to Kubernetes"));
         assert!(looks_like_question("What's our cache strategy"));
         assert!(!looks_like_question("postgres transactions orders"));
+    }
+
+    #[test]
+    fn redaction_markers_are_not_words() {
+        let text = "db [redacted] at postgres://app:«redacted:connection-string»@db/app, token «redacted:api-key» here";
+        let got = terms(text);
+        for marker_word in ["redact", "redacted", "connect", "connection", "string", "api", "key"] {
+            assert!(!got.iter().any(|t| t == marker_word), "{marker_word} in {got:?}");
+        }
+        for word in ["db", "postgr", "app", "here"] {
+            assert!(got.iter().any(|t| t.starts_with(word)), "{word} missing from {got:?}");
+        }
+        // Only the exact marker forms: the word itself, or a malformed marker, is text.
+        assert!(terms("the redacted report").iter().any(|t| t.starts_with("redact")));
+        assert!(terms("«redacted:» «redacted:x").iter().any(|t| t.starts_with("redact")));
     }
 
     #[test]
