@@ -1,12 +1,11 @@
-//! `memlane trash …`, `memlane history`, `memlane restore`.
-
-use memlane::Error;
-use memlane::model::time::parse_duration_secs;
+//! `memlane trash list|restore|empty`.
 
 use crate::cli::Ctx;
 use crate::cli::commands::content::print_outcome;
 use crate::cli::output::{Style, human_size};
 use crate::cli::session::CliSession;
+use memlane::Error;
+use memlane::model::time::parse_duration_secs;
 use memlane::ops;
 
 /// List, restore or empty the trash
@@ -34,29 +33,6 @@ enum TrashCommand {
         #[arg(long, value_name = "AGE")]
         older_than: Option<String>,
     },
-}
-
-/// List the stored versions of a memory
-///
-/// Every overwrite (update, append, edit, restore …) keeps the previous file here first.
-#[derive(Debug, clap::Args)]
-pub(crate) struct HistoryArgs {
-    /// The memory: its name, `name.md`, `memory:name`, or its id
-    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
-    name: String,
-}
-
-/// Bring back an earlier version of a memory
-///
-/// The current content goes to history first, so a restore can be undone the same way.
-#[derive(Debug, clap::Args)]
-pub(crate) struct RestoreArgs {
-    /// The memory: its name, `name.md`, `memory:name`, or its id
-    #[arg(add = clap_complete::ArgValueCompleter::new(crate::cli::complete::memory_names))]
-    name: String,
-    /// The version number from `memlane history`
-    #[arg(long, value_name = "N")]
-    version: usize,
 }
 
 pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
@@ -109,31 +85,4 @@ pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
             ))
         }
     }
-}
-
-pub(crate) fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let m = vault.resolve(&args.name)?;
-    let versions = vault.history(&m)?;
-    if ctx.out.json {
-        return ctx
-            .out
-            .json(&serde_json::json!({ "name": m.name, "id": m.id, "versions": versions }));
-    }
-    if versions.is_empty() {
-        ctx.out.note(format!("{} has no earlier versions", m.name));
-        return Ok(());
-    }
-    let rows: Vec<Vec<String>> = versions
-        .iter()
-        .map(|v| {
-            vec![v.version.to_string(), v.replaced_at.clone(), v.action.clone(), human_size(v.size)]
-        })
-        .collect();
-    ctx.out.text(&ctx.out.table(&["VERSION", "REPLACED", "BY", "SIZE"], &rows, &[]))
-}
-
-pub(crate) fn restore(ctx: &mut Ctx, args: &RestoreArgs) -> anyhow::Result<()> {
-    let s = CliSession::open(ctx)?;
-    print_outcome(ctx, &ops::trash::restore_version(&s, &args.name, args.version)?)
 }

@@ -1,0 +1,114 @@
+//! `memlane doctor`: check the config and the vault.
+
+use crate::cli::Ctx;
+use serde_json::json;
+
+/// Check the config and the vault: hand-written files with problems, links to missing memories
+#[derive(Debug, clap::Args)]
+pub(crate) struct DoctorArgs {}
+
+pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
+    let vault = ctx.open_vault()?;
+    let (idx, report) = ctx.open_reconciled(&vault)?;
+    let mut problems: Vec<serde_json::Value> = Vec::new();
+    let duplicates: Vec<(String, Vec<String>, String)> = idx
+        .manifest()
+        .duplicate_ids()
+        .into_iter()
+        .map(|(id, names)| {
+            let message = memlane::index::store::duplicate_id_message(&id, &names);
+            (id, names, message)
+        })
+        .collect();
+    for p in &report.problems {
+        if !duplicates.iter().any(|(_, _, m)| m == p) {
+            let kind = if p.contains("unresolved merge conflict") {
+                "merge_conflict"
+            } else {
+                "unreadable"
+            };
+            problems.push(json!({ "kind": kind, "message": p }));
+        }
+    }
+    for (id, names, message) in duplicates {
+        problems.push(
+            json!({ "kind": "duplicate_id", "id": id, "memories": names, "message": message }),
+        );
+    }
+    for name in vault.pending_intents() {
+        problems.push(json!({ "kind": "interrupted_operation", "message": format!("an interrupted operation ({name}) waits to be rolled back by the next write") }));
+    }
+    for path in vault.stale_temp_files() {
+        problems.push(json!({ "kind": "temp_file", "message": format!("{} is a temp file left by a killed writer; `memlane maintain` removes it", path.display()) }));
+    }
+    for link in vault.escaping_links()? {
+        let what = if link.folder { "folder" } else { "file" };
+        let message = match &link.target {
+            Some(t) => format!(
+                "symbolic link to the {what} {}, outside the vault's memories; memlane does not read it",
+                t.display()
+            ),
+            None => "symbolic link that resolves nowhere; memlane does not read it".to_owned(),
+        };
+        problems.push(json!({ "kind": "link_outside_vault", "memory": link.name, "target": link.target, "message": message }));
+    }
+    if let Some(message) = vault.gitignore_advice() {
+        problems.push(json!({ "kind": "gitignore", "message": message }));
+    }
+    for p in vault.unreachable_files()? {
+        problems.push(json!({ "kind": "unreachable", "message": p }));
+    }
+    for (name, e) in &idx.manifest().entries {
+        for w in &e.warnings {
+            problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
+        }
+    }
+    for (src, missing) in idx.graph().dangling() {
+        let target = missing.trim_start_matches("memory:");
+        let successor = vault.successor_of(target);
+        let message = match &successor {
+            Some(s) => {
+                format!("links to `{target}`, which no longer exists; its successor is `{s}`")
+            }
+            None => format!("links to `{target}`, which no longer exists"),
+        };
+        problems.push(json!({ "kind": "dead_link", "memory": src.trim_start_matches("memory:"), "target": target, "successor": successor, "message": message }));
+    }
+    let stats = idx.graph().stats();
+    let summary = json!({
+        "vault": vault.root(),
+        "memories": idx.manifest().entries.len(),
+        "chunks": idx.manifest().total_chunks(),
+        "embedder": idx.embedder().id(),
+        "graph": stats,
+        "problems": problems,
+    });
+    if ctx.out.json {
+        return ctx.out.json(&summary);
+    }
+    let mut text = format!(
+        "vault     {}\nmemories  {} ({} chunks)\nembedder  {}\ngraph     {} memories, {} documents, {} entities, {} links\n",
+        vault.root().display(),
+        idx.manifest().entries.len(),
+        idx.manifest().total_chunks(),
+        idx.embedder().id(),
+        stats.memories,
+        stats.ghosts,
+        stats.entities,
+        stats.edges
+    );
+    if problems.is_empty() {
+        text.push_str("no problems found\n");
+    } else {
+        text.push_str(&format!("{} problem(s):\n", problems.len()));
+        for p in &problems {
+            let who = p
+                .get("memory")
+                .and_then(|v| v.as_str())
+                .map(|m| format!("{m}: "))
+                .unwrap_or_default();
+            text.push_str(&format!("  {who}{}\n", p["message"].as_str().unwrap_or_default()));
+        }
+    }
+    ctx.out.text(&text)
+}
