@@ -270,21 +270,6 @@ fn unknown_keys_name_origin_key_and_allowed() {
             "half_life_days, weight, recency_window_days, recency_max_boost, recency_rate",
         ),
         ("[embedding]\nmodle = \"x\"", "embedding.modle", "model, batch_size"),
-        (
-            "[search]\nlimits = 3",
-            "search.limits",
-            "profile, limit, score_threshold, rrf_k, min_candidates, candidate_factor, \
-             calibration_midpoint, calibration_steepness, supersession_penalty, \
-             question_weight, context_weight, context_span, context_gap_minutes, \
-             temporal_weight, expiry_fade_days, intents",
-        ),
-        (
-            "[lifecycle]\nclocks = 1",
-            "lifecycle.clocks",
-            "clock, temperature_start, temperature_warm, cooling_rate, cold_threshold, \
-             notify_threshold, cold_check_minutes, maintain_minutes, renotify_hours, dedup_threshold, \
-             remember_update_threshold, merge_threshold",
-        ),
         ("[mcp]\ntool = \"core\"", "mcp.tool", "tools"),
         ("[search.intents.general]\nbm = 1", "search.intents.general.bm", "bm25, vector"),
     ];
@@ -294,6 +279,16 @@ fn unknown_keys_name_origin_key_and_allowed() {
         assert!(matches!(err, ConfigError::UnknownKey { .. }), "{msg}");
         assert!(msg.starts_with(&format!("unknown key `{key}` in vault config ")), "{msg}");
         assert!(msg.ends_with(&format!("config.toml; allowed: {allowed}")), "{msg}");
+    }
+    // Every section lists its declared keys, then its sub-tables.
+    for section in SECTIONS {
+        let defaults = Config::default();
+        let table = (section.get)(&defaults);
+        let names: Vec<&str> =
+            table.keys().iter().map(|k| k.name).chain(table.tables().iter().copied()).collect();
+        let err = load_vault_text(&format!("[{}]\nnope_key = 1", section.name)).unwrap_err();
+        let allowed = format!("; allowed: {}", names.join(", "));
+        assert!(err.to_string().ends_with(&allowed), "{err}");
     }
 }
 

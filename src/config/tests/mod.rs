@@ -25,7 +25,6 @@ pub(super) const TOP_KEYS: &[&str] = &[
     "types",
 ];
 
-
 pub(super) fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()
 }
@@ -79,7 +78,14 @@ fn defaults_match_spec_table() {
     let loaded = LoadedConfig::load(&ConfigInputs::default()).unwrap();
     assert_eq!(loaded.config, config);
     assert!(loaded.files.is_empty());
-    assert_eq!(loaded.sources.len(), 2 + 2 + 15 + 4 * 2 + 12 + 1 + 1 + 12 * 5);
+    // One source per leaf: the top-level keys, every section's, each intent's weights, and
+    // each type's profile.
+    let sections: usize = SECTIONS.iter().map(|s| (s.get)(&config).keys().len()).sum();
+    let leaves = Config::KEYS.len()
+        + sections
+        + Intent::ALL.len() * Weights::KEYS.len()
+        + spec.len() * TypeProfile::KEYS.len();
+    assert_eq!(loaded.sources.len(), leaves);
     assert!(loaded.sources.values().all(|s| *s == ConfigSource::Default));
 }
 

