@@ -1,8 +1,5 @@
 //! Blanking out code (fenced blocks and inline spans) so links and sentences are found in prose only.
 
-// ---------------------------------------------------------------------------------------------
-// Code masking
-
 /// The body with code blanked out, byte offsets unchanged.
 pub(super) struct Masked {
     /// Fenced code blocks blanked to spaces (newlines kept): the source of link contexts.

@@ -2,9 +2,6 @@
 
 use super::*;
 
-// ---------------------------------------------------------------------------------------------
-// Entities
-
 /// Extensions that make a bare `name.ext` a file name.
 pub(super) const KNOWN_EXTENSIONS: &[&str] = &[
     "rs", "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "java", "kt", "kts", "rb",

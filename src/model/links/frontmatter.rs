@@ -2,9 +2,6 @@
 
 use super::*;
 
-// ---------------------------------------------------------------------------------------------
-// Frontmatter links
-
 pub(super) fn scalar_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.clone()),

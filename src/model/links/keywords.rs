@@ -2,9 +2,6 @@
 
 use super::*;
 
-// ---------------------------------------------------------------------------------------------
-// Keywords
-
 pub(super) const REL_TYPES: [EdgeType; 8] = [
     EdgeType::Supersedes,
     EdgeType::DependsOn,

@@ -2,9 +2,6 @@
 
 use super::*;
 
-// ---------------------------------------------------------------------------------------------
-// Context
-
 pub(super) const CONTEXT_SIDE: usize = 50;
 pub(super) const WORD_SNAP: usize = 20;
 
@@ -41,9 +38,6 @@ pub(super) fn anchor_context(src: &str, start: usize, end: usize) -> String {
     }
     out
 }
-
-// ---------------------------------------------------------------------------------------------
-// Links
 
 /// A body prepared for link and entity reading.
 pub(super) struct Prepared {

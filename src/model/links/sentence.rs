@@ -2,9 +2,6 @@
 
 use super::*;
 
-// ---------------------------------------------------------------------------------------------
-// Sentences
-
 pub(super) const ABBREVIATIONS: &[&str] =
     &["vs", "cf", "approx", "dr", "mr", "mrs", "ms", "st", "fig", "al", "viz", "resp", "incl"];
 

@@ -2,9 +2,6 @@
 
 use super::*;
 
-// ---------------------------------------------------------------------------------------------
-// Targets
-
 /// Normalises a link target so spellings of one path meet: trims whitespace, turns `\` into `/`,
 /// drops `.` segments (so leading `./`, repeatedly, and inner `/./`), collapses duplicate
 /// slashes and drops a trailing one. A leading `/`, `..`, case and a trailing `.md` are kept as
