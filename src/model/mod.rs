@@ -4,6 +4,7 @@
 
 pub mod frontmatter;
 pub mod links;
+pub mod markdown;
 pub mod name;
 pub mod time;
 

@@ -15,7 +15,8 @@
 //! - `[[target]]`, `[[target|alias]]`, `[[target#heading]]`, `[[target#heading|alias]]` and
 //!   `[[memory:name]]` (with the same optional parts). `![[embed]]` is a link to `embed` (the span
 //!   starts at `[[`). In tables, Obsidian's `[[target\|alias]]` works too.
-//! - Code never links: fenced blocks (```` ``` ```` or `~~~`, at any indent or inside `>` quotes;
+//! - Code never links (by the rules of [`crate::model::markdown`], which the chunker shares):
+//!   fenced blocks (```` ``` ```` or `~~~`, at any indent or inside `>` quotes;
 //!   an unclosed fence runs to the end) and inline code spans (CommonMark: a run of n backticks
 //!   closes at the next run of exactly n in the same paragraph; an unmatched run is plain text).
 //!   Indented (4-space) code blocks are not recognised: list continuations look the same.
