@@ -209,6 +209,8 @@ config_table! {
 
 config_table! {
     /// Redaction settings (SPEC §4), `[privacy]`.
+    // The key's doc is also the config.toml comment, which names the `<private>` tag as written.
+    #[allow(rustdoc::invalid_html_tags)]
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct PrivacyConfig {
         keys {
