@@ -453,8 +453,9 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Redaction: over any text (not only the shapes the unit properties in privacy.rs build), a
-// planted `<private>` block and a planted token are always removed and redaction is idempotent.
+// Redaction: over any text (not only the shapes the unit properties in
+// privacy/tests/properties.rs build), a planted `<private>` block and a planted token are always
+// removed and redaction is idempotent.
 
 /// Never produced by [`redaction_text`]'s runs: they have no digits next to capitals like this.
 const PLANTED: &str = "PLANTEDq7Zx9";

@@ -41,6 +41,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod config;
+pub mod disk;
 pub mod error;
 pub mod failpoint;
 pub mod index;

@@ -2,7 +2,8 @@
 //!
 //! A chunk is one section: the text under an ATX heading (`#` … `######`) up to the next heading
 //! of any level, including its heading line. `#` lines inside fenced code blocks (```` ``` ```` or
-//! `~~~`) are not headings. Text before the first heading is a chunk with an empty
+//! `~~~`, by the rules of [`crate::model::markdown`], which the link parser shares) are not
+//! headings. Text before the first heading is a chunk with an empty
 //! `header_path`. Each chunk's `header_path` joins the headings above it: `Goals > Risks`.
 //!
 //! - A heading with no text of its own (directly followed by another heading) is merged into the
@@ -123,81 +124,12 @@ pub fn chunk_markdown(body: &str, opts: &ChunkOptions) -> Vec<Chunk> {
     chunks
 }
 
-/// An ATX heading of a Markdown body (outside code fences).
-#[derive(Debug)]
-pub struct Heading {
-    /// Byte offset of the heading line.
-    pub start: usize,
-    /// Byte offset just past the heading line (including its newline).
-    pub line_end: usize,
-    /// 1 for `#` … 6 for `######`.
-    pub level: usize,
-    /// The heading's text, without the `#`s and a closing sequence.
-    pub text: String,
-}
+pub use crate::model::markdown::Heading;
 
-/// Finds the ATX headings of `body`, skipping fenced code blocks.
+/// Finds the ATX headings of `body`, skipping fenced code blocks (see [`crate::model::markdown`],
+/// which the link parser reads code with too).
 pub fn scan_headings(body: &str) -> Vec<Heading> {
-    let mut headings = Vec::new();
-    let mut fence: Option<(char, usize)> = None;
-    let mut offset = 0;
-    for line in body.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let content = line.trim_end_matches(['\n', '\r']);
-        let indent = content.len() - content.trim_start_matches(' ').len();
-        if indent > 3 {
-            continue;
-        }
-        let content = &content[indent..];
-        if let Some((ch, len)) = fence_marker(content) {
-            match fence {
-                None => fence = Some((ch, len)),
-                Some((open_ch, open_len))
-                    if ch == open_ch && len >= open_len && content[len..].trim().is_empty() =>
-                {
-                    fence = None;
-                }
-                Some(_) => {}
-            }
-            continue;
-        }
-        if fence.is_some() {
-            continue;
-        }
-        if let Some((level, text)) = parse_atx(content) {
-            headings.push(Heading { start, line_end: offset, level, text });
-        }
-    }
-    headings
-}
-
-/// `(char, run length)` when `line` opens or closes a code fence.
-fn fence_marker(line: &str) -> Option<(char, usize)> {
-    let ch = line.chars().next().filter(|c| matches!(c, '`' | '~'))?;
-    let len = line.len() - line.trim_start_matches(ch).len();
-    (len >= 3).then_some((ch, len))
-}
-
-/// `(level, text)` when `line` (indent removed) is an ATX heading.
-fn parse_atx(line: &str) -> Option<(usize, String)> {
-    let level = line.len() - line.trim_start_matches('#').len();
-    if !(1..=6).contains(&level) {
-        return None;
-    }
-    let rest = &line[level..];
-    if !(rest.is_empty() || rest.starts_with([' ', '\t'])) {
-        return None;
-    }
-    let mut text = rest.trim();
-    // Optional closing sequence: `## Title ##`.
-    let without_hashes = text.trim_end_matches('#');
-    if without_hashes.is_empty() {
-        text = "";
-    } else if without_hashes.len() < text.len() && without_hashes.ends_with([' ', '\t']) {
-        text = without_hashes.trim_end();
-    }
-    Some((level, text.to_string()))
+    crate::model::markdown::headings(body)
 }
 
 /// `body[start..end]` without surrounding whitespace, or `None` when nothing is left.
@@ -328,6 +260,36 @@ mod tests {
         assert_eq!(paths, ["Setup", "Setup > Next"]);
         assert!(c[0].text.contains("# install deps"));
         assert!(c[0].text.contains("# tilde code"));
+    }
+
+    /// The chunker and the link parser read code with one scanner: on every tricky input, a
+    /// `# Heading [[target]]` line is a heading exactly when its link is a link.
+    #[test]
+    fn chunker_and_linker_agree_on_what_is_code() {
+        let cases: &[(&str, &str, bool)] = &[
+            // (what the input shows, body around the probe line `# P [[probe]]`, probe is prose)
+            ("tilde fence", "~~~\n{P}\n~~~\n", false),
+            ("longer tilde fence closed by a longer run", "~~~~\n~~~\n{P}\n~~~~~\n", false),
+            ("fence indented in a list", "- step\n\n    ```sh\n{P}\n    ```\n", false),
+            ("fence in a block quote", "> ```\n{P}\n> ```\n", false),
+            ("unclosed fence", "```\n{P}\n", false),
+            ("fence in a list item", "1. install\n   ```\n{P}\n   ```\n", false),
+            ("after a closed fence", "```\ncode\n```\n{P}\n", true),
+            ("inline code with triple backticks", "```[[a]]``` is inline\n{P}\n", true),
+            ("inline code with a backtick run", "`` `[[a]]` `` text\n{P}\n", true),
+            ("backtick fence whose info has a backtick", "```x`\n{P}\n", true),
+            ("tilde fence does not close a backtick one", "```\n~~~\n{P}\n```\n", false),
+        ];
+        for (what, template, prose) in cases {
+            let body = template.replace("{P}", "# P [[probe]]");
+            let is_heading = scan_headings(&body).iter().any(|h| h.text == "P [[probe]]");
+            let links = crate::model::links::extract_links(&body, &|_| true);
+            let is_link = links.iter().any(|l| l.target.name() == "probe");
+            assert_eq!(is_heading, *prose, "{what}: chunker");
+            assert_eq!(is_link, *prose, "{what}: linker");
+            // Links inside inline code are never links.
+            assert!(!links.iter().any(|l| l.target.name() == "a"), "{what}");
+        }
     }
 
     #[test]

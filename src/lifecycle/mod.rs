@@ -1,4 +1,7 @@
-//! Lifecycle (SPEC §7): usage state, clocks, temperature, cold notifications and importance.
+//! Lifecycle (SPEC §7): usage state, clocks, temperature, cold notifications and importance,
+//! and the operations built on them: consolidation ([`consolidate`]: merge, split, dedup on
+//! write, maintain) and the views shared by the CLI and the MCP server ([`views`]: the cold set,
+//! the tree, summarize).
 //!
 //! This module owns the per-user usage state in `.memories/state/usage.json` ([`UsageStore`],
 //! [`UsageState`]) and the pure lifecycle arithmetic: the calendar and activity clocks
@@ -7,9 +10,12 @@
 //! hysteresis ([`UsageState::cold_set`], [`cold_announcements`]), and MIRA's importance score
 //! ([`importance()`], and [`ImportanceSource`] to compute it for indexed memories).
 //!
-//! It never reads or writes memory files or the indices: memories are identified by their
-//! 11-character id (stable across renames) and callers pass in what the frontmatter and the graph
-//! know (the pinned flag, creation time, links). "Now" is always a parameter, so a pinned clock
+//! The state and the arithmetic never read or write memory files or the indices: memories are
+//! identified by their 11-character id (stable across renames) and callers pass in what the
+//! frontmatter and the graph know (the pinned flag, creation time, links). The operations do:
+//! [`consolidate`] and [`views`] (summarize) rewrite, merge and split memories through the
+//! [`Vault`](crate::vault::Vault) writers and read the indices; they never write the indices
+//! (the caller reconciles after a change). "Now" is always a parameter, so a pinned clock
 //! (`--now`, `MEMLANE_NOW`) gives reproducible results. Every constant that the configuration
 //! exposes comes from [`LifecycleConfig`](crate::config::LifecycleConfig).
 //!

@@ -3,10 +3,12 @@
 //! stdout carries JSON-RPC only; logs go to stderr. Tool failures are MCP tool errors
 //! (`isError: true`) whose text is the library error's message.
 
+mod calls;
 mod guard;
 mod hints;
 mod lenient;
 mod live;
+mod params;
 mod schema;
 mod tools;
 

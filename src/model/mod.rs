@@ -5,6 +5,7 @@
 pub mod conflict;
 pub mod frontmatter;
 pub mod links;
+pub mod markdown;
 pub mod name;
 pub mod time;
 

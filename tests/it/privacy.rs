@@ -1,5 +1,5 @@
 //! No `<private>` content or credential reaches disk through memlane (the exact redaction rules
-//! are unit-tested in `src/privacy.rs`, one test per PRIVACY_CASES.md row and per secret kind).
+//! are unit-tested in `src/privacy/tests/`, one test per PRIVACY_CASES.md row and per secret kind).
 
 use crate::common::TestEnv;
 

@@ -27,7 +27,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &InitArgs) -> anyhow::Result<()> {
         None => ctx.location()?,
     };
     let root = init_target(&loc)?;
-    let report = memlane::vault::init(&root, memlane::config::DEFAULT_CONFIG_TOML)?;
+    let report = memlane::vault::init(&root, &memlane::config::default_config_toml())?;
     if ctx.out.json {
         return ctx.out.json(&report);
     }

@@ -1,0 +1,32 @@
+//! OS file locks: exclusive, released by the kernel when the file is closed or the process dies.
+
+use std::path::Path;
+
+use crate::error::{IoResultExt, PathError};
+
+/// Opens (creating it) the lock file at `path` and takes an exclusive OS lock on it, retrying
+/// every `poll` for up to `timeout`. The kernel releases the lock when the file is closed or the
+/// process dies. `Ok(None)` means another process held it all that time.
+pub(crate) fn lock_file(
+    path: &Path,
+    timeout: std::time::Duration,
+    poll: std::time::Duration,
+) -> Result<Option<std::fs::File>, PathError> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .at("open", path)?;
+    let start = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(Some(file)),
+            Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < timeout => {
+                std::thread::sleep(poll);
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => return Err(e).at("lock", path),
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! The graph on disk: one JSON file, sorted so the same graph always saves the same bytes.
+
+use super::*;
+
+/// The saved file.
+#[derive(Serialize, Deserialize)]
+pub(super) struct GraphFile {
+    pub(super) format: u32,
+    pub(super) nodes: Vec<NodeRecord>,
+    pub(super) edges: Vec<EdgeRecord>,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct NodeRecord {
+    pub(super) key: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(super) missing: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+pub(super) struct EdgeRecord {
+    pub(super) source: String,
+    pub(super) target: String,
+    pub(super) edge_type: String,
+    pub(super) context: String,
+    pub(super) confidence: f32,
+    pub(super) origin: String,
+}
+
+/// The stable order of edges out of (or into) one node: by the other end's key, then the data.
+pub(super) fn cmp_edge(a: (&str, &EdgeData), b: (&str, &EdgeData)) -> Ordering {
+    a.0.cmp(b.0)
+        .then_with(|| a.1.edge_type.cmp(&b.1.edge_type))
+        .then_with(|| a.1.origin.cmp(&b.1.origin))
+        .then_with(|| a.1.context.cmp(&b.1.context))
+        .then_with(|| a.1.confidence.total_cmp(&b.1.confidence))
+}
+
+pub(super) fn sanitize(mut data: EdgeData) -> EdgeData {
+    if !data.confidence.is_finite() {
+        data.confidence = 0.0;
+    }
+    data
+}
+
+impl LinkGraph {
+    /// Reads the graph saved in `dir`.
+    ///
+    /// `Ok(None)` when there is no file, or it is not valid UTF-8 JSON of this [`FORMAT`], or it
+    /// is inconsistent (an edge to an unknown node, a duplicate node): the caller rebuilds from the
+    /// files. Any other IO error (permissions, …) is an error naming the path, since a rebuild
+    /// would not fix it.
+    pub fn load(dir: &Path) -> Result<Option<Self>, GraphError> {
+        let path = dir.join(FILE);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => return Err(PathError { action: "read", path, source }.into()),
+        };
+        let Ok(file) = serde_json::from_slice::<GraphFile>(&bytes) else {
+            return Ok(None);
+        };
+        Ok(Self::from_file(file))
+    }
+
+    pub(super) fn from_file(file: GraphFile) -> Option<Self> {
+        if file.format != FORMAT {
+            return None;
+        }
+        let mut g = LinkGraph::new();
+        for n in file.nodes {
+            if g.index.contains_key(&n.key) {
+                return None;
+            }
+            let missing = n.missing && NodeKind::of(&n.key) == NodeKind::Memory;
+            let idx = g.graph.add_node(Node { key: n.key.clone(), missing });
+            g.index.insert(n.key, idx);
+        }
+        // Duplicates found with a set: a memory may have thousands of links (one per tag).
+        let mut seen = HashSet::new();
+        for e in file.edges {
+            let (&s, &t) = (g.index.get(&e.source)?, g.index.get(&e.target)?);
+            if s == t || NodeKind::of(&e.source) != NodeKind::Memory || g.graph[s].missing {
+                return None;
+            }
+            let data = sanitize(EdgeData {
+                edge_type: e.edge_type,
+                context: e.context,
+                confidence: e.confidence,
+                origin: e.origin,
+            });
+            if seen.insert(edge_key(s, t, &data)) {
+                g.graph.add_edge(s, t, data);
+            }
+        }
+        let all: Vec<NodeIndex> = g.graph.node_indices().collect();
+        for idx in all {
+            g.gc(idx);
+        }
+        Some(g)
+    }
+
+    /// Writes the graph to `dir` (created if needed) atomically, deterministically.
+    pub fn save(&self, dir: &Path) -> Result<(), GraphError> {
+        let bytes = self.to_bytes()?;
+        crate::vault::atomic_write(&dir.join(FILE), &bytes)?;
+        Ok(())
+    }
+
+    pub(super) fn to_bytes(&self) -> Result<Vec<u8>, GraphError> {
+        let mut nodes: Vec<&Node> = self.graph.node_weights().collect();
+        nodes.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut edges: Vec<(&str, &str, &EdgeData)> = (&self.graph)
+            .edge_references()
+            .map(|e| {
+                (
+                    self.graph[e.source()].key.as_str(),
+                    self.graph[e.target()].key.as_str(),
+                    e.weight(),
+                )
+            })
+            .collect();
+        edges.sort_by(|a, b| a.0.cmp(b.0).then_with(|| cmp_edge((a.1, a.2), (b.1, b.2))));
+        let file = GraphFile {
+            format: FORMAT,
+            nodes: nodes
+                .into_iter()
+                .map(|n| NodeRecord { key: n.key.clone(), missing: n.missing })
+                .collect(),
+            edges: edges
+                .into_iter()
+                .map(|(s, t, d)| EdgeRecord {
+                    source: s.to_owned(),
+                    target: t.to_owned(),
+                    edge_type: d.edge_type.clone(),
+                    context: d.context.clone(),
+                    confidence: d.confidence,
+                    origin: d.origin.clone(),
+                })
+                .collect(),
+        };
+        let mut bytes = serde_json::to_vec(&file).map_err(GraphError::Encode)?;
+        bytes.push(b'\n');
+        Ok(bytes)
+    }
+}

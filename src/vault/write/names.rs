@@ -1,0 +1,156 @@
+//! Where a write may go: names inside the vault, no case-folded collisions, one memory per id.
+
+use super::*;
+
+impl Vault {
+    /// The real file a write to `path` lands in, refusing anything that resolves outside the vault.
+    pub(super) fn write_target(&self, path: &Path) -> crate::Result<PathBuf> {
+        let meta = std::fs::symlink_metadata(path);
+        if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
+            let real = path.canonicalize().map_err(|_| Error::OutsideVault(path.to_owned()))?;
+            if !real.starts_with(&self.canonical_root) {
+                return Err(Error::OutsideVault(path.to_owned()));
+            }
+            return Ok(real);
+        }
+        // Check the deepest existing folder above the file.
+        let mut dir = path.parent();
+        while let Some(d) = dir {
+            if d.exists() {
+                let real = d.canonicalize().at("resolve", d)?;
+                if !real.starts_with(&self.canonical_root) {
+                    return Err(Error::OutsideVault(path.to_owned()));
+                }
+                break;
+            }
+            dir = d.parent();
+        }
+        Ok(path.to_owned())
+    }
+
+    /// Refuses `name` for a new memory (create, rename to, restore as) when it would leak or be
+    /// lost:
+    ///
+    /// - redaction would change it: the name becomes a file name, which no redaction reaches;
+    /// - it differs from an existing memory or folder only in letter case or Unicode form
+    ///   (`Note`/`note`, NFC/NFD `Café`): macOS and Windows file systems treat such names as
+    ///   one, so one of the pair is lost on checkout (see [`crate::model::name::fold_name`]).
+    ///
+    /// `except` is the memory being renamed, which may collide with its own new spelling.
+    pub fn check_new_name(
+        &self,
+        name: &MemoryName,
+        except: Option<&MemoryName>,
+    ) -> crate::Result<()> {
+        let clean = sanitize(name.as_str(), self.config.privacy.scrub_secrets);
+        if clean.had_private_content {
+            return Err(Error::Invalid(format!(
+                "the name `{}` holds private text or a credential; a name becomes a file name, so nothing was written\n  hint: choose a name without it",
+                clean.text
+            )));
+        }
+        let Some(existing) = self.colliding_name(name, except)? else { return Ok(()) };
+        if let Some(dir) = existing.strip_suffix('/').filter(|d| RESERVED_DIRS.contains(d)) {
+            return Err(Error::Invalid(format!(
+                "`{name}` would land in memlane's reserved folder `{dir}/` on macOS and Windows, which treat `{}` and `{dir}` as one name; nothing was written\n  hint: choose another folder name",
+                name.as_str().split('/').next().unwrap_or_default()
+            )));
+        }
+        let what = if existing.ends_with('/') { "folder" } else { "memory" };
+        if nfc(&existing) == nfc(name.as_str()) {
+            // Same letters, composed differently (NFC `é` against NFD `e` + accent).
+            return Err(Error::Invalid(format!(
+                "`{name}` is the existing {what} `{existing}` with its accents encoded differently (Unicode NFC/NFD); macOS and Windows treat them as one name, so one would be lost on checkout; nothing was written\n  hint: use `memlane show` / `update` on the existing {what}, or choose another name"
+            )));
+        }
+        Err(Error::Invalid(format!(
+            "`{name}` differs from the existing {what} `{existing}` only in letter case or Unicode form; macOS and Windows treat them as one name, so one would be lost on checkout; nothing was written\n  hint: use `{existing}`, or choose another name"
+        )))
+    }
+
+    /// The existing memory (`name`) or folder (`name/`) that `name` collides with, if any: the
+    /// same after [`fold_name`], spelled differently. Reads one folder per part of the name.
+    pub(super) fn colliding_name(
+        &self,
+        name: &MemoryName,
+        except: Option<&MemoryName>,
+    ) -> crate::Result<Option<String>> {
+        let except = except.map(MemoryName::rel_path);
+        let parts: Vec<&str> = name.as_str().split('/').collect();
+        if parts.len() > 1 {
+            let first = fold_name(parts[0]);
+            if let Some(dir) = RESERVED_DIRS.iter().find(|d| fold_name(d) == first) {
+                return Ok(Some(format!("{dir}/")));
+            }
+        }
+        let mut dir = self.root.clone();
+        let mut prefix = String::new();
+        for (i, part) in parts.iter().enumerate() {
+            let last = i + 1 == parts.len();
+            let wanted = if last { format!("{part}.md") } else { (*part).to_owned() };
+            let folded = fold_name(&wanted);
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(rd) => rd,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(PathError { action: "read", path: dir, source: e }.into()),
+            };
+            let mut exact = false;
+            for entry in entries.flatten() {
+                let file_name = entry.file_name();
+                let Some(f) = file_name.to_str() else { continue };
+                let rel = format!("{prefix}{f}");
+                if f == wanted {
+                    exact = true;
+                } else if fold_name(f) == folded && !(last && except.as_ref() == Some(&rel)) {
+                    return Ok(Some(match rel.strip_suffix(".md") {
+                        Some(n) if last => n.to_owned(),
+                        _ => format!("{rel}/"),
+                    }));
+                }
+            }
+            if !exact {
+                return Ok(None);
+            }
+            dir.push(part);
+            prefix.push_str(part);
+            prefix.push('/');
+        }
+        Ok(None)
+    }
+}
+
+impl Vault {
+    /// Whether memory `name` exists and carries `id` in its frontmatter.
+    pub(super) fn has_id(&self, name: &MemoryName, id: &MemoryId) -> bool {
+        self.load(name).is_ok_and(|o| o.id_persisted && o.id == *id)
+    }
+
+    pub(super) fn duplicate_id(&self, m: &Memory, other: &MemoryName) -> Error {
+        Error::Invalid(format!(
+            "`{}` and `{other}` have the same id {} ({} and {}; one is a copy of the other); nothing was changed, so that their histories never mix\n  hint: remove the `id:` line from the copy in an editor: it then gets its own id",
+            m.name,
+            m.id,
+            m.path.display(),
+            self.path_of(other).display()
+        ))
+    }
+
+    /// Refuses an id-based operation (history, restore) on a memory whose id another file in the
+    /// vault also carries. Reads every file that mentions the id.
+    pub(super) fn check_unique_id(&self, m: &Memory) -> crate::Result<()> {
+        if !m.id_persisted {
+            return Ok(());
+        }
+        for name in self.names()? {
+            if name == m.name {
+                continue;
+            }
+            let path = self.path_of(&name);
+            let Ok(raw) = std::fs::read_to_string(&path) else { continue };
+            if raw.contains(m.id.as_str()) && self.has_id(&name, &m.id) {
+                return Err(self.duplicate_id(m, &name));
+            }
+        }
+        Ok(())
+    }
+}
