@@ -1,7 +1,8 @@
 //! Choosing the embedder: `[embedding] model = "auto" | "builtin" | <path>`.
 //!
-//! `auto` (the default) uses the model installed by `memlane model import` when there is one and
-//! the built-in embedder otherwise. A model named by path — or an installed model that no longer
+//! `auto` (the default) uses the model installed last by `memlane model pull` or
+//! `memlane model import` when there is one and the built-in embedder otherwise. A hub name
+//! (`BAAI/bge-small-en-v1.5`) names a model `memlane model pull` installed. A model named by path — or an installed model that no longer
 //! loads — is an error naming the path, never a silent fallback: switching embedders would
 //! re-embed the whole vault and change every result.
 
@@ -31,10 +32,19 @@ pub enum Choice {
 pub fn choose(model: &str) -> Choice {
     match model.trim() {
         "builtin" => Choice::Builtin,
-        "auto" => match super::minilm::installed_model_dir() {
-            Some(dir) => Choice::Model(dir),
-            None => Choice::Builtin,
-        },
+        "auto" => {
+            match super::hub::default_pulled_dir().or_else(super::minilm::installed_model_dir) {
+                Some(dir) => Choice::Model(dir),
+                None => Choice::Builtin,
+            }
+        }
+        // A directory of that name wins over a pulled model of the same name.
+        name if super::hub::is_repo_name(name) && !Path::new(name).is_dir() => {
+            match super::hub::installed_dir(name) {
+                Some(dir) => Choice::Model(dir),
+                None => Choice::Model(PathBuf::from(name)),
+            }
+        }
         path => Choice::Model(PathBuf::from(path)),
     }
 }
@@ -50,7 +60,7 @@ pub fn embedder_for(config: &Config) -> crate::Result<Arc<dyn Embedder>> {
         Choice::Model(dir) => {
             let m = SentenceEmbedder::load(&dir).map_err(|e| model_error(&dir, e))?;
             let _ = config.embedding.batch_size; // the model batches internally
-            Ok(Arc::new(m))
+            Ok(super::prefix::Prefixed::wrap(Arc::new(m), super::prefix::prompts_for(&dir)))
         }
     }
 }

@@ -9,6 +9,7 @@ pub(crate) mod links;
 pub(crate) mod list;
 pub(crate) mod mcp;
 pub(crate) mod memory;
+pub(crate) mod model_hub;
 pub(crate) mod search;
 pub(crate) mod trash;
 pub(crate) mod watch;
