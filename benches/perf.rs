@@ -29,9 +29,7 @@ fn main() {
 
     let run = |args: &[&str]| {
         let (program, args) = match args.split_first() {
-            Some((&"__time__", rest)) => {
-                ("/usr/bin/time", [&["-f", "%M", bin][..], rest].concat())
-            }
+            Some((&"__time__", rest)) => ("/usr/bin/time", [&["-f", "%M", bin][..], rest].concat()),
             _ => (bin, args.to_vec()),
         };
         let out = Command::new(program)
@@ -52,11 +50,7 @@ fn main() {
     // Under /usr/bin/time when there is one, for the peak RSS of the full reindex.
     let timed = std::path::Path::new("/usr/bin/time").is_file();
     let t = Instant::now();
-    let out = if timed {
-        run(&["__time__", "reindex", "-q"])
-    } else {
-        run(&["reindex", "-q"])
-    };
+    let out = if timed { run(&["__time__", "reindex", "-q"]) } else { run(&["reindex", "-q"]) };
     let reindex = t.elapsed();
     println!("reindex (builtin, fresh process): {:.2} s", reindex.as_secs_f64());
     if timed {

@@ -124,7 +124,7 @@ pub enum HubError {
         repo: String,
         /// Why it does not load.
         #[source]
-        source: ModelError,
+        source: Box<ModelError>,
     },
     /// A file could not be read or written.
     #[error(transparent)]
@@ -403,7 +403,7 @@ pub fn pull(
 
     let loaded = SentenceEmbedder::load(&staging)
         .and_then(|m| m.embed(&["memlane checks the model runs"]).map(|_| m))
-        .map_err(|source| HubError::Model { repo: model.repo.clone(), source })?;
+        .map_err(|e| HubError::Model { repo: model.repo.clone(), source: Box::new(e) })?;
     let embedder = crate::index::prefix::embedder_id(&loaded, &staging);
     drop(loaded);
     install(&staging, &dest)?;

@@ -179,11 +179,8 @@ impl Bar {
         let secs = self.started.map_or(0.0, |t| (now - t).as_secs_f64()).max(0.001);
         let rate = (self.done - self.start_done) as f64 / secs;
         let width = 30;
-        let filled = if self.total > 0 {
-            ((self.done.min(self.total) * width) / self.total) as usize
-        } else {
-            0
-        };
+        let filled =
+            (self.done.min(self.total) * width).checked_div(self.total).unwrap_or(0) as usize;
         let bar: String = "#".repeat(filled) + &"-".repeat(width as usize - filled);
         let total = if self.total > 0 { mb(self.total) } else { "?".to_owned() };
         let _ = write!(
