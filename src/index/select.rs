@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::embed::{BuiltinEmbedder, Embedder};
 use super::minilm::{ModelError, SentenceEmbedder};
 use crate::config::Config;
-use crate::error::Error;
+use crate::error::{Error, IoResultExt as _};
 
 /// Where `memlane model import` installs the default model.
 pub fn default_model_dir() -> Option<PathBuf> {
@@ -66,6 +66,17 @@ pub fn embedder_for(config: &Config) -> crate::Result<Arc<dyn Embedder>> {
 }
 
 /// Installs the model at `src` as the default local model (validated by loading it first).
+///
+/// The model's `config_sentence_transformers.json`, which holds its query and document prefixes
+/// ([`super::prefix`]), is copied too when there is one.
 pub fn import_model(src: &Path, dest: &Path) -> crate::Result<PathBuf> {
-    super::minilm::import_model(src, dest).map_err(|e| model_error(src, e))
+    let installed = super::minilm::import_model(src, dest).map_err(|e| model_error(src, e))?;
+    let name = "config_sentence_transformers.json";
+    let (from, to) = (src.join(name), installed.join(name));
+    if from.is_file() && !to.is_file() {
+        let tmp = installed.join(format!(".{name}.tmp"));
+        std::fs::copy(&from, &tmp).at("copy", &from)?;
+        std::fs::rename(&tmp, &to).at("rename", &tmp)?;
+    }
+    Ok(installed)
 }

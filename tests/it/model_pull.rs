@@ -403,3 +403,43 @@ fn an_interrupted_download_resumes_on_the_next_pull() {
     let hits = env.run(["search", "kitten vet shots", "--json"]).success().json();
     assert_eq!(hits[0]["name"], "pets", "{hits:#}");
 }
+
+#[test]
+fn an_import_after_a_pull_becomes_the_default_with_its_prompts() {
+    let Some((env, hub)) = setup() else { return };
+    pull(&env, &hub, &[]).success();
+    let pulled = env.run(["reindex", "--json"]).success().json()["embedder"].clone();
+
+    // A model directory whose config carries query/document prompts.
+    let src = model_dir().unwrap();
+    let copy = env.root.join("prompted");
+    for f in FILES.iter().filter(|f| !f.ends_with(".md") && !f.ends_with(".txt")) {
+        let to = copy.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(src.join(f), to).unwrap();
+    }
+    std::fs::write(
+        copy.join("config_sentence_transformers.json"),
+        r#"{"prompts": {"query": "query: ", "document": "passage: "}, "default_prompt_name": null}"#,
+    )
+    .unwrap();
+    env.run(["model", "import", copy.to_str().unwrap()]).success();
+    let imported = env.run(["reindex", "--json"]).success().json()["embedder"].clone();
+    let imported = imported.as_str().unwrap();
+    assert!(imported.starts_with(&format!("{}:p", pulled.as_str().unwrap())), "{imported}");
+    let hits = env.run(["search", "kitten vet shots", "--json"]).success().json();
+    assert_eq!(hits[0]["name"], "pets", "{hits:#}");
+    let listed = env.run(["model", "list", "--json"]).success().json();
+    let auto: Vec<(&str, bool)> = listed["models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["auto"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(auto, [("default", true), (MINILM, false)]);
+
+    // Pulling again (up to date) makes the pulled model the default once more.
+    pull(&env, &hub, &[]).success();
+    let now = env.run(["reindex", "--json"]).success().json();
+    assert_eq!(now["embedder"], pulled);
+}
