@@ -443,3 +443,21 @@ fn an_import_after_a_pull_becomes_the_default_with_its_prompts() {
     let now = env.run(["reindex", "--json"]).success().json();
     assert_eq!(now["embedder"], pulled);
 }
+
+#[test]
+fn model_pull_explains_an_unreachable_hub_and_installs_nothing() {
+    let env = TestEnv::empty();
+    // A port nothing listens on.
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}");
+    let out = env.run_with_env(&[("MEMLANE_HF_ENDPOINT", &url)], ["model", "pull"]).code(1);
+    assert!(
+        out.stderr.contains(&format!(
+            "cannot download {url}/api/models/sentence-transformers/all-MiniLM-L6-v2/revision/main"
+        )),
+        "{out}"
+    );
+    assert!(out.stderr.contains("hint: check the network"), "{out}");
+    let out = env.run(["model", "list"]).success();
+    assert!(out.stdout.contains("no models installed"), "{out}");
+}
