@@ -538,8 +538,20 @@ fn fetch_file(
     if expected != Some(have) || have == 0 {
         let resp = req.call().map_err(|e| network(&url, &e))?;
         let status = resp.status().as_u16();
+        // A 206 must continue exactly where the .part ends (`Content-Range: bytes <have>-…`).
+        let range_start = resp
+            .headers()
+            .get("content-range")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("bytes "))
+            .and_then(|v| v.split('-').next())
+            .and_then(|v| v.trim().parse::<u64>().ok());
         let append = match status {
-            206 if have > 0 => true,
+            206 if have > 0 && range_start == Some(have) => true,
+            206 => {
+                let _ = fs::remove_file(&part);
+                return Err(network(&url, &"the server resumed at the wrong offset"));
+            }
             200 => false,
             416 if have > 0 => {
                 // The .part is no prefix of the file any more: start over next time.
