@@ -742,6 +742,36 @@ pub fn installed_models(root: &Path) -> Vec<InstalledModel> {
     out
 }
 
+/// A pull that broke off and left its downloads for the next pull to resume.
+#[derive(Debug, Clone, Serialize)]
+pub struct InterruptedPull {
+    /// `organisation/name`.
+    pub name: String,
+    /// The commit being pulled.
+    pub commit: String,
+    /// Bytes downloaded so far.
+    pub bytes: u64,
+}
+
+/// The interrupted pulls under `root` (their `.pull-*` staging directories), sorted by name.
+pub fn interrupted_pulls(root: &Path) -> Vec<InterruptedPull> {
+    let Ok(rd) = fs::read_dir(root) else { return Vec::new() };
+    let mut out: Vec<InterruptedPull> = rd
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".pull-"))
+        .filter_map(|e| {
+            let meta = PulledModel::read(&e.path())?;
+            Some(InterruptedPull {
+                name: meta.repo,
+                commit: meta.commit,
+                bytes: dir_size(&e.path()),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
 fn dir_size(dir: &Path) -> u64 {
     walkdir::WalkDir::new(dir)
         .into_iter()

@@ -385,6 +385,12 @@ fn an_interrupted_download_resumes_on_the_next_pull() {
     assert!(!dir.exists());
     let out = env.run(["model", "list"]).success();
     assert!(out.stdout.contains("no models installed"), "{out}");
+    assert!(
+        out.stdout.contains(&format!(
+            "interrupted pull of {MINILM} (30.5 MB so far): run `memlane model pull {MINILM}` to resume"
+        )),
+        "{out}"
+    );
     let built_in = env.run(["reindex", "--json"]).success().json();
     assert_eq!(built_in["embedder"], "builtin-ngram-v1");
 
@@ -402,6 +408,8 @@ fn an_interrupted_download_resumes_on_the_next_pull() {
     assert_eq!(meta["commit"], COMMIT_1);
     let hits = env.run(["search", "kitten vet shots", "--json"]).success().json();
     assert_eq!(hits[0]["name"], "pets", "{hits:#}");
+    let listed = env.run(["model", "list", "--json"]).success().json();
+    assert_eq!(listed["interrupted"], serde_json::json!([]), "{listed:#}");
 }
 
 #[test]

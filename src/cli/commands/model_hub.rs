@@ -65,6 +65,7 @@ pub(crate) fn pull(ctx: &mut Ctx, name: Option<&str>) -> anyhow::Result<()> {
 pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
     let root = hub::models_root().ok_or_else(no_data_dir)?;
     let models = hub::installed_models(&root);
+    let interrupted = hub::interrupted_pulls(&root);
     // The current vault's setting, when there is a vault here; else the user config's.
     let vault = ctx.open_vault().ok();
     let setting = match &vault {
@@ -99,6 +100,7 @@ pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
         };
         return ctx.out.json(&serde_json::json!({
             "models": rows,
+            "interrupted": interrupted,
             "vault": vault.as_ref().map(|v| serde_json::json!({
                 "root": v.root(),
                 "setting": setting,
@@ -129,6 +131,14 @@ pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
         .collect();
     if !rows.is_empty() {
         ctx.out.text(&crate::cli::output::table(&["MODEL", "COMMIT", "SIZE", "NOTES"], &rows))?;
+    }
+    for p in &interrupted {
+        ctx.out.line(format!(
+            "interrupted pull of {} ({} so far): run `memlane model pull {}` to resume",
+            p.name,
+            mb(p.bytes),
+            p.name
+        ))?;
     }
     if let Some(v) = &vault {
         let what = match &choice {
