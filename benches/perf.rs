@@ -28,10 +28,14 @@ fn main() {
     println!("generated {n} memories in {:.1} s", t.elapsed().as_secs_f64());
 
     let run = |args: &[&str]| {
-        let out = Command::new(bin)
+        let (program, args) = match args.split_first() {
+            Some((&"__time__", rest)) => ("/usr/bin/time", [&["-f", "%M", bin][..], rest].concat()),
+            _ => (bin, args.to_vec()),
+        };
+        let out = Command::new(program)
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .args(args)
+            .args(&args)
             .env("MEMLANE_VAULT", &root)
             .env("MEMLANE_NOW", "2026-01-10T10:00:00Z")
             .env("HOME", tmp.path())
@@ -43,10 +47,18 @@ fn main() {
         out
     };
 
+    // Under /usr/bin/time when there is one, for the peak RSS of the full reindex.
+    let timed = std::path::Path::new("/usr/bin/time").is_file();
     let t = Instant::now();
-    run(&["reindex", "-q"]);
+    let out = if timed { run(&["__time__", "reindex", "-q"]) } else { run(&["reindex", "-q"]) };
     let reindex = t.elapsed();
     println!("reindex (builtin, fresh process): {:.2} s", reindex.as_secs_f64());
+    if timed {
+        let err = String::from_utf8_lossy(&out.stderr);
+        if let Some(kb) = err.lines().last().and_then(|l| l.trim().parse::<u64>().ok()) {
+            println!("peak RSS, full reindex: {:.1} MB", kb as f64 / 1024.0);
+        }
+    }
 
     let queries = [
         "auth token rotation",

@@ -241,6 +241,12 @@ _memlane() {
             memlane__subcmd__help__subcmd__model,import)
                 cmd="memlane__subcmd__help__subcmd__model__subcmd__import"
                 ;;
+            memlane__subcmd__help__subcmd__model,list)
+                cmd="memlane__subcmd__help__subcmd__model__subcmd__list"
+                ;;
+            memlane__subcmd__help__subcmd__model,pull)
+                cmd="memlane__subcmd__help__subcmd__model__subcmd__pull"
+                ;;
             memlane__subcmd__help__subcmd__trash,empty)
                 cmd="memlane__subcmd__help__subcmd__trash__subcmd__empty"
                 ;;
@@ -256,11 +262,23 @@ _memlane() {
             memlane__subcmd__model,import)
                 cmd="memlane__subcmd__model__subcmd__import"
                 ;;
+            memlane__subcmd__model,list)
+                cmd="memlane__subcmd__model__subcmd__list"
+                ;;
+            memlane__subcmd__model,pull)
+                cmd="memlane__subcmd__model__subcmd__pull"
+                ;;
             memlane__subcmd__model__subcmd__help,help)
                 cmd="memlane__subcmd__model__subcmd__help__subcmd__help"
                 ;;
             memlane__subcmd__model__subcmd__help,import)
                 cmd="memlane__subcmd__model__subcmd__help__subcmd__import"
+                ;;
+            memlane__subcmd__model__subcmd__help,list)
+                cmd="memlane__subcmd__model__subcmd__help__subcmd__list"
+                ;;
+            memlane__subcmd__model__subcmd__help,pull)
+                cmd="memlane__subcmd__model__subcmd__help__subcmd__pull"
                 ;;
             memlane__subcmd__trash,empty)
                 cmd="memlane__subcmd__trash__subcmd__empty"
@@ -883,7 +901,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help__subcmd__model)
-            opts="import"
+            opts="import pull list"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -897,6 +915,34 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help__subcmd__model__subcmd__import)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__model__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__model__subcmd__pull)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1537,7 +1583,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__model)
-            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help import help"
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help import pull list help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1571,7 +1617,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__model__subcmd__help)
-            opts="import help"
+            opts="import pull list help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1612,7 +1658,103 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__model__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__help__subcmd__pull)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__model__subcmd__import)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__list)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__pull)
             opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

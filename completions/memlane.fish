@@ -418,18 +418,20 @@ complete -c memlane -n "__fish_memlane_using_subcommand maintain" -l json -d 'Pr
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -s q -l quiet -d 'Print no warnings or progress'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -f -a "pull" -d 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -f -a "list" -d 'Show the installed models and which one this vault uses'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -440,7 +442,29 @@ complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_s
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "pull" -d 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "list" -d 'Show the installed models and which one this vault uses'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
@@ -602,6 +626,8 @@ complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_see
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp completions generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "pull" -d 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "list" -d 'Show the installed models and which one this vault uses'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "list" -d 'List deleted memories, newest first'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "restore" -d 'Bring a deleted memory back'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "empty" -d 'Delete trash entries for good (the only permanent delete in memlane)'

@@ -15,6 +15,11 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// Embeds each text; returns one vector of length [`dim`](Self::dim) per text, in order.
     fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>>;
+    /// Embeds a search query. The same as a one-text [`embed_batch`](Self::embed_batch) unless the
+    /// model wants a query prefix (see [`super::prefix`]).
+    fn embed_query(&self, text: &str) -> Vec<f32> {
+        self.embed_batch(&[text]).pop().unwrap_or_default()
+    }
 }
 
 /// Cosine similarity of two vectors, in [-1, 1]; 0 when either is all zeros.

@@ -2,15 +2,18 @@
 //!
 //! - [`chunk`] splits memories into sections; [`keyword`] is the tantivy BM25 index;
 //!   [`vector`] the usearch index; [`embed`] the embedder trait and the built-in embedder;
-//!   [`minilm`] the local sentence-transformer; [`select`] picks one from the config.
+//!   [`minilm`] the local sentence-transformer; [`select`] picks one from the config;
+//!   [`hub`] downloads models (`memlane model pull`); [`prefix`] applies their query prefixes.
 //! - [`manifest`] records what was indexed; [`store`] ties them together and keeps them fresh.
 
 pub mod chunk;
 pub mod embed;
 pub mod graph;
+pub mod hub;
 pub mod keyword;
 pub mod manifest;
 pub mod minilm;
+pub mod prefix;
 pub mod select;
 pub mod store;
 pub mod vector;

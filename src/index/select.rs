@@ -1,7 +1,8 @@
 //! Choosing the embedder: `[embedding] model = "auto" | "builtin" | <path>`.
 //!
-//! `auto` (the default) uses the model installed by `memlane model import` when there is one and
-//! the built-in embedder otherwise. A model named by path — or an installed model that no longer
+//! `auto` (the default) uses the model installed last by `memlane model pull` or
+//! `memlane model import` when there is one and the built-in embedder otherwise. A hub name
+//! (`BAAI/bge-small-en-v1.5`) names a model `memlane model pull` installed. A model named by path — or an installed model that no longer
 //! loads — is an error naming the path, never a silent fallback: switching embedders would
 //! re-embed the whole vault and change every result.
 
@@ -11,7 +12,7 @@ use std::sync::Arc;
 use super::embed::{BuiltinEmbedder, Embedder};
 use super::minilm::{ModelError, SentenceEmbedder};
 use crate::config::Config;
-use crate::error::Error;
+use crate::error::{Error, IoResultExt as _};
 
 /// Where `memlane model import` installs the default model.
 pub fn default_model_dir() -> Option<PathBuf> {
@@ -31,10 +32,19 @@ pub enum Choice {
 pub fn choose(model: &str) -> Choice {
     match model.trim() {
         "builtin" => Choice::Builtin,
-        "auto" => match super::minilm::installed_model_dir() {
-            Some(dir) => Choice::Model(dir),
-            None => Choice::Builtin,
-        },
+        "auto" => {
+            match super::hub::default_pulled_dir().or_else(super::minilm::installed_model_dir) {
+                Some(dir) => Choice::Model(dir),
+                None => Choice::Builtin,
+            }
+        }
+        // A directory of that name wins over a pulled model of the same name.
+        name if super::hub::is_repo_name(name) && !Path::new(name).is_dir() => {
+            match super::hub::installed_dir(name) {
+                Some(dir) => Choice::Model(dir),
+                None => Choice::Model(PathBuf::from(name)),
+            }
+        }
         path => Choice::Model(PathBuf::from(path)),
     }
 }
@@ -50,12 +60,23 @@ pub fn embedder_for(config: &Config) -> crate::Result<Arc<dyn Embedder>> {
         Choice::Model(dir) => {
             let m = SentenceEmbedder::load(&dir).map_err(|e| model_error(&dir, e))?;
             let _ = config.embedding.batch_size; // the model batches internally
-            Ok(Arc::new(m))
+            Ok(super::prefix::Prefixed::wrap(Arc::new(m), super::prefix::prompts_for(&dir)))
         }
     }
 }
 
 /// Installs the model at `src` as the default local model (validated by loading it first).
+///
+/// The model's `config_sentence_transformers.json`, which holds its query and document prefixes
+/// ([`super::prefix`]), is copied too when there is one.
 pub fn import_model(src: &Path, dest: &Path) -> crate::Result<PathBuf> {
-    super::minilm::import_model(src, dest).map_err(|e| model_error(src, e))
+    let installed = super::minilm::import_model(src, dest).map_err(|e| model_error(src, e))?;
+    let name = "config_sentence_transformers.json";
+    let (from, to) = (src.join(name), installed.join(name));
+    if from.is_file() && !to.is_file() {
+        let tmp = installed.join(format!(".{name}.tmp"));
+        std::fs::copy(&from, &tmp).at("copy", &from)?;
+        std::fs::rename(&tmp, &to).at("rename", &tmp)?;
+    }
+    Ok(installed)
 }

@@ -456,7 +456,7 @@ pub fn search_ranked(
         .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
         .collect();
     let t_bm25 = t0.elapsed();
-    let qvec = idx.embedder().embed_batch(&[q.text.as_str()]).pop().unwrap_or_default();
+    let qvec = idx.embedder().embed_query(&q.text);
     // The filters as a set of vector keys, found once in the manifest: the vector index may run
     // its filter over every key, so it must be one lookup. The set holds the allowed memories'
     // chunk keys or the excluded ones', whichever is smaller; a filter that excludes nothing

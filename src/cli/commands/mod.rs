@@ -19,6 +19,7 @@ pub(crate) mod list;
 pub(crate) mod maintain;
 pub(crate) mod mcp;
 pub(crate) mod merge;
+pub(crate) mod model_hub;
 pub(crate) mod mv;
 pub(crate) mod pin;
 pub(crate) mod related;

@@ -83,6 +83,14 @@ enum ModelCommand {
         /// The model directory (e.g. all-MiniLM-L6-v2)
         dir: PathBuf,
     },
+    /// Download a sentence-transformer from the Hugging Face Hub, verify it and make it the
+    /// default local model (resumes an interrupted download)
+    Pull {
+        /// `organisation/name[@revision]` (default: sentence-transformers/all-MiniLM-L6-v2)
+        name: Option<String>,
+    },
+    /// Show the installed models and which one this vault uses
+    List,
 }
 
 fn bad(msg: String) -> anyhow::Error {
@@ -300,6 +308,8 @@ pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
                 bad("cannot find the user data directory for models\n  hint: set HOME".into())
             })?;
             let installed = memlane::index::select::import_model(dir, &dest)?;
+            // The import is now the model `auto` uses, not an earlier pull.
+            memlane::index::hub::clear_default_pointer().map_err(Error::from)?;
             if ctx.out.json {
                 return ctx.out.json(&serde_json::json!({ "installed": installed }));
             }
@@ -311,6 +321,8 @@ pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
             ctx.out.note("`[embedding] model = \"auto\"` (the default) now uses it; run `memlane reindex` in each vault");
             Ok(())
         }
+        ModelCommand::Pull { name } => super::model_hub::pull(ctx, name.as_deref()),
+        ModelCommand::List => super::model_hub::list(ctx),
     }
 }
 

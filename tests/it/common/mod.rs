@@ -131,6 +131,18 @@ impl TestEnv {
         CommandOutput::new(cmd.output().unwrap(), &self.root)
     }
 
+    /// Like [`run`](Self::run), with extra environment variables.
+    #[must_use = "snapshot the output or call .success()"]
+    pub fn run_with_env<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(
+        &self,
+        vars: &[(&str, &str)],
+        args: I,
+    ) -> CommandOutput {
+        let mut cmd = self.command();
+        cmd.envs(vars.iter().copied()).args(args);
+        CommandOutput::new(cmd.output().unwrap(), &self.root)
+    }
+
     #[must_use = "snapshot the output or call .success()"]
     pub fn run_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(
         &self,
