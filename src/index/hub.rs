@@ -625,27 +625,25 @@ fn verify(model: &ModelRef, file: &Sibling, path: &Path) -> Result<(), HubError>
     let Some((kind, expected)) = file.checksum() else { return Ok(()) };
     let mut f = fs::File::open(path).at("read", path)?;
     let mut buf = vec![0u8; 256 * 1024];
-    let found = if kind == "sha256" {
-        let mut h = sha2::Sha256::new();
+    // Every byte of the file, through `update`.
+    let mut feed = |update: &mut dyn FnMut(&[u8])| -> Result<(), crate::error::PathError> {
         loop {
             let n = f.read(&mut buf).at("read", path)?;
             if n == 0 {
-                break;
+                return Ok(());
             }
-            h.update(&buf[..n]);
+            update(&buf[..n]);
         }
+    };
+    let found = if kind == "sha256" {
+        let mut h = sha2::Sha256::new();
+        feed(&mut |bytes| h.update(bytes))?;
         hex(&h.finalize())
     } else {
         // git's blob id: sha1 of "blob <len>\0" and the content.
         let mut h = sha1::Sha1::new();
         h.update(format!("blob {len}\0").as_bytes());
-        loop {
-            let n = f.read(&mut buf).at("read", path)?;
-            if n == 0 {
-                break;
-            }
-            h.update(&buf[..n]);
-        }
+        feed(&mut |bytes| h.update(bytes))?;
         hex(&h.finalize())
     };
     if !found.eq_ignore_ascii_case(expected) {
