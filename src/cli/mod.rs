@@ -28,7 +28,12 @@ use output::Out;
 /// Memories are Markdown files with YAML frontmatter in `.memories/`, committed with your
 /// project. Run `memlane init` to create a vault, then `memlane add`.
 #[derive(Debug, Parser)]
-#[command(name = "memlane", version, max_term_width = 100)]
+#[command(
+    name = "memlane",
+    version,
+    max_term_width = 100,
+    after_long_help = "Exit status: 0 success; 2 bad input or something not found (kinds not_found, exists, duplicate, conflict, invalid, refused, config, usage); 1 a failure of the machine (kinds io, model, internal). With --json, a failure also prints {\"error\": {\"kind\", \"message\", \"hint\"}} on stdout."
+)]
 pub(crate) struct Cli {
     #[command(flatten)]
     global: GlobalArgs,

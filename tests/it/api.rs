@@ -289,3 +289,12 @@ fn the_cli_and_the_mcp_server_write_the_same_files() {
     assert!(a.iter().any(|(p, t)| p == "notes/cache.md" && t.contains("pinned: true")));
     assert!(!a.iter().any(|(_, t)| t.contains("hunter2")), "redacted on both paths");
 }
+
+#[test]
+fn commands_that_print_scripts_or_streams_still_give_json() {
+    let env = TestEnv::with_vault("basic");
+    let v = json_of(&env, &["completions", "fish"]);
+    assert_eq!(v["shell"], "fish", "{v}");
+    assert!(v["script"].as_str().unwrap().contains("complete -c memlane"), "{v}");
+    // `watch --json` prints one object per line (a stream jq reads): checked in tests/it/watch.rs.
+}

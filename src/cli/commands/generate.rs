@@ -39,7 +39,12 @@ const SHELLS: &[(Shell, &str)] = &[
 pub(crate) fn completions(ctx: &mut Ctx, args: &CompletionsArgs) -> anyhow::Result<()> {
     let mut buf = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "memlane", &mut buf);
-    ctx.out.text(&String::from_utf8_lossy(&buf))
+    let script = String::from_utf8_lossy(&buf);
+    if ctx.out.json {
+        let shell = args.shell.to_string();
+        return ctx.out.json(&serde_json::json!({ "shell": shell, "script": script }));
+    }
+    ctx.out.text(&script)
 }
 
 fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
