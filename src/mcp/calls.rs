@@ -4,7 +4,6 @@ use rmcp::model::CallToolResult;
 use serde_json::{Value, json};
 
 use crate::Error;
-use crate::index::graph::EdgeData;
 use crate::limits;
 use crate::model::MemoryName;
 use crate::model::links::normalize_target;
@@ -155,49 +154,8 @@ impl MemlaneServer {
     }
 
     pub(super) fn linked(&self, p: LinkedParams) -> crate::Result<Value> {
-        let vault = &*self.vault;
         let limit = limits::check_opt("limit", p.limit, 1, limits::MAX_RESULTS)?.unwrap_or(5);
-        let ghost = format!("ghost:{}", normalize_target(&p.target_document));
-        let mut sq = SearchQuery::new(p.query);
-        sq.limit = Some(10_000);
-        let mut v = vault.clone();
-        v.config.search.score_threshold = 0.0;
-        let (links, scores) = self.live.with_indexes(|idx| {
-            let mut links = idx.graph().memories_linking_to(&ghost);
-            links.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.confidence.total_cmp(&a.1.confidence)));
-            links.dedup_by(|a, b| a.0 == b.0);
-            let scores: std::collections::HashMap<String, f64> =
-                crate::search::search(&v, idx, &sq)?
-                    .hits
-                    .into_iter()
-                    .map(|h| (h.name, h.score))
-                    .collect();
-            Ok((links, scores))
-        })?;
-        let mut scored: Vec<(f64, String, EdgeData)> = links
-            .into_iter()
-            .map(|(key, e)| {
-                let name = key.trim_start_matches("memory:").to_owned();
-                (scores.get(&name).copied().unwrap_or(0.0), name, e)
-            })
-            .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        scored.truncate(limit);
-        let items: Vec<Value> = scored
-            .iter()
-            .map(|(score, name, e)| {
-                let m = MemoryName::parse(name).ok().and_then(|n| vault.load(&n).ok());
-                json!({
-                    "memory_id": format!("memory:{name}"),
-                    "name": name,
-                    "score": score,
-                    "edge_type": e.edge_type,
-                    "context": e.context,
-                    "content": m.as_ref().map(|m| m.redacted_content(vault.config.privacy.scrub_secrets)).unwrap_or_default(),
-                    "file_path": m.as_ref().map(|m| m.path.display().to_string()).unwrap_or_default(),
-                })
-            })
-            .collect();
+        let items = ops::links::linked(self, &p.target_document, Some(&p.query), limit)?;
         Ok(json!({ "target_document": normalize_target(&p.target_document), "results": items }))
     }
 

@@ -65,3 +65,86 @@ pub fn unlink<S: Session>(
     }
     Ok(out)
 }
+
+/// A memory that links to a document (`linked`, MCP `search_linked_memories`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct LinkedMemory {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its relevance to the query, or the link's confidence when there is no query.
+    pub score: f64,
+    /// The link's type (`mentions`, `refactors`, `debugs` …).
+    pub edge_type: String,
+    /// The words around the link.
+    pub context: String,
+    /// Its content, redacted.
+    pub content: String,
+    /// Its file.
+    pub file_path: String,
+}
+
+/// The memories that link to `document` (`[[src/auth.py]]`), one per memory (its most
+/// confident link), best first: ranked by `query` when one is given (every memory linking to
+/// it is kept, however weak the match), else by the link's confidence.
+pub fn linked<S: Session>(
+    s: &S,
+    document: &str,
+    query: Option<&str>,
+    limit: usize,
+) -> crate::Result<Vec<LinkedMemory>> {
+    let vault = s.vault();
+    let ghost = format!("ghost:{}", normalize_target(document));
+    let mut unfiltered = vault.clone();
+    unfiltered.config.search.score_threshold = 0.0;
+    let (links, scores) = s.with_indexes(&|idx| {
+        let mut links = idx.graph().memories_linking_to(&ghost);
+        links.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.confidence.total_cmp(&a.1.confidence)));
+        links.dedup_by(|a, b| a.0 == b.0);
+        let scores: std::collections::HashMap<String, f64> = match query {
+            Some(q) => {
+                let mut sq = crate::search::SearchQuery::new(q);
+                sq.limit = Some(10_000);
+                crate::search::search(&unfiltered, idx, &sq)?
+                    .hits
+                    .into_iter()
+                    .map(|h| (h.name, h.score))
+                    .collect()
+            }
+            None => Default::default(),
+        };
+        Ok((links, scores))
+    })?;
+    let mut scored: Vec<(f64, String, crate::index::graph::EdgeData)> = links
+        .into_iter()
+        .map(|(key, e)| {
+            let name = key.trim_start_matches("memory:").to_owned();
+            let score = match query {
+                Some(_) => scores.get(&name).copied().unwrap_or(0.0),
+                None => f64::from(e.confidence),
+            };
+            (score, name, e)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.truncate(limit);
+    let scrub = vault.config.privacy.scrub_secrets;
+    Ok(scored
+        .into_iter()
+        .map(|(score, name, e)| {
+            let m = crate::model::MemoryName::parse(&name).ok().and_then(|n| vault.load(&n).ok());
+            LinkedMemory {
+                memory_id: format!("memory:{name}"),
+                score: super::wire::score(score),
+                edge_type: e.edge_type,
+                context: e.context,
+                content: m.as_ref().map(|m| m.redacted_content(scrub)).unwrap_or_default(),
+                file_path: m.as_ref().map(|m| m.path.display().to_string()).unwrap_or_else(|| {
+                    vault.root().join(format!("{name}.md")).display().to_string()
+                }),
+                name,
+            }
+        })
+        .collect())
+}

@@ -16,8 +16,8 @@ fn linked_lists_exactly_the_memories_that_mention_a_document() {
     assert_eq!(names[0], "bug-login", "best match for the query first: {out:#}");
     let first = &out[0];
     assert_eq!(first["edge_type"], "debugs");
-    assert!(first["anchor_context"].as_str().unwrap().contains("[[src/auth.py]]"));
-    for key in ["memory_id", "score", "content", "anchor_context", "edge_type", "file_path"] {
+    assert!(first["context"].as_str().unwrap().contains("[[src/auth.py]]"));
+    for key in ["memory_id", "score", "content", "context", "edge_type", "file_path"] {
         assert!(first.get(key).is_some(), "{key} missing: {first}");
     }
     let v2 = out.as_array().unwrap().iter().find(|h| h["name"] == "auth-v2").unwrap();
