@@ -160,20 +160,7 @@ impl MemlaneServer {
     }
 
     pub(super) fn relationships(&self, p: &RelationshipsParams) -> crate::Result<Value> {
-        let m = self.vault.resolve(&p.name)?;
-        let key = format!("memory:{}", m.name);
-        let filter = p.edge_type.as_deref().map(ops::links::edge_type).transpose()?;
-        let r =
-            self.live.with_indexes(|idx| Ok(idx.graph().relationships(&key, filter.as_deref())))?;
-        let outgoing: Vec<Value> = r.outgoing.iter().map(|(k, e)| e.to_json(k)).collect();
-        let incoming: Vec<Value> = r.incoming.iter().map(|(k, e)| e.to_json(k)).collect();
-        Ok(json!({
-            "memory_id": key,
-            "name": m.name.to_string(),
-            "version_chain": r.version_chain,
-            "outgoing": outgoing,
-            "incoming": incoming,
-        }))
+        outcome_json(&ops::links::relationships(self, &p.name, p.edge_type.as_deref())?)
     }
 
     pub(super) fn stats(&self) -> crate::Result<Value> {
@@ -330,15 +317,7 @@ impl MemlaneServer {
     pub(super) fn related(&self, p: &RelatedParams) -> crate::Result<Value> {
         let depth = limits::check_opt("depth", p.depth, 1, limits::MAX_DEPTH)?.unwrap_or(1);
         let limit = limits::check_opt("limit", p.limit, 1, limits::MAX_RESULTS)?.unwrap_or(10);
-        let m = self.vault.resolve(&p.name)?;
-        let key = format!("memory:{}", m.name);
-        let mut rel = self.live.with_indexes(|idx| {
-            Ok(idx.graph().neighbors(&key, depth, &crate::model::links::link_weight))
-        })?;
-        rel.truncate(limit);
-        Ok(
-            json!({ "memory_id": key, "name": m.name.to_string(), "depth": depth, "related": outcome_json(&rel)? }),
-        )
+        outcome_json(&ops::links::related(self, &p.name, depth, limit)?)
     }
 
     pub(super) fn split(&self, p: SplitParams) -> crate::Result<Value> {

@@ -148,3 +148,69 @@ pub fn linked<S: Session>(
         })
         .collect())
 }
+
+/// A memory's typed links, both ways, and its version chain (`relationships`, MCP
+/// `get_memory_relationships`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Relationships {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// The keys of its versions, newest first (through `supersedes`).
+    pub version_chain: Vec<String>,
+    /// Links from it: `{memory_id, edge_type, context, confidence, origin}`.
+    pub outgoing: Vec<serde_json::Value>,
+    /// Links to it, in the same shape.
+    pub incoming: Vec<serde_json::Value>,
+}
+
+/// The links of the memory `name`, of type `edge` only when given.
+pub fn relationships<S: Session>(
+    s: &S,
+    name: &str,
+    edge: Option<&str>,
+) -> crate::Result<Relationships> {
+    let m = s.vault().resolve(name)?;
+    let key = format!("memory:{}", m.name);
+    let filter = edge.map(edge_type).transpose()?;
+    let r = s.with_indexes(&|idx| Ok(idx.graph().relationships(&key, filter.as_deref())))?;
+    Ok(Relationships {
+        name: m.name.to_string(),
+        version_chain: r.version_chain,
+        outgoing: r.outgoing.iter().map(|(k, e)| e.to_json(k)).collect(),
+        incoming: r.incoming.iter().map(|(k, e)| e.to_json(k)).collect(),
+        memory_id: key,
+    })
+}
+
+/// The memories exactly `depth` links away from a memory (`related`, MCP
+/// `get_related_memories`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RelatedMemories {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// How many links away.
+    pub depth: usize,
+    /// Best connected first.
+    pub related: Vec<crate::index::graph::Related>,
+}
+
+/// The memories exactly `depth` links away from `name`, best connected first, at most `limit`
+/// (both checked against [`crate::limits`] by the front end).
+pub fn related<S: Session>(
+    s: &S,
+    name: &str,
+    depth: usize,
+    limit: usize,
+) -> crate::Result<RelatedMemories> {
+    let m = s.vault().resolve(name)?;
+    let key = format!("memory:{}", m.name);
+    let mut related = s.with_indexes(&|idx| {
+        Ok(idx.graph().neighbors(&key, depth, &crate::model::links::link_weight))
+    })?;
+    related.truncate(limit);
+    Ok(RelatedMemories { name: m.name.to_string(), memory_id: key, depth, related })
+}

@@ -1,4 +1,4 @@
-//! One module per command (`pin` holds `pin` and `unpin`); `content`, `lifecycle` and `links`
+//! One module per command (`pin` holds `pin` and `unpin`); `content` and `lifecycle`
 //! hold what several commands share.
 
 pub(crate) mod add;
@@ -14,7 +14,6 @@ pub(crate) mod init;
 pub(crate) mod lifecycle;
 pub(crate) mod link;
 pub(crate) mod linked;
-pub(crate) mod links;
 pub(crate) mod list;
 pub(crate) mod maintain;
 pub(crate) mod mcp;

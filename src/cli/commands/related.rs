@@ -1,9 +1,9 @@
 //! `memlane related`: memories N links away.
 
 use crate::cli::Ctx;
+use crate::cli::session::CliSession;
 use memlane::limits;
-use memlane::model::links::link_weight;
-use serde_json::json;
+use memlane::ops;
 
 /// Memories exactly N links away, ranked by link type and confidence
 #[derive(Debug, clap::Args)]
@@ -22,28 +22,23 @@ pub(crate) struct RelatedArgs {
 pub(crate) fn related(ctx: &mut Ctx, args: &RelatedArgs) -> anyhow::Result<()> {
     limits::check("--depth", args.depth, 1, limits::MAX_DEPTH)?;
     limits::check("--limit", args.limit, 1, limits::MAX_RESULTS)?;
-    let vault = ctx.open_vault()?;
-    let (idx, _) = ctx.open_reconciled(&vault)?;
-    let (key, m) = crate::cli::commands::links::resolve_key(&vault, &args.name)?;
-    let mut rel = idx.graph().neighbors(&key, args.depth, &link_weight);
-    rel.truncate(args.limit);
+    let s = CliSession::open(ctx)?;
+    let r = ops::links::related(&s, &args.name, args.depth, args.limit)?;
     if ctx.out.json {
-        return ctx.out.json(
-            &json!({ "memory_id": key, "name": m.name, "depth": args.depth, "related": rel }),
-        );
+        return ctx.out.json(&r);
     }
-    if rel.is_empty() {
-        ctx.out.note(format!("nothing is exactly {} link(s) away from {}", args.depth, m.name));
+    if r.related.is_empty() {
+        ctx.out.note(format!("nothing is exactly {} link(s) away from {}", args.depth, r.name));
         return Ok(());
     }
     let mut text = String::new();
-    for (i, r) in rel.iter().enumerate() {
-        let via: Vec<String> = r.path.iter().map(|(n, t)| format!("{t} {n}")).collect();
+    for (i, n) in r.related.iter().enumerate() {
+        let via: Vec<String> = n.path.iter().map(|(k, t)| format!("{t} {k}")).collect();
         text.push_str(&format!(
             "{}. {}  [{:.2}]  via {}\n",
             i + 1,
-            r.key.trim_start_matches("memory:"),
-            r.score,
+            n.key.trim_start_matches("memory:"),
+            n.score,
             via.join(", ")
         ));
     }

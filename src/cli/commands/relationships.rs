@@ -1,7 +1,8 @@
 //! `memlane relationships`: a memory's typed links, both ways.
 
 use crate::cli::Ctx;
-use serde_json::json;
+use crate::cli::session::CliSession;
+use memlane::ops;
 
 /// A memory's typed links, both ways, and its whole version chain
 #[derive(Debug, clap::Args)]
@@ -15,35 +16,25 @@ pub(crate) struct RelationshipsArgs {
 }
 
 pub(crate) fn relationships(ctx: &mut Ctx, args: &RelationshipsArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let (idx, _) = ctx.open_reconciled(&vault)?;
-    let (key, m) = crate::cli::commands::links::resolve_key(&vault, &args.name)?;
-    let filter =
-        args.edge_type.as_deref().map(crate::cli::commands::links::parse_type).transpose()?;
-    let r = idx.graph().relationships(&key, filter.as_deref());
-    let (outgoing, incoming, chain) = (r.outgoing, r.incoming, r.version_chain);
-    let show_chain = !chain.is_empty();
+    let s = CliSession::open(ctx)?;
+    let r = ops::links::relationships(&s, &args.name, args.edge_type.as_deref())?;
     if ctx.out.json {
-        return ctx.out.json(&json!({
-            "memory_id": key,
-            "name": m.name,
-            "version_chain": chain,
-            "outgoing": outgoing.iter().map(|(k, e)| e.to_json(k)).collect::<Vec<_>>(),
-            "incoming": incoming.iter().map(|(k, e)| e.to_json(k)).collect::<Vec<_>>(),
-        }));
+        return ctx.out.json(&r);
     }
-    let mut text = format!("{}\n", m.name);
-    if show_chain && chain.len() > 1 {
-        let names: Vec<&str> = chain.iter().map(|k| k.trim_start_matches("memory:")).collect();
+    let mut text = format!("{}\n", r.name);
+    if r.version_chain.len() > 1 {
+        let names: Vec<&str> =
+            r.version_chain.iter().map(|k| k.trim_start_matches("memory:")).collect();
         text.push_str(&format!("  versions (newest first): {}\n", names.join(" -> ")));
     }
-    for (k, e) in &outgoing {
-        text.push_str(&format!("  -> {:<16} {}\n", e.edge_type, k));
+    let field = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
+    for e in &r.outgoing {
+        text.push_str(&format!("  -> {:<16} {}\n", field(e, "edge_type"), field(e, "memory_id")));
     }
-    for (k, e) in &incoming {
-        text.push_str(&format!("  <- {:<16} {}\n", e.edge_type, k));
+    for e in &r.incoming {
+        text.push_str(&format!("  <- {:<16} {}\n", field(e, "edge_type"), field(e, "memory_id")));
     }
-    if outgoing.is_empty() && incoming.is_empty() {
+    if r.outgoing.is_empty() && r.incoming.is_empty() {
         text.push_str("  no links\n");
     }
     ctx.out.text(&text)
