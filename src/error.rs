@@ -205,6 +205,32 @@ pub enum Error {
         /// The operation.
         what: &'static str,
     },
+    /// A deleted memory cannot come back under its name: another memory has it now.
+    #[error("a memory named `{0}` already exists; nothing was restored")]
+    RestoreTaken(String),
+    /// A rewrite would change frontmatter it was not asked to change (a hand-written file whose
+    /// YAML memlane cannot edit in place).
+    #[error("cannot change `{name}`: {problem}; nothing was written")]
+    CannotRewrite {
+        /// The memory.
+        name: String,
+        /// Why.
+        problem: String,
+    },
+    /// A path given for a memory that is not inside the vault.
+    #[error("`{input}` is outside the vault {}", .vault.display())]
+    PathOutsideVault {
+        /// What was given.
+        input: String,
+        /// The vault.
+        vault: PathBuf,
+    },
+    /// Content that redaction leaves empty, where something must be written.
+    #[error("{what} is empty after redaction; nothing was changed")]
+    EmptyAfterRedaction {
+        /// Which content.
+        what: String,
+    },
     /// A raw update without the new file.
     #[error("a raw update needs the whole new file as content")]
     RawWithoutContent,
@@ -332,7 +358,10 @@ impl Error {
             | Error::NoSuchVersion { .. }
             | Error::NotInTrash(_)
             | Error::NoSuchLink { .. } => K::NotFound,
-            Error::Exists(_) | Error::NoFreeName(_) | Error::PiecesExist { .. } => K::Exists,
+            Error::Exists(_)
+            | Error::NoFreeName(_)
+            | Error::PiecesExist { .. }
+            | Error::RestoreTaken(_) => K::Exists,
             Error::MergeConflict { .. } => K::Conflict,
             Error::Duplicate { .. } => K::Duplicate,
             Error::Name(_)
@@ -340,15 +369,18 @@ impl Error {
             | Error::Frontmatter { .. }
             | Error::Invalid(_)
             | Error::NoContent { .. }
+            | Error::CannotRewrite { .. }
+            | Error::EmptyAfterRedaction { .. }
             | Error::RawWithoutContent
             | Error::UnknownEdgeType(_)
             | Error::SelfLink(_)
             | Error::BadTime { .. }
             | Error::BadDuration { .. }
             | Error::EmptyWindow { .. } => K::Invalid,
-            Error::OverLimit { .. } | Error::OutsideVault(_) | Error::LinkOutsideVault(_) => {
-                K::Refused
-            }
+            Error::OverLimit { .. }
+            | Error::OutsideVault(_)
+            | Error::LinkOutsideVault(_)
+            | Error::PathOutsideVault { .. } => K::Refused,
             Error::Config(_) => K::Config,
             Error::Io(_) => K::Io,
             Error::Model { .. } => K::Model,

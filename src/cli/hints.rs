@@ -20,7 +20,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::NoSuchVersion { name, available, .. } if *available > 0 => format!("`memlane history {name}` lists them"),
         Error::NotInTrash(_) => "`memlane trash list` shows the entries".into(),
         Error::Duplicate { existing, .. } => format!("`memlane append {existing} …` or `memlane update {existing} …` to change it, or `--force` to add it anyway"),
-        Error::NoContent { what: "summarize" } => "pass `--content TEXT`, `--file PATH`, or pipe it in".into(),
+        Error::NoContent { what: "summarize" } => "give the shorter text that should replace it: `--content TEXT`, `--file PATH`, or pipe it in".into(),
         Error::NoContent { .. } => "pass it as an argument, with `--file PATH`, or on standard input".into(),
         Error::RawWithoutContent => "with `--raw`, pass the whole file (frontmatter included) as CONTENT, with `--file PATH`, or on standard input".into(),
         Error::NoSuchLink { from, .. } => format!("links written in the body as [[…]] are removed by editing the body (`memlane edit {from}`)"),
@@ -30,6 +30,10 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::UnknownEdgeType(_) => "`memlane link --help` lists the link types".into(),
         Error::MergeConflict { .. } => "edit the file to keep the right lines and remove the `<<<<<<<`, `=======` and `>>>>>>>` markers, then `git add` it".into(),
         Error::PiecesExist { pieces, .. } => format!("edit those memories, or remove them first (`memlane rm {}`) to split again", pieces.join(" ")),
+        Error::RestoreTaken(_) => "restore under another name with `--as NEW`".into(),
+        Error::CannotRewrite { name, .. } => format!("make the change by hand with `memlane edit {name}`"),
+        Error::PathOutsideVault { .. } => "name a memory by its name (`memlane list` shows them), or give a path to a file inside the vault".into(),
+        Error::EmptyAfterRedaction { .. } => "give the text with `--content`".into(),
         _ => return None,
     })
 }

@@ -164,10 +164,7 @@ pub fn summarize(
         return Err(crate::Error::Invalid(format!("temperature {t} is not between 0 and 1")));
     }
     if content.trim().is_empty() {
-        return Err(crate::Error::Invalid(format!(
-            "the summary of `{}` is empty; nothing was written\n  hint: give the shorter text that should replace it",
-            m.name
-        )));
+        return Err(crate::Error::NoContent { what: "summarize" });
     }
     let req = UpdateRequest { content: Some(content), action: "summarize", ..Default::default() };
     let out = vault.update(m, &req)?;

@@ -21,6 +21,11 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::EmptyWindow { .. } => "swap the two ends of the window".into(),
         Error::MergeConflict { .. } => "the file holds git conflict markers; a person must resolve the merge (remove the `<<<<<<<`, `=======` and `>>>>>>>` lines) before it can be read".into(),
         Error::PiecesExist { .. } => "update those memories instead, or delete them first to split again".into(),
+        Error::RestoreTaken(_) => "restore it under another name with as_name".into(),
+        Error::CannotRewrite { .. } => "a person must make this change by editing the file".into(),
+        Error::PathOutsideVault { .. } => "name a memory by its name, or give a path to a file inside the vault".into(),
+        Error::EmptyAfterRedaction { .. } => "give the text in summary_content".into(),
+        Error::NoContent { .. } => "send the text in content".into(),
         _ => return None,
     })
 }

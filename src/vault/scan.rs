@@ -537,10 +537,10 @@ impl Vault {
             p.strip_prefix(&root).ok().or_else(|| p.strip_prefix(&self.canonical_root).ok())
         });
         let Some(rel) = rel else {
-            return Some(Err(Error::Invalid(format!(
-                "`{input}` is outside the vault {}\n  hint: name a memory by its name (`memlane list` shows them), or give a path to a file inside the vault",
-                self.root().display()
-            ))));
+            return Some(Err(Error::PathOutsideVault {
+                input: input.to_owned(),
+                vault: self.root().to_owned(),
+            }));
         };
         let rel: Vec<String> =
             rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();

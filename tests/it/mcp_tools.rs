@@ -361,7 +361,7 @@ fn tool_errors_are_readable_and_change_nothing() {
     let text = c.err("get_related_memories", json!({"name": "auth-v1", "depth": 0}));
     assert!(text.contains("depth"), "{text}");
     let text = c.err("summarize_memory", json!({"name": "auth-v1", "content": "  "}));
-    assert!(text.contains("empty"), "{text}");
+    assert!(text.contains("no content to summarize"), "{text}");
     // Dedup on write: a near-copy is refused with the existing memory's name.
     let original = env.read("bug-login.md");
     let body = original.rsplit("---").next().unwrap().trim().to_owned();

@@ -93,9 +93,9 @@ pub fn merge(
         }
     }
     if sanitize(&body, vault.config.privacy.scrub_secrets).is_empty() {
-        return Err(Error::Invalid(format!(
-            "the merged content of `{target}` is empty after redaction; nothing was changed\n  hint: give the merged text with `--content`"
-        )));
+        return Err(Error::EmptyAfterRedaction {
+            what: format!("the merged content of `{target}`"),
+        });
     }
 
     let mut fields: Vec<(&str, Value)> = vec![

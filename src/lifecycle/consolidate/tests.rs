@@ -170,7 +170,7 @@ fn merge_refusals_change_nothing() {
         Err(Error::NotFound { .. })
     ));
     let emptied = merge(&vault, &[&a, &b], &t("new"), Some("<private>x</private>"), false);
-    assert!(matches!(emptied, Err(Error::Invalid(_))));
+    assert!(matches!(emptied, Err(Error::EmptyAfterRedaction { .. })));
     // A source edited since it was read.
     std::fs::write(vault.path_of(&b.name), format!("{}more\n", b.raw)).unwrap();
     let changed = snapshot(vault.root());

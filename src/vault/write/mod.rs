@@ -207,10 +207,9 @@ impl WriteOutcome {
 
 /// Refuses a rewrite that would change frontmatter keys it was not asked to change.
 fn check_edits(name: &MemoryName, doc: &Document) -> crate::Result<()> {
-    doc.verify_edits().map_err(|problem| {
-        Error::Invalid(format!(
-            "cannot change `{name}`: {problem}; nothing was written\n  hint: make the change by hand with `memlane edit {name}`"
-        ))
+    doc.verify_edits().map_err(|problem| Error::CannotRewrite {
+        name: name.to_string(),
+        problem: problem.to_string(),
     })
 }
 

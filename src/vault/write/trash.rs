@@ -77,9 +77,7 @@ impl Vault {
         self.check_new_name(&name, None)?;
         let dest = self.path_of(&name);
         if dest.exists() {
-            return Err(Error::Invalid(format!(
-                "a memory named `{name}` already exists; nothing was restored\n  hint: restore under another name with `--as NEW`"
-            )));
+            return Err(Error::RestoreTaken(name.to_string()));
         }
         let target = self.write_target(&dest)?;
         self.all_or_nothing("untrash", || {
