@@ -10,6 +10,7 @@ pub mod embed;
 pub mod graph;
 pub mod keyword;
 pub mod manifest;
+pub mod math;
 pub mod minilm;
 pub mod select;
 pub mod store;

@@ -59,9 +59,10 @@ use serde_yaml_ng::Value;
 use crate::error::Error;
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens, markdown_title};
 use crate::index::chunk::{Heading, scan_headings as headings};
-use crate::index::embed::{Embedder, cosine};
+use crate::index::embed::Embedder;
 use crate::index::graph::GraphStats;
 use crate::index::manifest::{Entry, chunk_key};
+use crate::index::math::{cosine, dot};
 use crate::index::store::{Indexes, embed_text};
 use crate::lifecycle::{ImportanceSource, UsageState, UsageStore, age_days};
 use crate::model::MemoryName;
@@ -624,28 +625,9 @@ impl Matrix {
     }
 }
 
-/// Dot product with sixteen independent accumulators (the compiler vectorises it).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    const LANES: usize = 16;
-    let mut acc = [0.0f32; LANES];
-    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..LANES {
-            acc[k] += x[k] * y[k];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
-
 /// Scales `v` to unit length; `None` for a zero (or non-finite) vector.
 fn normalized(mut v: Vec<f32>) -> Option<Vec<f32>> {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm == 0.0 || !norm.is_finite() {
-        return None;
-    }
-    v.iter_mut().for_each(|x| *x /= norm);
-    Some(v)
+    crate::index::math::normalise(&mut v).then_some(v)
 }
 
 /// The mean of `vectors` (each of length `dim`), normalised.

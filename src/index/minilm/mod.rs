@@ -373,7 +373,7 @@ impl SentenceEmbedder {
         let pooled = pool(self.pooling, &hidden, &mask)?; // (b, h)
         let mut vectors = pooled.to_vec2::<f32>()?;
         for v in &mut vectors {
-            l2_normalise(v);
+            crate::index::math::normalise(v);
         }
         Ok(vectors)
     }
@@ -415,13 +415,6 @@ impl std::fmt::Display for DisplayChain<'_> {
             source = err.source();
         }
         Ok(())
-    }
-}
-
-fn l2_normalise(v: &mut [f32]) {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm > 0.0 {
-        v.iter_mut().for_each(|x| *x /= norm);
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::Instant;
 use serde::Deserialize;
 
 use super::*;
-use crate::index::embed::cosine;
+use crate::index::math::cosine;
 
 // -----------------------------------------------------------------------------------------
 // A tiny random BERT written by the tests: hermetic, so loading, batching, pooling, errors
