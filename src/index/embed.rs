@@ -15,6 +15,11 @@ pub trait Embedder: Send + Sync {
     fn dim(&self) -> usize;
     /// Embeds each text; returns one vector of length [`dim`](Self::dim) per text, in order.
     fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>>;
+    /// Whether a computed vector is worth keeping in the persistent embedding cache
+    /// ([`super::embed_cache`]): true for a model, false for an embedder faster than a lookup.
+    fn cacheable(&self) -> bool {
+        false
+    }
 }
 
 pub use super::math::cosine;

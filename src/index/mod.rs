@@ -7,6 +7,7 @@
 
 pub mod chunk;
 pub mod embed;
+pub mod embed_cache;
 pub mod graph;
 pub mod keyword;
 pub mod manifest;

@@ -59,7 +59,6 @@ use serde_yaml_ng::Value;
 use crate::error::Error;
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens, markdown_title};
 use crate::index::chunk::{Heading, scan_headings as headings};
-use crate::index::embed::Embedder;
 use crate::index::graph::GraphStats;
 use crate::index::manifest::{Entry, chunk_key};
 use crate::index::math::{cosine, dot};
@@ -641,7 +640,7 @@ fn mean_vector(vectors: &[Vec<f32>], dim: usize) -> Option<Vec<f32>> {
 
 /// Embeds `content` the way the indexer does (each chunk with `title` in front): the chunk
 /// vectors, in order. Empty when the embedder returned something malformed.
-fn embed_chunks(embedder: &dyn Embedder, title: &str, content: &str) -> Vec<Vec<f32>> {
+fn embed_chunks(idx: &Indexes, title: &str, content: &str) -> Vec<Vec<f32>> {
     let texts: Vec<String> = chunk_markdown(content, &ChunkOptions::default())
         .iter()
         .map(|c| embed_text(title, &c.header_path, &c.text))
@@ -649,7 +648,9 @@ fn embed_chunks(embedder: &dyn Embedder, title: &str, content: &str) -> Vec<Vec<
     let mut out = Vec::with_capacity(texts.len());
     for part in texts.chunks(EMBED_BATCH) {
         let refs: Vec<&str> = part.iter().map(String::as_str).collect();
-        let vectors = embedder.embed_batch(&refs);
+        // Through the vault's embedding cache: the index update after a write reuses these.
+        let vectors = idx.embed_documents(&refs);
+        let embedder = idx.embedder();
         if vectors.len() != refs.len() || vectors.iter().any(|v| v.len() != embedder.dim()) {
             tracing::warn!(embedder = embedder.id(), "the embedder returned malformed vectors");
             return Vec::new();
@@ -661,10 +662,10 @@ fn embed_chunks(embedder: &dyn Embedder, title: &str, content: &str) -> Vec<Vec<
 
 /// The vector of a text on its own: chunks embedded with the text's first heading as title
 /// (never a name), averaged. Two identical texts get identical vectors.
-fn content_vector(embedder: &dyn Embedder, text: &str) -> (Vec<Vec<f32>>, Option<Vec<f32>>) {
+fn content_vector(idx: &Indexes, text: &str) -> (Vec<Vec<f32>>, Option<Vec<f32>>) {
     let title = markdown_title(text).unwrap_or_default();
-    let chunks = embed_chunks(embedder, &title, text);
-    let mean = mean_vector(&chunks, embedder.dim());
+    let chunks = embed_chunks(idx, &title, text);
+    let mean = mean_vector(&chunks, idx.embedder().dim());
     (chunks, mean)
 }
 
@@ -686,7 +687,7 @@ fn memory_vector(vault: &Vault, idx: &Indexes, name: &str, entry: &Entry) -> Opt
     }
     let memory = vault.load(&MemoryName::parse(name).ok()?).ok()?;
     let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
-    let chunks = embed_chunks(idx.embedder().as_ref(), &entry.title, &content);
+    let chunks = embed_chunks(idx, &entry.title, &content);
     mean_vector(&chunks, dim)
 }
 
@@ -730,8 +731,7 @@ pub fn find_duplicate(
     if clean.is_empty() {
         return None;
     }
-    let embedder = idx.embedder().as_ref();
-    let (chunks, query) = content_vector(embedder, &clean.text);
+    let (chunks, query) = content_vector(idx, &clean.text);
     let query = query?;
     let now = vault.clock.now();
     let fade = vault.config.search.expiry_fade_days;
@@ -775,7 +775,7 @@ pub fn find_duplicate(
         let sim = if body.trim() == new_text {
             1.0
         } else {
-            match content_vector(embedder, &body).1 {
+            match content_vector(idx, &body).1 {
                 Some(v) => cosine(&query, &v),
                 None => continue,
             }

@@ -388,6 +388,10 @@ impl Embedder for SentenceEmbedder {
         self.dim
     }
 
+    fn cacheable(&self) -> bool {
+        true
+    }
+
     /// Calls [`SentenceEmbedder::embed`]. The trait cannot return an error yet: on one (which a
     /// model that loaded should never produce) this logs it and returns zero vectors, which
     /// score 0 against everything.

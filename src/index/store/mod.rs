@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use super::chunk::{ChunkOptions, chunk_markdown, markdown_title};
 use super::embed::Embedder;
+use super::embed_cache::{CacheStats, EmbedCache};
 use super::graph::{EdgeData, LinkGraph, OutLink};
 use super::keyword::{KeywordDoc, KeywordError, KeywordIndex};
 use super::manifest::{Entry, Manifest, chunk_id, chunk_key};
@@ -80,8 +81,12 @@ pub struct ReconcileReport {
     pub removed: usize,
     /// Memories checked and found unchanged.
     pub unchanged: usize,
-    /// Chunks embedded and indexed.
+    /// Chunks indexed.
     pub chunks: usize,
+    /// Chunks whose text was sent to the embedder (the others came from the embedding cache).
+    pub embedded: usize,
+    /// Chunks whose vector came from the embedding cache.
+    pub reused: usize,
     /// Why everything was rebuilt, when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rebuilt: Option<String>,
@@ -142,6 +147,9 @@ pub struct Indexes {
     supersedes: std::sync::OnceLock<HashMap<String, String>>,
     manifest: Manifest,
     embedder: Arc<dyn Embedder>,
+    /// Chunk vectors already computed for this embedder (`indices/embeddings/`); kept across
+    /// reopens.
+    cache: Arc<EmbedCache>,
     needs_rebuild: Option<String>,
     /// What was found damaged on open (a store that could not be read, or stores that disagree):
     /// the next reconcile rebuilds and reports it.
@@ -288,6 +296,7 @@ impl Indexes {
             graph: std::sync::OnceLock::from(LinkGraph::new()),
             supersedes: std::sync::OnceLock::from(HashMap::new()),
             manifest: Manifest::default(),
+            cache: Arc::new(EmbedCache::new(embedder.clone(), Some(&Self::dir_of(vault)), false)),
             embedder,
             needs_rebuild: Some("the indices on disk cannot be written".to_owned()),
             damage: None,
@@ -340,6 +349,7 @@ impl Indexes {
             return Ok(None);
         }
         let idx = Indexes {
+            cache: Arc::new(EmbedCache::new(embedder.clone(), Some(&dir), false)),
             dir,
             keyword,
             vector,
@@ -546,6 +556,7 @@ impl Indexes {
             needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
         }
         let mut idx = Indexes {
+            cache: Arc::new(EmbedCache::new(embedder.clone(), Some(&dir), true)),
             dir,
             keyword,
             vector,
@@ -654,6 +665,19 @@ impl Indexes {
     /// The embedder the vectors were built with.
     pub fn embedder(&self) -> &Arc<dyn Embedder> {
         &self.embedder
+    }
+
+    /// Embeds chunk texts (as [`embed_text`] makes them) the way the indexer does, through the
+    /// vault's persistent embedding cache: a text embedded before for this embedder — by a
+    /// duplicate check, an earlier index, another version of the memory — is not embedded again,
+    /// and what is embedded now is kept for the index update that follows. Not for queries.
+    pub fn embed_documents(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        self.cache.embed(texts)
+    }
+
+    /// What the embedding cache did in this process: texts reused, texts embedded.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
     }
 
     /// The memory name and chunk ordinal of a vector key.

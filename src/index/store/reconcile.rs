@@ -105,8 +105,10 @@ impl Indexes {
             || known != Some(disk_stamp(&self.dir))
             || self.dir.join(PENDING_FILE).exists()
         {
-            let fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
+            let mut fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
             let earlier = self.damage.take();
+            // What this process embedded so far stays at hand.
+            fresh.cache = self.cache.clone();
             *self = fresh;
             self.damage = earlier.or(self.damage.take());
         } else {
@@ -286,39 +288,59 @@ impl Indexes {
         }
 
         let total: usize = pending.iter().map(|p| p.chunks.len()).sum();
-        let batch = 32;
         let mut done = 0;
         progress(Progress { done, total });
-        for p in &pending {
+        let stats_before = self.cache.stats();
+        // All chunk texts this pass indexes: the live set of a compaction after a rebuild.
+        let mut live: Vec<String> = Vec::new();
+        // Chunks of several memories are embedded together (a model batches by length), in
+        // groups of about EMBED_GROUP chunks so progress moves and memory stays bounded.
+        let mut group_start = 0;
+        let mut vectors: std::collections::VecDeque<Vec<f32>> = Default::default();
+        for (pi, p) in pending.iter().enumerate() {
+            if pi == group_start {
+                let mut end = pi;
+                let mut n = 0;
+                while end < pending.len()
+                    && (n == 0 || n + pending[end].chunks.len() <= EMBED_GROUP)
+                {
+                    n += pending[end].chunks.len();
+                    end += 1;
+                }
+                let texts: Vec<String> = pending[pi..end]
+                    .iter()
+                    .flat_map(|p| {
+                        p.chunks.iter().map(|c| embed_text(&p.entry.title, &c.header_path, &c.text))
+                    })
+                    .collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let got = self.cache.embed(&refs);
+                if got.len() != refs.len() {
+                    return Err(IndexError::Embed(format!(
+                        "{} vectors for {} texts",
+                        got.len(),
+                        refs.len()
+                    ))
+                    .into());
+                }
+                vectors = got.into();
+                if rebuild.is_some() {
+                    live.extend(texts);
+                }
+                group_start = end;
+            }
             if let Some(old) = self.manifest.entries.get(&p.name) {
                 kw.delete_memory(&p.name);
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(&p.name, ord)).map_err(IndexError::from)?;
                 }
             }
-            let texts: Vec<String> = p
-                .chunks
-                .iter()
-                .map(|c| embed_text(&p.entry.title, &c.header_path, &c.text))
-                .collect();
-            for (i, part) in texts.chunks(batch).enumerate() {
-                let refs: Vec<&str> = part.iter().map(String::as_str).collect();
-                let vectors = self.embedder.embed_batch(&refs);
-                if vectors.len() != refs.len() {
-                    return Err(IndexError::Embed(format!(
-                        "{} vectors for {} texts",
-                        vectors.len(),
-                        refs.len()
-                    ))
-                    .into());
-                }
-                for (j, v) in vectors.iter().enumerate() {
-                    let ord = i * batch + j;
-                    self.vector.upsert(chunk_key(&p.name, ord), v).map_err(IndexError::from)?;
-                }
-                done += refs.len();
-                progress(Progress { done, total });
+            for ord in 0..p.chunks.len() {
+                let v = vectors.pop_front().unwrap_or_default();
+                self.vector.upsert(chunk_key(&p.name, ord), &v).map_err(IndexError::from)?;
             }
+            done += p.chunks.len();
+            progress(Progress { done, total });
             for c in &p.chunks {
                 let id = chunk_id(&p.name, c.ordinal);
                 kw.add(&KeywordDoc {
@@ -351,6 +373,9 @@ impl Indexes {
             report.added = pending.len();
             report.updated = 0;
         }
+        let stats = self.cache.stats();
+        report.embedded = stats.embedded - stats_before.embedded;
+        report.reused = stats.hits - stats_before.hits;
         // A new memory turns earlier links to a ghost of its name into links to itself.
         let added_names: Vec<&String> =
             pending.iter().filter(|p| !p.existed).map(|p| &p.name).collect();
@@ -406,6 +431,13 @@ impl Indexes {
         }
         self.rebuild_keys();
         self.written = disk.then(|| disk_stamp(&self.dir));
+        if disk && rebuild.is_some() {
+            // Still under the lock: drop what no memory uses (within the documented budget).
+            match self.cache.compact(live.iter().map(String::as_str)) {
+                Ok(kept) => tracing::debug!(kept, "embedding cache compacted"),
+                Err(e) => tracing::debug!(error = %e, "cannot compact the embedding cache"),
+            }
+        }
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         tracing::debug!(
             lock_ms = ms(t_lock),
@@ -447,6 +479,9 @@ pub fn duplicate_id_message(id: &str, names: &[String]) -> String {
 /// Memories changed in one pass up to which the keyword index is written by one thread with a
 /// small memory budget.
 pub(super) const SMALL_CHANGE: usize = 64;
+
+/// Chunks embedded together by a reconcile (across memories).
+const EMBED_GROUP: usize = 256;
 
 /// xxh3 of a memory's outgoing links (never 0, the "unknown" of an old manifest entry).
 pub(super) fn links_hash(links: &[OutLink]) -> u64 {
