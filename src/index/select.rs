@@ -48,7 +48,8 @@ pub fn embedder_for(config: &Config) -> crate::Result<Arc<dyn Embedder>> {
     match choose(&config.embedding.model) {
         Choice::Builtin => Ok(Arc::new(BuiltinEmbedder::new())),
         Choice::Model(dir) => {
-            let m = SentenceEmbedder::load(&dir).map_err(|e| model_error(&dir, e))?;
+            // Lazily: a command that never embeds never reads the weights.
+            let m = SentenceEmbedder::open(&dir).map_err(|e| model_error(&dir, e))?;
             let _ = config.embedding.batch_size; // the model batches internally
             Ok(Arc::new(m))
         }

@@ -67,6 +67,8 @@ pub fn import_model(src: &Path, dest: &Path) -> Result<PathBuf, ModelError> {
     if had_old && let Err(err) = fs::remove_dir_all(&old) {
         tracing::warn!(path = %old.display(), error = %err, "cannot remove the replaced model");
     }
+    // The copy loads as the source did: later processes open it without re-reading it.
+    super::stamp::remember(dest, model.id(), &model.files);
     Ok(dest.to_owned())
 }
 

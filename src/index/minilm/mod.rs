@@ -14,6 +14,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use candle_core::{Device, Tensor};
 use tokenizers::Tokenizer;
@@ -22,6 +23,7 @@ use xxhash_rust::xxh3::Xxh3;
 mod config;
 mod encoder;
 mod import;
+mod stamp;
 #[cfg(test)]
 mod tests;
 
@@ -173,9 +175,25 @@ pub struct SentenceEmbedder {
     lowercase: bool,
     /// Files that make up the model, relative to `dir` (what [`import_model`] copies).
     files: Vec<PathBuf>,
+    config: BertConfig,
+    /// The tokenizer and the weights: loaded by [`load`](Self::load), or on the first
+    /// [`embed`](Self::embed) of a model [`open`](Self::open)ed lazily.
+    heavy: OnceLock<Heavy>,
+    device: Device,
+}
+
+/// The parts of a model that cost time to load.
+struct Heavy {
     tokenizer: Tokenizer,
     encoder: BertEncoder,
-    device: Device,
+}
+
+/// What the small configuration files say.
+struct Setup {
+    config: BertConfig,
+    max_tokens: usize,
+    pooling: Pooling,
+    lowercase: bool,
 }
 
 impl std::fmt::Debug for SentenceEmbedder {
@@ -187,18 +205,71 @@ impl std::fmt::Debug for SentenceEmbedder {
             .field("max_tokens", &self.max_tokens)
             .field("pooling", &self.pooling)
             .field("lowercase", &self.lowercase)
+            .field("loaded", &self.heavy.get().is_some())
             .finish_non_exhaustive()
     }
 }
 
+type ReadFn<'a> = dyn FnMut(&Path, bool) -> Result<Option<Vec<u8>>, ModelError> + 'a;
+
+/// Reads and checks `config.json`, `sentence_bert_config.json`, `modules.json` and the pooling
+/// config, in that order, through `read(relative path, required)`.
+fn read_setup(dir: &Path, read: &mut ReadFn<'_>) -> Result<Setup, ModelError> {
+    let config_path = dir.join("config.json");
+    let config: BertConfig =
+        parse_json(&config_path, &read(Path::new("config.json"), true)?.unwrap_or_default())?;
+    config.validate(&config_path)?;
+
+    let st_rel = Path::new("sentence_bert_config.json");
+    let st_config = match read(st_rel, false)? {
+        Some(bytes) => parse_json::<SentenceBertConfig>(&dir.join(st_rel), &bytes)?,
+        None => SentenceBertConfig::default(),
+    };
+    let max_seq_length = st_config.max_seq_length.unwrap_or(DEFAULT_MAX_SEQ_LENGTH);
+    let max_tokens = max_seq_length.min(config.max_position_embeddings);
+    if max_tokens < 2 {
+        return Err(ModelError::InvalidConfig {
+            path: dir.join(st_rel),
+            what: format!("max_seq_length {max_seq_length} leaves no room for text"),
+        });
+    }
+
+    let modules_rel = Path::new("modules.json");
+    let pooling_dir = match read(modules_rel, false)? {
+        Some(bytes) => {
+            let path = dir.join(modules_rel);
+            pooling_dir_from_modules(&path, &parse_json::<Vec<StModule>>(&path, &bytes)?)?
+        }
+        None => PathBuf::from("1_Pooling"),
+    };
+    let pooling_rel = pooling_dir.join("config.json");
+    let pooling_path = dir.join(&pooling_rel);
+    let pooling_config: PoolingConfig =
+        parse_json(&pooling_path, &read(&pooling_rel, true)?.unwrap_or_default())?;
+    let pooling = pooling_config.mode(&pooling_path, config.hidden_size)?;
+    Ok(Setup { config, max_tokens, pooling, lowercase: st_config.do_lower_case })
+}
+
+const TOKENIZER_FILE: &str = "tokenizer.json";
+const WEIGHTS_FILE: &str = "model.safetensors";
+
+fn load_weights(dir: &Path, bytes: &[u8], config: &BertConfig) -> Result<BertEncoder, ModelError> {
+    let weights_path = dir.join(WEIGHTS_FILE);
+    let tensors = candle_core::safetensors::load_buffer(bytes, &Device::Cpu)
+        .map_err(|source| ModelError::Weights { path: weights_path.clone(), source })?;
+    let weights = Weights::new(&weights_path, tensors)?;
+    BertEncoder::load(&weights, config)
+}
+
 impl SentenceEmbedder {
-    /// Loads a sentence-transformers model directory.
+    /// Loads a sentence-transformers model directory, all of it, now.
     ///
     /// Needs `config.json` (a BERT config), `tokenizer.json`, `model.safetensors` (tensor names
     /// with or without a `bert.` prefix) and the pooling config named by `modules.json`
     /// (`1_Pooling/config.json` when there is no `modules.json`). `sentence_bert_config.json`
     /// is optional. Every file and tensor is checked against `config.json`, so a broken model
-    /// fails here, with an error naming the file, rather than when embedding.
+    /// fails here, with an error naming the file, rather than when embedding. A model that loads
+    /// is remembered (see [`open`](Self::open)).
     pub fn load(dir: &Path) -> Result<Self, ModelError> {
         if !dir.is_dir() {
             return Err(ModelError::MissingDir(dir.to_owned()));
@@ -218,68 +289,89 @@ impl SentenceEmbedder {
             files.push(rel.to_owned());
             Ok(Some(bytes))
         };
+        let setup = read_setup(dir, &mut read)?;
 
-        let config_path = dir.join("config.json");
-        let config: BertConfig =
-            parse_json(&config_path, &read(Path::new("config.json"), true)?.unwrap_or_default())?;
-        config.validate(&config_path)?;
-
-        let st_rel = Path::new("sentence_bert_config.json");
-        let st_config = match read(st_rel, false)? {
-            Some(bytes) => parse_json::<SentenceBertConfig>(&dir.join(st_rel), &bytes)?,
-            None => SentenceBertConfig::default(),
-        };
-        let max_seq_length = st_config.max_seq_length.unwrap_or(DEFAULT_MAX_SEQ_LENGTH);
-        let max_tokens = max_seq_length.min(config.max_position_embeddings);
-        if max_tokens < 2 {
-            return Err(ModelError::InvalidConfig {
-                path: dir.join(st_rel),
-                what: format!("max_seq_length {max_seq_length} leaves no room for text"),
-            });
-        }
-
-        let modules_rel = Path::new("modules.json");
-        let pooling_dir = match read(modules_rel, false)? {
-            Some(bytes) => {
-                let path = dir.join(modules_rel);
-                pooling_dir_from_modules(&path, &parse_json::<Vec<StModule>>(&path, &bytes)?)?
-            }
-            None => PathBuf::from("1_Pooling"),
-        };
-        let pooling_rel = pooling_dir.join("config.json");
-        let pooling_path = dir.join(&pooling_rel);
-        let pooling_config: PoolingConfig =
-            parse_json(&pooling_path, &read(&pooling_rel, true)?.unwrap_or_default())?;
-        let pooling = pooling_config.mode(&pooling_path, config.hidden_size)?;
-
-        let tokenizer_rel = Path::new("tokenizer.json");
-        let tokenizer_path = dir.join(tokenizer_rel);
-        let tokenizer_bytes = read(tokenizer_rel, true)?.unwrap_or_default();
-        let tokenizer = load_tokenizer(&tokenizer_path, &tokenizer_bytes, max_tokens, &config)?;
-
-        let weights_rel = Path::new("model.safetensors");
-        let weights_path = dir.join(weights_rel);
-        let weight_bytes = read(weights_rel, true)?.unwrap_or_default();
-        let device = Device::Cpu;
-        let tensors = candle_core::safetensors::load_buffer(&weight_bytes, &device)
-            .map_err(|source| ModelError::Weights { path: weights_path.clone(), source })?;
+        let tokenizer_path = dir.join(TOKENIZER_FILE);
+        let tokenizer_bytes = read(Path::new(TOKENIZER_FILE), true)?.unwrap_or_default();
+        let tokenizer =
+            load_tokenizer(&tokenizer_path, &tokenizer_bytes, setup.max_tokens, &setup.config)?;
+        let weight_bytes = read(Path::new(WEIGHTS_FILE), true)?.unwrap_or_default();
+        let encoder = load_weights(dir, &weight_bytes, &setup.config)?;
         drop(weight_bytes);
-        let weights = Weights::new(&weights_path, tensors)?;
-        let encoder = BertEncoder::load(&weights, &config)?;
 
-        let id = format!("{ID_VERSION}:{}:{:016x}", config.hidden_size, hasher.digest());
-        Ok(Self {
+        let id = format!("{ID_VERSION}:{}:{:016x}", setup.config.hidden_size, hasher.digest());
+        let model = Self::new(dir, id, setup, files);
+        let _ = model.heavy.set(Heavy { tokenizer, encoder });
+        stamp::remember(&model.dir, &model.id, &model.files);
+        Ok(model)
+    }
+
+    /// Opens a model directory for embedding later: only the small configuration files are
+    /// read now, and the tokenizer and weights on the first [`embed`](Self::embed), so a
+    /// process that never embeds (or embeds only once) pays nothing (or little) for the model.
+    ///
+    /// This relies on an earlier successful [`load`](Self::load) of the same files (recorded in
+    /// memlane's data directory with each file's size and modification time; `memlane model
+    /// import` does that load): a model never loaded, or whose files changed since, is loaded in
+    /// full here, as [`load`](Self::load) does, so a broken model still fails here.
+    pub fn open(dir: &Path) -> Result<Self, ModelError> {
+        if !dir.is_dir() {
+            return Err(ModelError::MissingDir(dir.to_owned()));
+        }
+        let mut files = Vec::new();
+        let mut read = |rel: &Path, required: bool| -> Result<Option<Vec<u8>>, ModelError> {
+            let path = dir.join(rel);
+            if !path.is_file() {
+                return if required { Err(ModelError::MissingFile(path)) } else { Ok(None) };
+            }
+            files.push(rel.to_owned());
+            Ok(Some(fs::read(&path).at("read", &path)?))
+        };
+        let Ok(setup) = read_setup(dir, &mut read) else { return Self::load(dir) };
+        files.push(PathBuf::from(TOKENIZER_FILE));
+        files.push(PathBuf::from(WEIGHTS_FILE));
+        match stamp::recall(dir, &files) {
+            Some(id) => Ok(Self::new(dir, id, setup, files)),
+            None => Self::load(dir),
+        }
+    }
+
+    fn new(dir: &Path, id: String, setup: Setup, files: Vec<PathBuf>) -> Self {
+        Self {
             dir: dir.to_owned(),
             id,
-            dim: config.hidden_size,
-            max_tokens,
-            pooling,
-            lowercase: st_config.do_lower_case,
+            dim: setup.config.hidden_size,
+            max_tokens: setup.max_tokens,
+            pooling: setup.pooling,
+            lowercase: setup.lowercase,
             files,
-            tokenizer,
-            encoder,
-            device,
-        })
+            config: setup.config,
+            heavy: OnceLock::new(),
+            device: Device::Cpu,
+        }
+    }
+
+    /// The tokenizer and weights, loaded on first use.
+    fn heavy(&self) -> Result<&Heavy, ModelError> {
+        if let Some(h) = self.heavy.get() {
+            return Ok(h);
+        }
+        let start = std::time::Instant::now();
+        let tokenizer_path = self.dir.join(TOKENIZER_FILE);
+        let bytes = fs::read(&tokenizer_path).at("read", &tokenizer_path)?;
+        let tokenizer = load_tokenizer(&tokenizer_path, &bytes, self.max_tokens, &self.config)?;
+        let t_tokenizer = start.elapsed();
+        let weights_path = self.dir.join(WEIGHTS_FILE);
+        let bytes = fs::read(&weights_path).at("read", &weights_path)?;
+        let encoder = load_weights(&self.dir, &bytes, &self.config)?;
+        drop(bytes);
+        tracing::debug!(
+            tokenizer_ms = t_tokenizer.as_secs_f64() * 1e3,
+            weights_ms = (start.elapsed() - t_tokenizer).as_secs_f64() * 1e3,
+            "model loaded"
+        );
+        let _ = self.heavy.set(Heavy { tokenizer, encoder });
+        Ok(self.heavy.get().expect("just set"))
     }
 
     /// The directory the model was loaded from.
@@ -319,11 +411,12 @@ impl SentenceEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let heavy = self.heavy()?;
         let encodings = if self.lowercase {
             let lower: Vec<String> = texts.iter().map(|t| t.to_lowercase()).collect();
-            self.tokenizer.encode_batch(lower, true)
+            heavy.tokenizer.encode_batch(lower, true)
         } else {
-            self.tokenizer.encode_batch(texts.to_vec(), true)
+            heavy.tokenizer.encode_batch(texts.to_vec(), true)
         }
         .map_err(ModelError::Tokenize)?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
@@ -342,7 +435,7 @@ impl SentenceEmbedder {
             }
             let batch: Vec<&tokenizers::Encoding> =
                 order[start..end].iter().map(|&i| &encodings[i]).collect();
-            for (&i, vector) in order[start..end].iter().zip(self.embed_encoded(&batch)?) {
+            for (&i, vector) in order[start..end].iter().zip(self.embed_encoded(heavy, &batch)?) {
                 out[i] = vector;
             }
             start = end;
@@ -351,7 +444,11 @@ impl SentenceEmbedder {
     }
 
     /// One forward pass over already-tokenized texts; pads to the longest of them.
-    fn embed_encoded(&self, batch: &[&tokenizers::Encoding]) -> Result<Vec<Vec<f32>>, ModelError> {
+    fn embed_encoded(
+        &self,
+        heavy: &Heavy,
+        batch: &[&tokenizers::Encoding],
+    ) -> Result<Vec<Vec<f32>>, ModelError> {
         let b = batch.len();
         let l = batch.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
         let mut ids = vec![0u32; b * l];
@@ -369,7 +466,7 @@ impl SentenceEmbedder {
         let type_ids = Tensor::from_vec(type_ids, (b, l), &self.device)?;
         let mask = Tensor::from_vec(mask, (b, l), &self.device)?;
 
-        let hidden = self.encoder.forward(&ids, &type_ids, &mask)?; // (b, l, h)
+        let hidden = heavy.encoder.forward(&ids, &type_ids, &mask)?; // (b, l, h)
         let pooled = pool(self.pooling, &hidden, &mask)?; // (b, h)
         let mut vectors = pooled.to_vec2::<f32>()?;
         for v in &mut vectors {
