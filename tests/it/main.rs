@@ -17,6 +17,7 @@ mod mcp;
 mod mcp_tools;
 mod memories;
 mod model;
+mod model_cache;
 mod privacy;
 mod read_only;
 mod safety;

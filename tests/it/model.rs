@@ -10,7 +10,7 @@ use crate::common::TestEnv;
 
 /// The MiniLM model directory, fetched on first use; `None` (with the reason printed) when it
 /// cannot be had.
-fn model_dir() -> Option<PathBuf> {
+pub(crate) fn model_dir() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("MEMLANE_TEST_MODEL_DIR") {
         return Some(d.into());
     }

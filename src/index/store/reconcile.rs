@@ -447,6 +447,8 @@ impl Indexes {
             vector_save_ms = ms(t_vector - t_keyword),
             graph_save_ms = ms(t_graph - t_vector),
             manifest_save_ms = ms(start.elapsed() - t_graph),
+            embedded = report.embedded,
+            reused = report.reused,
             "reconcile wrote the indices"
         );
         if rebuild.is_some() {
