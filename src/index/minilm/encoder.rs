@@ -134,9 +134,9 @@ pub(super) struct BertEncoder {
 }
 
 pub(super) struct BertLayer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
+    /// Query, key and value in one matrix, (3·hidden, hidden): one matmul instead of three;
+    /// the query rows are pre-scaled by 1/√head_dim.
+    qkv: Linear,
     attention_out: Linear,
     attention_norm: LayerNorm,
     intermediate: Linear,
@@ -152,9 +152,7 @@ impl BertEncoder {
             .map(|i| {
                 let p = format!("encoder.layer.{i}");
                 Ok(BertLayer {
-                    query: w.linear(&format!("{p}.attention.self.query"), h, h)?,
-                    key: w.linear(&format!("{p}.attention.self.key"), h, h)?,
-                    value: w.linear(&format!("{p}.attention.self.value"), h, h)?,
+                    qkv: fused_qkv(w, &p, h, c.num_attention_heads)?,
                     attention_out: w.linear(&format!("{p}.attention.output.dense"), h, h)?,
                     attention_norm: w.layer_norm(
                         &format!("{p}.attention.output.LayerNorm"),
@@ -227,10 +225,10 @@ impl BertEncoder {
         let split = |t: Tensor| -> candle_core::Result<Tensor> {
             t.reshape((b, l, self.heads, head_dim))?.transpose(1, 2)?.contiguous()
         };
-        let scale = 1.0 / (head_dim as f64).sqrt();
-        let q = split((layer.query.forward(x)? * scale)?)?;
-        let k = split(layer.key.forward(x)?)?;
-        let v = split(layer.value.forward(x)?)?;
+        let qkv = layer.qkv.forward(x)?; // (b·l, 3·hidden)
+        let q = split(qkv.narrow(1, 0, self.hidden)?)?;
+        let k = split(qkv.narrow(1, self.hidden, self.hidden)?)?;
+        let v = split(qkv.narrow(1, 2 * self.hidden, self.hidden)?)?;
         let scores = q.matmul(&k.t()?)?.broadcast_add(bias)?; // (b, heads, l, l)
         let probs = candle_nn::ops::softmax_last_dim(&scores)?;
         let context =
@@ -240,6 +238,22 @@ impl BertEncoder {
         let inner = self.activation.apply(&layer.intermediate.forward(&attended)?)?;
         layer.output_norm.forward(&layer.output.forward(&inner)?.add(&attended)?)
     }
+}
+
+/// The query, key and value projections of layer `p` as one linear layer (see [`BertLayer`]).
+fn fused_qkv(w: &Weights<'_>, p: &str, h: usize, heads: usize) -> Result<Linear, ModelError> {
+    let scale = 1.0 / ((h / heads) as f64).sqrt();
+    let part = |name: &str| w.linear(&format!("{p}.attention.self.{name}"), h, h);
+    let (q, k, v) = (part("query")?, part("key")?, part("value")?);
+    let bias =
+        |l: &Linear| l.bias().cloned().ok_or_else(|| candle_core::Error::Msg("no bias".into()));
+    let fuse = || -> candle_core::Result<Linear> {
+        let weight =
+            Tensor::cat(&[(q.weight() * scale)?, k.weight().clone(), v.weight().clone()], 0)?;
+        let b = Tensor::cat(&[(bias(&q)? * scale)?, bias(&k)?, bias(&v)?], 0)?;
+        Ok(Linear::new(weight, Some(b)))
+    };
+    fuse().map_err(ModelError::Inference)
 }
 
 /// Pools (b, l, h) token vectors into (b, h) sentence vectors, ignoring padding.
