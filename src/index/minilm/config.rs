@@ -10,7 +10,7 @@ use super::encoder::Activation;
 use super::{ModelError, Pooling};
 
 /// The fields of a Hugging Face BERT `config.json` the encoder needs.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(super) struct BertConfig {
     #[serde(default)]
     pub(super) model_type: Option<String>,

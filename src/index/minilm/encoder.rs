@@ -1,64 +1,242 @@
 //! The BERT encoder, written on `candle-nn` building blocks, and pooling.
+//!
+//! Weights come from memory (a full load, which reads the whole file to hash it) or straight
+//! from the file (a lazy open): then only the safetensors header is parsed up front, each
+//! tensor is read with one positioned read, and the word-embedding table (half of a MiniLM
+//! file) is never read whole: each forward pass reads the rows of its tokens.
 
 use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::Mutex;
 
-use candle_core::{D, DType, IndexOp, Tensor};
+use candle_core::{D, DType, Device, IndexOp, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, Module};
 
 use super::config::BertConfig;
 use super::{ModelError, Pooling};
 
+/// Where the tensors are.
+pub(super) enum Source {
+    /// Already loaded (from the bytes a full load read).
+    Memory(HashMap<String, Tensor>),
+    /// In the file: name → (dtype, shape, absolute byte range).
+    File { file: Mutex<File>, index: HashMap<String, (DType, Vec<usize>, u64, u64)> },
+}
+
+impl Source {
+    /// Parses the safetensors header of `path` (8-byte length, JSON) without reading tensors.
+    pub(super) fn open(path: &Path) -> candle_core::Result<Self> {
+        let mut file = File::open(path)?;
+        let mut len = [0u8; 8];
+        file.read_exact(&mut len)?;
+        let len = u64::from_le_bytes(len);
+        let file_len = file.metadata()?.len();
+        if len > file_len.saturating_sub(8) || len > 100 << 20 {
+            return Err(candle_core::Error::Msg(format!("header length {len} is out of range")));
+        }
+        let mut header = vec![0u8; len as usize];
+        file.read_exact(&mut header)?;
+        let header: HashMap<String, serde_json::Value> = serde_json::from_slice(&header)
+            .map_err(|e| candle_core::Error::Msg(format!("safetensors header: {e}")))?;
+        let start = 8 + len;
+        let mut index = HashMap::new();
+        for (name, info) in header {
+            if name == "__metadata__" {
+                continue;
+            }
+            let bad = || candle_core::Error::Msg(format!("tensor `{name}`: malformed header"));
+            let dtype = match info["dtype"].as_str().ok_or_else(bad)? {
+                "F32" => DType::F32,
+                "F16" => DType::F16,
+                "BF16" => DType::BF16,
+                "F64" => DType::F64,
+                "I64" => DType::I64,
+                "U8" => DType::U8,
+                "U32" => DType::U32,
+                other => {
+                    return Err(candle_core::Error::Msg(format!(
+                        "tensor `{name}`: unsupported dtype {other}"
+                    )));
+                }
+            };
+            let shape: Vec<usize> = info["shape"]
+                .as_array()
+                .ok_or_else(bad)?
+                .iter()
+                .map(|d| d.as_u64().map(|d| d as usize).ok_or_else(bad))
+                .collect::<candle_core::Result<_>>()?;
+            let offsets = info["data_offsets"].as_array().ok_or_else(bad)?;
+            let (b, e) = match offsets.as_slice() {
+                [b, e] => (b.as_u64().ok_or_else(bad)?, e.as_u64().ok_or_else(bad)?),
+                _ => return Err(bad()),
+            };
+            let want = shape.iter().product::<usize>() * dtype.size_in_bytes();
+            if e < b || (e - b) as usize != want || start + e > file_len {
+                return Err(bad());
+            }
+            index.insert(name, (dtype, shape, start + b, start + e));
+        }
+        Ok(Source::File { file: Mutex::new(file), index })
+    }
+
+    fn contains(&self, name: &str) -> bool {
+        match self {
+            Source::Memory(m) => m.contains_key(name),
+            Source::File { index, .. } => index.contains_key(name),
+        }
+    }
+
+    fn shape(&self, name: &str) -> Option<Vec<usize>> {
+        match self {
+            Source::Memory(m) => m.get(name).map(|t| t.dims().to_vec()),
+            Source::File { index, .. } => index.get(name).map(|i| i.1.clone()),
+        }
+    }
+
+    fn read_range(file: &Mutex<File>, from: u64, to: u64) -> candle_core::Result<Vec<u8>> {
+        let mut f = file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        f.seek(SeekFrom::Start(from))?;
+        let mut bytes = vec![0u8; (to - from) as usize];
+        f.read_exact(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    fn load(&self, name: &str) -> candle_core::Result<Tensor> {
+        match self {
+            Source::Memory(m) => {
+                m.get(name).cloned().ok_or_else(|| candle_core::Error::Msg(name.to_owned()))
+            }
+            Source::File { file, index } => {
+                let (dtype, shape, from, to) =
+                    index.get(name).ok_or_else(|| candle_core::Error::Msg(name.to_owned()))?;
+                let bytes = Self::read_range(file, *from, *to)?;
+                Tensor::from_raw_buffer(&bytes, *dtype, shape, &Device::Cpu)
+            }
+        }
+    }
+}
+
+/// The word-embedding table: loaded, or rows read from the file as tokens need them.
+pub(super) enum WordTable {
+    Loaded(Embedding),
+    OnDisk { file: Mutex<File>, offset: u64, rows: usize, hidden: usize },
+}
+
+impl WordTable {
+    /// (b, l) u32 ids → (b, l, hidden).
+    fn forward(&self, ids: &Tensor) -> candle_core::Result<Tensor> {
+        let (file, offset, rows, hidden) = match self {
+            WordTable::Loaded(e) => return e.forward(ids),
+            WordTable::OnDisk { file, offset, rows, hidden } => (file, *offset, *rows, *hidden),
+        };
+        let (b, l) = ids.dims2()?;
+        let flat = ids.flatten_all()?.to_vec1::<u32>()?;
+        let mut unique: Vec<u32> = flat.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        let row_bytes = (hidden * 4) as u64;
+        let mut table = Vec::with_capacity(unique.len() * hidden);
+        let mut f = file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut buf = vec![0u8; row_bytes as usize];
+        for &id in &unique {
+            if id as usize >= rows {
+                return Err(candle_core::Error::Msg(format!("token id {id} out of range")));
+            }
+            f.seek(SeekFrom::Start(offset + u64::from(id) * row_bytes))?;
+            f.read_exact(&mut buf)?;
+            table.extend(buf.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+        }
+        drop(f);
+        let slot: HashMap<u32, u32> =
+            unique.iter().enumerate().map(|(i, &id)| (id, i as u32)).collect();
+        let local: Vec<u32> = flat.iter().map(|id| slot[id]).collect();
+        let table = Tensor::from_vec(table, (unique.len(), hidden), &Device::Cpu)?;
+        let local = Tensor::from_vec(local, b * l, &Device::Cpu)?;
+        table.index_select(&local, 0)?.reshape((b, l, hidden))
+    }
+}
+
 /// The safetensors tensors, with the name prefix (`""` or `"bert."`) the file uses.
 pub(super) struct Weights<'a> {
     path: &'a Path,
-    tensors: HashMap<String, Tensor>,
+    tensors: Source,
     prefix: &'static str,
 }
 
 impl<'a> Weights<'a> {
-    pub(super) fn new(
-        path: &'a Path,
-        tensors: HashMap<String, Tensor>,
-    ) -> Result<Self, ModelError> {
+    pub(super) fn new(path: &'a Path, tensors: Source) -> Result<Self, ModelError> {
         const PROBE: &str = "embeddings.word_embeddings.weight";
         let prefix = ["", "bert."]
             .into_iter()
-            .find(|p| tensors.contains_key(&format!("{p}{PROBE}")))
+            .find(|p| tensors.contains(&format!("{p}{PROBE}")))
             .ok_or_else(|| ModelError::MissingTensor {
-                path: path.to_owned(),
-                name: PROBE.to_owned(),
-            })?;
+            path: path.to_owned(),
+            name: PROBE.to_owned(),
+        })?;
         Ok(Self { path, tensors, prefix })
     }
 
-    /// The tensor `name` (without prefix), checked to have `shape`, as f32.
-    pub(super) fn get(&self, name: &str, shape: &[usize]) -> Result<Tensor, ModelError> {
+    /// The stored name of tensor `name` (without prefix), checked to have `shape`.
+    fn resolve(&self, name: &str, shape: &[usize]) -> Result<String, ModelError> {
         let full = format!("{}{name}", self.prefix);
         // Original TensorFlow-converted BERT checkpoints call LayerNorm's parameters gamma/beta.
         let legacy = full
             .strip_suffix("LayerNorm.weight")
             .map(|p| format!("{p}LayerNorm.gamma"))
             .or_else(|| full.strip_suffix("LayerNorm.bias").map(|p| format!("{p}LayerNorm.beta")));
-        let tensor = self
-            .tensors
-            .get(&full)
-            .or_else(|| legacy.and_then(|l| self.tensors.get(&l)))
-            .ok_or_else(|| ModelError::MissingTensor {
-                path: self.path.to_owned(),
-                name: full.clone(),
-            })?;
-        if tensor.dims() != shape {
+        let stored = if self.tensors.contains(&full) {
+            full.clone()
+        } else {
+            legacy.filter(|l| self.tensors.contains(l)).ok_or_else(|| {
+                ModelError::MissingTensor { path: self.path.to_owned(), name: full.clone() }
+            })?
+        };
+        let found = self.tensors.shape(&stored).unwrap_or_default();
+        if found != shape {
             return Err(ModelError::TensorShape {
                 path: self.path.to_owned(),
                 name: full,
                 expected: shape.to_vec(),
-                found: tensor.dims().to_vec(),
+                found,
             });
         }
-        tensor
-            .to_dtype(DType::F32)
+        Ok(stored)
+    }
+
+    /// The tensor `name` (without prefix), checked to have `shape`, as f32.
+    pub(super) fn get(&self, name: &str, shape: &[usize]) -> Result<Tensor, ModelError> {
+        let stored = self.resolve(name, shape)?;
+        self.tensors
+            .load(&stored)
+            .and_then(|t| t.to_dtype(DType::F32))
             .map_err(|source| ModelError::Weights { path: self.path.to_owned(), source })
+    }
+
+    /// The word-embedding table: left in the file when it is there as f32.
+    fn word_table(&self, rows: usize, size: usize) -> Result<WordTable, ModelError> {
+        let name = "embeddings.word_embeddings.weight";
+        let stored = self.resolve(name, &[rows, size])?;
+        if let Source::File { file, index } = &self.tensors
+            && let Some((DType::F32, _, from, _)) = index.get(&stored)
+        {
+            let reopened = file
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .try_clone()
+                .map_err(|e| ModelError::Weights {
+                    path: self.path.to_owned(),
+                    source: e.into(),
+                })?;
+            return Ok(WordTable::OnDisk {
+                file: Mutex::new(reopened),
+                offset: *from,
+                rows,
+                hidden: size,
+            });
+        }
+        Ok(WordTable::Loaded(Embedding::new(self.get(name, &[rows, size])?, size)))
     }
 
     pub(super) fn linear(
@@ -123,7 +301,7 @@ impl Activation {
 
 /// A BERT encoder (embeddings + transformer layers; the pooler is not used).
 pub(super) struct BertEncoder {
-    word: Embedding,
+    word: WordTable,
     position: Embedding,
     token_type: Embedding,
     norm: LayerNorm,
@@ -170,7 +348,7 @@ impl BertEncoder {
             })
             .collect::<Result<Vec<_>, ModelError>>()?;
         Ok(Self {
-            word: w.embedding("embeddings.word_embeddings", c.vocab_size, h)?,
+            word: w.word_table(c.vocab_size, h)?,
             position: w.embedding(
                 "embeddings.position_embeddings",
                 c.max_position_embeddings,

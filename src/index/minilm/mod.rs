@@ -31,7 +31,7 @@ use config::{
     BertConfig, PoolingConfig, SentenceBertConfig, StModule, load_tokenizer,
     pooling_dir_from_modules,
 };
-use encoder::{BertEncoder, Weights, pool};
+use encoder::{BertEncoder, Source, Weights, pool};
 pub use import::{import_model, installed_model_dir};
 
 use crate::error::{IoResultExt, PathError};
@@ -253,11 +253,22 @@ fn read_setup(dir: &Path, read: &mut ReadFn<'_>) -> Result<Setup, ModelError> {
 const TOKENIZER_FILE: &str = "tokenizer.json";
 const WEIGHTS_FILE: &str = "model.safetensors";
 
-fn load_weights(dir: &Path, bytes: &[u8], config: &BertConfig) -> Result<BertEncoder, ModelError> {
+/// The encoder from the bytes of `model.safetensors` (a full load) or, without them, from the
+/// file, reading only what it needs (see [`encoder`]).
+fn load_weights(
+    dir: &Path,
+    bytes: Option<&[u8]>,
+    config: &BertConfig,
+) -> Result<BertEncoder, ModelError> {
     let weights_path = dir.join(WEIGHTS_FILE);
-    let tensors = candle_core::safetensors::load_buffer(bytes, &Device::Cpu)
-        .map_err(|source| ModelError::Weights { path: weights_path.clone(), source })?;
-    let weights = Weights::new(&weights_path, tensors)?;
+    let source = match bytes {
+        Some(bytes) => {
+            candle_core::safetensors::load_buffer(bytes, &Device::Cpu).map(Source::Memory)
+        }
+        None => Source::open(&weights_path),
+    }
+    .map_err(|source| ModelError::Weights { path: weights_path.clone(), source })?;
+    let weights = Weights::new(&weights_path, source)?;
     BertEncoder::load(&weights, config)
 }
 
@@ -296,7 +307,7 @@ impl SentenceEmbedder {
         let tokenizer =
             load_tokenizer(&tokenizer_path, &tokenizer_bytes, setup.max_tokens, &setup.config)?;
         let weight_bytes = read(Path::new(WEIGHTS_FILE), true)?.unwrap_or_default();
-        let encoder = load_weights(dir, &weight_bytes, &setup.config)?;
+        let encoder = load_weights(dir, Some(&weight_bytes), &setup.config)?;
         drop(weight_bytes);
 
         let id = format!("{ID_VERSION}:{}:{:016x}", setup.config.hidden_size, hasher.digest());
@@ -351,6 +362,19 @@ impl SentenceEmbedder {
         }
     }
 
+    /// The same model, not yet loaded: its next embedding reads the files as a lazy
+    /// [`open`](Self::open) does.
+    #[cfg(test)]
+    fn unloaded(&self) -> Self {
+        let setup = Setup {
+            config: self.config.clone(),
+            max_tokens: self.max_tokens,
+            pooling: self.pooling,
+            lowercase: self.lowercase,
+        };
+        Self::new(&self.dir, self.id.clone(), setup, self.files.clone())
+    }
+
     /// The tokenizer and weights, loaded on first use.
     fn heavy(&self) -> Result<&Heavy, ModelError> {
         if let Some(h) = self.heavy.get() {
@@ -361,10 +385,7 @@ impl SentenceEmbedder {
         let bytes = fs::read(&tokenizer_path).at("read", &tokenizer_path)?;
         let tokenizer = load_tokenizer(&tokenizer_path, &bytes, self.max_tokens, &self.config)?;
         let t_tokenizer = start.elapsed();
-        let weights_path = self.dir.join(WEIGHTS_FILE);
-        let bytes = fs::read(&weights_path).at("read", &weights_path)?;
-        let encoder = load_weights(&self.dir, &bytes, &self.config)?;
-        drop(bytes);
+        let encoder = load_weights(&self.dir, None, &self.config)?;
         tracing::debug!(
             tokenizer_ms = t_tokenizer.as_secs_f64() * 1e3,
             weights_ms = (start.elapsed() - t_tokenizer).as_secs_f64() * 1e3,

@@ -401,6 +401,23 @@ fn do_lower_case_lowercases_before_tokenizing() {
 }
 
 #[test]
+fn a_model_read_lazily_from_its_files_embeds_like_a_full_load() {
+    let texts = ["the man is eating food", "a girl is carrying a baby", "", "horse riding"];
+    for prefix in ["", "bert."] {
+        let dir = tempfile::tempdir().unwrap();
+        write_tiny_model(dir.path(), prefix, "mean_tokens");
+        let full = SentenceEmbedder::load(dir.path()).unwrap();
+        let lazy = full.unloaded();
+        assert!(format!("{lazy:?}").contains("loaded: false"));
+        assert_eq!(lazy.embed(&texts).unwrap(), full.embed(&texts).unwrap(), "prefix {prefix:?}");
+    }
+    if let Some(model) = real_model("a_model_read_lazily_from_its_files_embeds_like_a_full_load") {
+        let lazy = model.unloaded();
+        assert_eq!(lazy.embed(&texts).unwrap(), model.embed(&texts).unwrap());
+    }
+}
+
+#[test]
 fn bert_prefixed_weights_load_the_same() {
     let (_tmp, plain) = tiny_model("mean_tokens");
     let tmp = tempfile::tempdir().unwrap();
