@@ -292,10 +292,57 @@ impl Activation {
 
     pub(super) fn apply(self, x: &Tensor) -> candle_core::Result<Tensor> {
         match self {
+            Self::GeluErf if x.dtype() == DType::F32 && x.is_contiguous() => {
+                x.apply_op1_no_bwd(&ParallelGeluErf)
+            }
             Self::GeluErf => x.gelu_erf(),
             Self::GeluTanh => x.gelu(),
             Self::Relu => x.relu(),
         }
+    }
+}
+
+/// candle's exact GELU (`gelu_erf`), the same formula element by element, spread over the
+/// threads candle uses for matmuls: candle runs it on one thread, and on (tokens × 1,536)
+/// intermediate activations it is a large share of a forward pass.
+struct ParallelGeluErf;
+
+impl candle_core::CustomOp1 for ParallelGeluErf {
+    fn name(&self) -> &'static str {
+        "parallel-gelu-erf"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &candle_core::CpuStorage,
+        layout: &candle_core::Layout,
+    ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        let (candle_core::CpuStorage::F32(data), Some((start, end))) =
+            (storage, layout.contiguous_offsets())
+        else {
+            return Err(candle_core::Error::Msg("parallel-gelu-erf: f32, contiguous".into()));
+        };
+        let src = &data[start..end];
+        let mut out = vec![0f32; src.len()];
+        let gelu = |dst: &mut [f32], src: &[f32]| {
+            for (d, &v) in dst.iter_mut().zip(src) {
+                *d = (candle_core::cpu::erf::erf_f32(v * std::f32::consts::FRAC_1_SQRT_2) + 1.)
+                    * 0.5
+                    * v;
+            }
+        };
+        let threads = candle_core::utils::get_num_threads().max(1);
+        if threads == 1 || src.len() < 1 << 16 {
+            gelu(&mut out, src);
+        } else {
+            let per = src.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                for (dst, src) in out.chunks_mut(per).zip(src.chunks(per)) {
+                    scope.spawn(move || gelu(dst, src));
+                }
+            });
+        }
+        Ok((candle_core::CpuStorage::F32(out), layout.shape().clone()))
     }
 }
 
