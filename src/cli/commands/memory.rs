@@ -206,6 +206,8 @@ pub(crate) fn add(ctx: &mut Ctx, args: &AddArgs) -> anyhow::Result<()> {
     if !args.force && !vault.path_of(&name).exists() {
         let clean = memlane::privacy::sanitize(&content, vault.config.privacy.scrub_secrets);
         if !clean.is_empty() {
+            // The duplicate check embeds: load the model while the indices open.
+            memlane::index::select::prepare(&vault.config);
             let mut idx = ctx.open_indexes(&vault)?;
             ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
             let threshold = vault.config.lifecycle.dedup_threshold;

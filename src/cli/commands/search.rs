@@ -117,6 +117,8 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
     limits::check_opt("--expand", args.expand, 0, limits::MAX_EXPAND)?;
     let (after, before) =
         time_window(&vault, args.after.as_deref(), args.before.as_deref(), args.since.as_deref())?;
+    // The query is embedded: load the model while the indices open.
+    memlane::index::select::prepare(&vault.config);
     let (mut idx, _) = ctx.open_reconciled(&vault)?;
     let q = SearchQuery {
         text: args.query.clone(),

@@ -133,6 +133,14 @@ pub enum ModelError {
     /// Tokenizing an input text failed.
     #[error("cannot tokenize text for the sentence-transformer model")]
     Tokenize(#[source] tokenizers::Error),
+    /// The tokenizer or weights of a lazily opened model could not be loaded.
+    #[error("cannot load the model in {}: {why}", .path.display())]
+    Load {
+        /// The model directory.
+        path: PathBuf,
+        /// What went wrong.
+        why: String,
+    },
     /// The forward pass failed (a bug or an out-of-memory condition, not bad input).
     #[error("sentence-transformer inference failed")]
     Inference(#[source] candle_core::Error),
@@ -178,7 +186,7 @@ pub struct SentenceEmbedder {
     config: BertConfig,
     /// The tokenizer and the weights: loaded by [`load`](Self::load), or on the first
     /// [`embed`](Self::embed) of a model [`open`](Self::open)ed lazily.
-    heavy: OnceLock<Heavy>,
+    heavy: OnceLock<Result<Heavy, String>>,
     device: Device,
 }
 
@@ -205,7 +213,7 @@ impl std::fmt::Debug for SentenceEmbedder {
             .field("max_tokens", &self.max_tokens)
             .field("pooling", &self.pooling)
             .field("lowercase", &self.lowercase)
-            .field("loaded", &self.heavy.get().is_some())
+            .field("loaded", &self.heavy.get().is_some_and(|h| h.is_ok()))
             .finish_non_exhaustive()
     }
 }
@@ -312,7 +320,7 @@ impl SentenceEmbedder {
 
         let id = format!("{ID_VERSION}:{}:{:016x}", setup.config.hidden_size, hasher.digest());
         let model = Self::new(dir, id, setup, files);
-        let _ = model.heavy.set(Heavy { tokenizer, encoder });
+        let _ = model.heavy.set(Ok(Heavy { tokenizer, encoder }));
         stamp::remember(&model.dir, &model.id, &model.files);
         Ok(model)
     }
@@ -375,11 +383,16 @@ impl SentenceEmbedder {
         Self::new(&self.dir, self.id.clone(), setup, self.files.clone())
     }
 
-    /// The tokenizer and weights, loaded on first use.
+    /// The tokenizer and weights, loaded on first use (once: a caller that comes while another
+    /// thread loads them waits for it, see [`warm_up`](Self::warm_up)).
     fn heavy(&self) -> Result<&Heavy, ModelError> {
-        if let Some(h) = self.heavy.get() {
-            return Ok(h);
-        }
+        self.heavy
+            .get_or_init(|| self.load_heavy().map_err(|e| DisplayChain(&e).to_string()))
+            .as_ref()
+            .map_err(|why| ModelError::Load { path: self.dir.clone(), why: why.clone() })
+    }
+
+    fn load_heavy(&self) -> Result<Heavy, ModelError> {
         let start = std::time::Instant::now();
         let tokenizer_path = self.dir.join(TOKENIZER_FILE);
         let bytes = fs::read(&tokenizer_path).at("read", &tokenizer_path)?;
@@ -391,8 +404,21 @@ impl SentenceEmbedder {
             weights_ms = (start.elapsed() - t_tokenizer).as_secs_f64() * 1e3,
             "model loaded"
         );
-        let _ = self.heavy.set(Heavy { tokenizer, encoder });
-        Ok(self.heavy.get().expect("just set"))
+        Ok(Heavy { tokenizer, encoder })
+    }
+
+    /// Loads the tokenizer and weights now, on another thread, so that a command that will
+    /// embed (a search, a write checked for duplicates) overlaps the load with its other work
+    /// (opening the indices, checking the vault's files). An embedding asked for meanwhile waits
+    /// for this load instead of starting another.
+    pub fn warm_up(self: &std::sync::Arc<Self>) {
+        if self.heavy.get().is_some() {
+            return;
+        }
+        let me = std::sync::Arc::clone(self);
+        std::thread::spawn(move || {
+            let _ = me.heavy();
+        });
     }
 
     /// The directory the model was loaded from.
