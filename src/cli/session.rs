@@ -60,6 +60,12 @@ impl Session for CliSession<'_> {
             .unwrap_or_else(|| Err(IndexError::Unreadable(idx.dir().to_owned()).into()))
     }
 
+    fn will_embed(&self) {
+        if self.indexes.borrow().is_none() {
+            memlane::index::select::prepare(&self.vault.config);
+        }
+    }
+
     fn warm(&self, used: &[(String, bool)]) -> memlane::Result<()> {
         crate::cli::commands::lifecycle::touch(self.ctx, &self.vault, used);
         Ok(())

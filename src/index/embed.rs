@@ -20,23 +20,14 @@ pub trait Embedder: Send + Sync {
     fn embed_query(&self, text: &str) -> Vec<f32> {
         self.embed_batch(&[text]).pop().unwrap_or_default()
     }
+    /// Whether a computed vector is worth keeping in the persistent embedding cache
+    /// ([`super::embed_cache`]): true for a model, false for an embedder faster than a lookup.
+    fn cacheable(&self) -> bool {
+        false
+    }
 }
 
-/// Cosine similarity of two vectors, in [-1, 1]; 0 when either is all zeros.
-///
-/// Vectors of different lengths are compared over their common prefix.
-pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
-    for (x, y) in a.iter().zip(b) {
-        dot += x * y;
-        na += x * x;
-        nb += y * y;
-    }
-    if na == 0.0 || nb == 0.0 {
-        return 0.0;
-    }
-    (dot / (na.sqrt() * nb.sqrt())).clamp(-1.0, 1.0)
-}
+pub use super::math::cosine;
 
 /// The built-in embedder: hashed bag of words and character n-grams.
 ///
@@ -127,10 +118,7 @@ impl BuiltinEmbedder {
             let sign = if hash >> 63 == 0 { 1.0 } else { -1.0 };
             v[slot] += sign * weight * (1.0 + (tf as f32).ln());
         }
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            v.iter_mut().for_each(|x| *x /= norm);
-        }
+        super::math::normalise(&mut v);
         v
     }
 }

@@ -8,10 +8,12 @@
 
 pub mod chunk;
 pub mod embed;
+pub mod embed_cache;
 pub mod graph;
 pub mod hub;
 pub mod keyword;
 pub mod manifest;
+pub mod math;
 pub mod minilm;
 pub mod prefix;
 pub mod select;

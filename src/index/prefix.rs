@@ -142,6 +142,10 @@ impl Embedder for Prefixed {
         let q = format!("{}{text}", self.prompts.query);
         self.inner.embed_batch(&[q.as_str()]).pop().unwrap_or_default()
     }
+
+    fn cacheable(&self) -> bool {
+        self.inner.cacheable()
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! re-embed the whole vault and change every result.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::embed::{BuiltinEmbedder, Embedder};
 use super::minilm::{ModelError, SentenceEmbedder};
@@ -53,14 +53,34 @@ fn model_error(dir: &Path, e: ModelError) -> Error {
     Error::Model { path: dir.to_owned(), source: Box::new(e) }
 }
 
+/// A model opened by [`prepare`], handed to the next [`embedder_for`] of the same directory.
+static PREPARED: Mutex<Option<(PathBuf, Arc<SentenceEmbedder>)>> = Mutex::new(None);
+
+/// For a command that will embed (a search, a write checked for duplicates): opens the model
+/// the config asks for and starts loading its weights on another thread, so the load overlaps
+/// the command's other work; the next [`embedder_for`] returns that model. Errors are left for
+/// [`embedder_for`] to report.
+pub fn prepare(config: &Config) {
+    let Choice::Model(dir) = choose(&config.embedding.model) else { return };
+    let Ok(model) = SentenceEmbedder::open(&dir) else { return };
+    let model = Arc::new(model);
+    model.warm_up();
+    *PREPARED.lock().unwrap_or_else(PoisonError::into_inner) = Some((dir, model));
+}
+
 /// Loads the embedder the config asks for.
 pub fn embedder_for(config: &Config) -> crate::Result<Arc<dyn Embedder>> {
     match choose(&config.embedding.model) {
         Choice::Builtin => Ok(Arc::new(BuiltinEmbedder::new())),
         Choice::Model(dir) => {
-            let m = SentenceEmbedder::load(&dir).map_err(|e| model_error(&dir, e))?;
+            let prepared = PREPARED.lock().unwrap_or_else(PoisonError::into_inner).take();
+            let model: Arc<dyn Embedder> = match prepared {
+                Some((d, m)) if d == dir => m,
+                // Lazily: a command that never embeds never reads the weights.
+                _ => Arc::new(SentenceEmbedder::open(&dir).map_err(|e| model_error(&dir, e))?),
+            };
             let _ = config.embedding.batch_size; // the model batches internally
-            Ok(super::prefix::Prefixed::wrap(Arc::new(m), super::prefix::prompts_for(&dir)))
+            Ok(super::prefix::Prefixed::wrap(model, super::prefix::prompts_for(&dir)))
         }
     }
 }

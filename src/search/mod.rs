@@ -614,7 +614,7 @@ pub fn search_ranked(
                         .as_str()])
                         .pop()
                 })
-                .map(|v| crate::index::embed::cosine(&qvec, &v))
+                .map(|v| crate::index::math::cosine(&qvec, &v))
                 .unwrap_or(0.0),
             None => 0.0,
         };

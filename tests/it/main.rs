@@ -19,6 +19,7 @@ mod mcp_sdk;
 mod mcp_tools;
 mod memories;
 mod model;
+mod model_cache;
 mod model_pull;
 mod privacy;
 mod read_only;

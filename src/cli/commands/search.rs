@@ -287,6 +287,8 @@ pub(crate) fn reindex(ctx: &mut Ctx, _args: &ReindexArgs) -> anyhow::Result<()> 
         return ctx.out.json(&serde_json::json!({
             "memories": report.added,
             "chunks": report.chunks,
+            "embedded": report.embedded,
+            "reused": report.reused,
             "embedder": idx.embedder().id(),
             "elapsed_ms": report.elapsed_ms,
             "problems": report.problems,

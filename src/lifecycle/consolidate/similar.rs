@@ -26,28 +26,11 @@ impl Matrix {
     }
 }
 
-/// Dot product with sixteen independent accumulators (the compiler vectorises it).
-pub(super) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    const LANES: usize = 16;
-    let mut acc = [0.0f32; LANES];
-    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
-    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in ca.zip(cb) {
-        for k in 0..LANES {
-            acc[k] += x[k] * y[k];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
+pub(super) use crate::index::math::dot;
 
 /// Scales `v` to unit length; `None` for a zero (or non-finite) vector.
 pub(super) fn normalized(mut v: Vec<f32>) -> Option<Vec<f32>> {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if norm == 0.0 || !norm.is_finite() {
-        return None;
-    }
-    v.iter_mut().for_each(|x| *x /= norm);
-    Some(v)
+    crate::index::math::normalise(&mut v).then_some(v)
 }
 
 /// The mean of `vectors` (each of length `dim`), normalised.
@@ -61,7 +44,7 @@ fn mean_vector(vectors: &[Vec<f32>], dim: usize) -> Option<Vec<f32>> {
 
 /// Embeds `content` the way the indexer does (each chunk with `title` in front): the chunk
 /// vectors, in order. Empty when the embedder returned something malformed.
-fn embed_chunks(embedder: &dyn Embedder, title: &str, content: &str) -> Vec<Vec<f32>> {
+fn embed_chunks(idx: &Indexes, title: &str, content: &str) -> Vec<Vec<f32>> {
     let texts: Vec<String> = chunk_markdown(content, &ChunkOptions::default())
         .iter()
         .map(|c| embed_text(title, &c.header_path, &c.text))
@@ -69,7 +52,9 @@ fn embed_chunks(embedder: &dyn Embedder, title: &str, content: &str) -> Vec<Vec<
     let mut out = Vec::with_capacity(texts.len());
     for part in texts.chunks(EMBED_BATCH) {
         let refs: Vec<&str> = part.iter().map(String::as_str).collect();
-        let vectors = embedder.embed_batch(&refs);
+        // Through the vault's embedding cache: the index update after a write reuses these.
+        let vectors = idx.embed_documents(&refs);
+        let embedder = idx.embedder();
         if vectors.len() != refs.len() || vectors.iter().any(|v| v.len() != embedder.dim()) {
             tracing::warn!(embedder = embedder.id(), "the embedder returned malformed vectors");
             return Vec::new();
@@ -81,10 +66,10 @@ fn embed_chunks(embedder: &dyn Embedder, title: &str, content: &str) -> Vec<Vec<
 
 /// The vector of a text on its own: chunks embedded with the text's first heading as title
 /// (never a name), averaged. Two identical texts get identical vectors.
-fn content_vector(embedder: &dyn Embedder, text: &str) -> (Vec<Vec<f32>>, Option<Vec<f32>>) {
+fn content_vector(idx: &Indexes, text: &str) -> (Vec<Vec<f32>>, Option<Vec<f32>>) {
     let title = markdown_title(text).unwrap_or_default();
-    let chunks = embed_chunks(embedder, &title, text);
-    let mean = mean_vector(&chunks, embedder.dim());
+    let chunks = embed_chunks(idx, &title, text);
+    let mean = mean_vector(&chunks, idx.embedder().dim());
     (chunks, mean)
 }
 
@@ -111,7 +96,7 @@ pub(super) fn memory_vector(
     }
     let memory = vault.load(&MemoryName::parse(name).ok()?).ok()?;
     let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
-    let chunks = embed_chunks(idx.embedder().as_ref(), &entry.title, &content);
+    let chunks = embed_chunks(idx, &entry.title, &content);
     mean_vector(&chunks, dim)
 }
 
@@ -155,8 +140,7 @@ pub fn find_duplicate(
     if clean.is_empty() {
         return None;
     }
-    let embedder = idx.embedder().as_ref();
-    let (chunks, query) = content_vector(embedder, &clean.text);
+    let (chunks, query) = content_vector(idx, &clean.text);
     let query = query?;
     let now = vault.clock.now();
     let fade = vault.config.search.expiry_fade_days;
@@ -200,7 +184,7 @@ pub fn find_duplicate(
         let sim = if body.trim() == new_text {
             1.0
         } else {
-            match content_vector(embedder, &body).1 {
+            match content_vector(idx, &body).1 {
                 Some(v) => cosine(&query, &v),
                 None => continue,
             }

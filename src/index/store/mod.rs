@@ -1,0 +1,737 @@
+//! `Indexes`: the keyword, vector and manifest trio for one vault, kept fresh by `reconcile`.
+//!
+//! Every command that reads the indices first calls [`Indexes::reconcile`]: a `stat` of every
+//! memory file against the manifest. Unchanged vaults cost one directory walk and no lock.
+//! Changes (edits outside memlane, `git pull`, deletions) are applied under the vault's index
+//! lock (`indices/write.lock`, an OS file lock released when a process dies), in a fixed order —
+//! `indices/pending` marker, keyword commit, vector save, graph save, manifest save, marker
+//! removed. A crash before the marker leaves the old state; a crash after it leaves the marker
+//! with no lock holder, and the next open rebuilds from the files. Readers that find nothing
+//! changed never take the lock: tantivy and the vector file are replaced atomically, and a reader
+//! sees either the old or the new state of each.
+//! A write costs what it changes, not the vault's size: a writer reopens only when the stores'
+//! files differ from what it last opened or wrote (`disk_stamp`); the vector index writes its
+//! small journal (compacted now and then, see [`super::vector`]); the graph is loaded and saved
+//! only when a memory's links changed (the manifest keeps a hash of each memory's links), the
+//! vectors only when one changed; and a pass that finds its work already done writes nothing.
+//! Deleting `indices/` is always safe: the next command rebuilds it from the files.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::chunk::{ChunkOptions, chunk_markdown, markdown_title};
+use super::embed::Embedder;
+use super::embed_cache::{CacheStats, EmbedCache};
+use super::graph::{EdgeData, LinkGraph, OutLink};
+use super::keyword::{KeywordDoc, KeywordError, KeywordIndex};
+use super::manifest::{Entry, Manifest, chunk_id, chunk_key};
+use super::vector::{OpenOutcome, VectorIndex};
+use crate::error::{Error, IoResultExt};
+use crate::model::MemoryName;
+use crate::vault::{Memory, Vault};
+
+mod files;
+mod reconcile;
+
+pub use files::*;
+pub use reconcile::duplicate_id_message;
+
+/// How long a writer waits for another process's index lock before giving up.
+pub const LOCK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Errors of the derived indices.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The keyword index failed.
+    #[error(transparent)]
+    Keyword(#[from] KeywordError),
+    /// The vector index failed.
+    #[error(transparent)]
+    Vector(#[from] super::vector::VectorError),
+    /// The graph failed.
+    #[error(transparent)]
+    Graph(#[from] super::graph::GraphError),
+    /// Another process held the lock too long.
+    #[error(
+        "another memlane process has held the index lock {} for over {} s\n  hint: wait for it to finish (a reindex of a large vault can take a while) and run the command again",
+        .0.display(), LOCK_TIMEOUT.as_secs()
+    )]
+    LockTimeout(PathBuf),
+    /// The embedder failed.
+    #[error("the embedder failed: {0}")]
+    Embed(String),
+    /// Reading the indices failed inside the search library, even after they were rebuilt.
+    #[error(
+        "the search indices in {} cannot be read, even rebuilt from the memory files\n  hint: delete that folder and run `memlane reindex`; if this persists, please report it",
+        .0.display()
+    )]
+    Unreadable(PathBuf),
+}
+
+/// What a reconcile or rebuild did.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ReconcileReport {
+    /// Memories indexed for the first time.
+    pub added: usize,
+    /// Memories re-indexed because they changed.
+    pub updated: usize,
+    /// Memories removed from the indices.
+    pub removed: usize,
+    /// Memories checked and found unchanged.
+    pub unchanged: usize,
+    /// Chunks indexed.
+    pub chunks: usize,
+    /// Chunks whose text was sent to the embedder (the others came from the embedding cache).
+    pub embedded: usize,
+    /// Chunks whose vector came from the embedding cache.
+    pub reused: usize,
+    /// Why everything was rebuilt, when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rebuilt: Option<String>,
+    /// What was damaged in the indices, when this pass rebuilt them because of it (callers warn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repaired: Option<String>,
+    /// Files that could not be indexed, with the reason.
+    pub problems: Vec<String>,
+    /// Why the indices on disk could not be brought up to date (a read-only vault, a full
+    /// disk), when this pass built them in memory instead, for this process only (callers warn).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_saved: Option<String>,
+    /// Ids of the memories indexed for the first time (the lifecycle starts their clocks).
+    #[serde(skip)]
+    pub added_ids: Vec<String>,
+    /// Names of the memories (re)indexed in this pass (added or updated), in indexing order.
+    #[serde(skip)]
+    pub indexed: Vec<String>,
+    /// Names of the memories removed from the indices in this pass.
+    #[serde(skip)]
+    pub removed_names: Vec<String>,
+    /// Wall time in milliseconds.
+    pub elapsed_ms: u64,
+}
+
+impl ReconcileReport {
+    /// Whether anything was written.
+    pub fn changed(&self) -> bool {
+        self.added + self.updated + self.removed > 0 || self.rebuilt.is_some()
+    }
+}
+
+/// Progress of long work, for a progress bar.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Chunks done.
+    pub done: usize,
+    /// Chunks in all.
+    pub total: usize,
+}
+
+/// One memory file as found on disk.
+#[derive(Debug, Clone)]
+struct Stat {
+    name: MemoryName,
+    size: u64,
+    mtime_ns: i128,
+}
+
+/// The three derived stores of one vault.
+pub struct Indexes {
+    dir: PathBuf,
+    keyword: KeywordIndex,
+    vector: VectorIndex,
+    /// Loaded on first use: most searches never need the whole graph (supersession comes from
+    /// the small `supersedes.tsv` beside it).
+    graph: std::sync::OnceLock<LinkGraph>,
+    supersedes: std::sync::OnceLock<HashMap<String, String>>,
+    manifest: Manifest,
+    embedder: Arc<dyn Embedder>,
+    /// Chunk vectors already computed for this embedder (`indices/embeddings/`); kept across
+    /// reopens.
+    cache: Arc<EmbedCache>,
+    needs_rebuild: Option<String>,
+    /// What was found damaged on open (a store that could not be read, or stores that disagree):
+    /// the next reconcile rebuilds and reports it.
+    damage: Option<String>,
+    /// [`disk_stamp`] of the stores as this process last opened or wrote them: while the files
+    /// still match it under the lock, nobody else wrote and a write skips the reopen (a one-shot
+    /// command as well as a long-lived watcher or server).
+    written: Option<Vec<FileStamp>>,
+    /// Vector key → (memory, chunk ordinal), built on first use (a search needs it, most other
+    /// commands never do: ≈ 20k entries at 10k memories).
+    keys: std::sync::OnceLock<KeyMap>,
+    /// How often [`Indexes::key_owners`] ran before the key map existed.
+    owner_scans: std::sync::atomic::AtomicUsize,
+    /// Built in memory from the files because the indices on disk could not be written
+    /// ([`Indexes::open_reconciled`]): reconciles update it in memory and never touch the disk.
+    ephemeral: bool,
+    /// In memory, but read from the indices on disk (which were current when opened): the
+    /// first change rebuilds it from the files (the vectors are a read-only map of the file).
+    snapshot: bool,
+}
+
+/// Vector keys are already xxh3 hashes: hashing them again is wasted work.
+type KeyMap = HashMap<u64, (String, usize), std::hash::BuildHasherDefault<KeyHasher>>;
+
+/// The identity hasher of [`KeyMap`] and [`KeySet`].
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+/// A set of vector keys (already hashes: not hashed again).
+pub(crate) type KeySet = HashSet<u64, std::hash::BuildHasherDefault<KeyHasher>>;
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+impl std::fmt::Debug for Indexes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Indexes").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+/// An exclusive lock on a vault's indices, released on drop (or when the process dies).
+struct WriteLock {
+    _file: std::fs::File,
+}
+
+fn lock(dir: &Path) -> crate::Result<WriteLock> {
+    let path = dir.join("write.lock");
+    match crate::error::lock_file(&path, LOCK_TIMEOUT, Duration::from_millis(20))? {
+        Some(file) => Ok(WriteLock { _file: file }),
+        None => Err(IndexError::LockTimeout(path).into()),
+    }
+}
+
+impl Indexes {
+    /// The indices folder of a vault.
+    pub fn dir_of(vault: &Vault) -> PathBuf {
+        vault.root().join("indices")
+    }
+
+    /// Deletes the derived stores of `vault` (keyword, vector, graph, manifest) under the index
+    /// lock, whatever state they are in, so the next open starts from nothing: what `reindex`
+    /// does first, since a store damaged inside a file (not just missing or truncated) can make
+    /// the search library fail or panic when it reads it.
+    pub fn reset(vault: &Vault) -> crate::Result<()> {
+        let dir = Self::dir_of(vault);
+        if !dir.is_dir() {
+            return Ok(());
+        }
+        let _lock = lock(&dir)?;
+        for sub in ["keyword", "vector", "graph"] {
+            remove_damaged(&dir.join(sub))?;
+        }
+        for file in ["manifest.tsv", PENDING_FILE, VERIFIED_FILE] {
+            let path = dir.join(file);
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => {
+                    return Err(
+                        crate::error::PathError { action: "remove", path, source: e }.into()
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Opens the indices of `vault` and brings them up to date with the files, for a command
+    /// that only reads: when the indices on disk cannot be written (a read-only vault or file
+    /// system, a full disk, no permission), they are built in memory from the files instead, for
+    /// this process only, and the report's [`not_saved`](ReconcileReport::not_saved) says why.
+    /// Nothing is written into the vault then. Indices that need no update are only read.
+    pub fn open_reconciled(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+    ) -> crate::Result<(Indexes, ReconcileReport)> {
+        let on_disk = Self::open(vault, embedder.clone())
+            .and_then(|mut idx| idx.reconcile(vault).map(|report| (idx, report)));
+        match on_disk {
+            Ok(done) => Ok(done),
+            Err(e) => match unwritable(&e as &(dyn std::error::Error + 'static)) {
+                Some(why) => {
+                    tracing::debug!(error = %e, "indices not writable; reading without writing");
+                    if let Some(idx) = Self::current_read_only(vault, embedder.clone())? {
+                        let report = ReconcileReport {
+                            unchanged: idx.manifest.entries.len(),
+                            not_saved: Some(why),
+                            ..Default::default()
+                        };
+                        return Ok((idx, report));
+                    }
+                    let mut idx = Self::in_memory(vault, embedder)?;
+                    let mut report = idx.reconcile(vault)?;
+                    // Nothing was indexed for good: their usage clocks start when it is.
+                    report.added_ids.clear();
+                    report.not_saved = Some(why);
+                    Ok((idx, report))
+                }
+                None => Err(e),
+            },
+        }
+    }
+
+    /// Empty indices held in memory (a reconcile fills them from the files and never writes).
+    fn in_memory(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
+        let keyword = KeywordIndex::create_in_ram().map_err(IndexError::from)?;
+        let vector = VectorIndex::create_in_memory(embedder.id(), embedder.dim())
+            .map_err(IndexError::from)?;
+        Ok(Indexes {
+            dir: Self::dir_of(vault),
+            keyword,
+            vector,
+            graph: std::sync::OnceLock::from(LinkGraph::new()),
+            supersedes: std::sync::OnceLock::from(HashMap::new()),
+            manifest: Manifest::default(),
+            cache: Arc::new(EmbedCache::new(embedder.clone(), Some(&Self::dir_of(vault)), false)),
+            embedder,
+            needs_rebuild: Some("the indices on disk cannot be written".to_owned()),
+            damage: None,
+            written: None,
+            keys: std::sync::OnceLock::new(),
+            owner_scans: std::sync::atomic::AtomicUsize::new(0),
+            ephemeral: true,
+            snapshot: false,
+        })
+    }
+
+    /// The indices on disk, read without writing anything, when they are intact and need no
+    /// update (the stat pass finds no change); `None` otherwise.
+    fn current_read_only(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+    ) -> crate::Result<Option<Indexes>> {
+        let dir = Self::dir_of(vault);
+        if dir.join(PENDING_FILE).exists()
+            || !dir.join("graph").join(super::graph::FILE).is_file()
+            || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
+        {
+            return Ok(None);
+        }
+        let Some(manifest) = Manifest::load(&dir.join("manifest.tsv")) else { return Ok(None) };
+        if manifest.embedder_id != embedder.id() || manifest.dim != embedder.dim() {
+            return Ok(None);
+        }
+        let keyword = match KeywordIndex::open_copy_in_ram(&dir.join("keyword")) {
+            Ok(k) => k,
+            Err(e) => {
+                tracing::debug!(error = %error_chain(&e), "cannot read the keyword index");
+                return Ok(None);
+            }
+        };
+        let vector =
+            match VectorIndex::open_read_only(&dir.join("vector"), embedder.id(), embedder.dim()) {
+                Ok(OpenOutcome::Ready(v)) => v,
+                Ok(OpenOutcome::NeedsRebuild { reason }) => {
+                    tracing::debug!(reason, "cannot use the vector index");
+                    return Ok(None);
+                }
+                Err(e) => {
+                    tracing::debug!(error = %error_chain(&e), "cannot read the vector index");
+                    return Ok(None);
+                }
+            };
+        let total = manifest.total_chunks();
+        if vector.len() != total || keyword.num_chunks() as usize != total {
+            return Ok(None);
+        }
+        let idx = Indexes {
+            cache: Arc::new(EmbedCache::new(embedder.clone(), Some(&dir), false)),
+            dir,
+            keyword,
+            vector,
+            graph: std::sync::OnceLock::new(),
+            supersedes: std::sync::OnceLock::new(),
+            manifest,
+            embedder,
+            needs_rebuild: None,
+            damage: None,
+            written: None,
+            keys: std::sync::OnceLock::new(),
+            owner_scans: std::sync::atomic::AtomicUsize::new(0),
+            ephemeral: true,
+            snapshot: true,
+        };
+        let (changed, removed, _) = idx.diff(&Self::stat_vault(vault)?);
+        Ok((changed.is_empty() && removed.is_empty()).then_some(idx))
+    }
+
+    /// Whether these indices live in memory only (see [`Indexes::open_reconciled`]).
+    pub fn is_in_memory(&self) -> bool {
+        self.ephemeral
+    }
+
+    /// The last line of defence when reading the indices failed inside the search library (a
+    /// panic on damage the checks on open did not see): deletes the stores, reopens and rebuilds
+    /// them from the files. The report's `repaired` says why (callers warn).
+    pub fn rebuild_after_failure(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+    ) -> crate::Result<(Indexes, ReconcileReport)> {
+        Self::reset(vault)?;
+        let mut idx = Self::open(vault, embedder)?;
+        idx.damage = Some(format!(
+            "the search indices in {} could not be read",
+            Self::dir_of(vault).display()
+        ));
+        let report = idx.reconcile(vault)?;
+        Ok((idx, report))
+    }
+
+    /// Opens (or creates) the indices of `vault` for `embedder`. Nothing is re-indexed here; call
+    /// [`Indexes::reconcile`].
+    pub fn open(vault: &Vault, embedder: Arc<dyn Embedder>) -> crate::Result<Indexes> {
+        Self::open_mode(vault, embedder, true)
+    }
+
+    /// Opens for reading (`read_only`: the vector file is memory-mapped, cheap at any size) or
+    /// for writing (loaded into memory; only under the write lock).
+    fn open_mode(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+        read_only: bool,
+    ) -> crate::Result<Indexes> {
+        let t0 = Instant::now();
+        let dir = Self::dir_of(vault);
+        std::fs::create_dir_all(&dir).at("create", &dir)?;
+        // Taken before anything is read: a write by anyone after it changes it.
+        let stamp = disk_stamp(&dir);
+        let mut needs_rebuild = None;
+        let mut damage: Option<String> = None;
+        let manifest_path = dir.join("manifest.tsv");
+        let manifest = match Manifest::load(&manifest_path) {
+            Some(m) if m.embedder_id == embedder.id() && m.dim == embedder.dim() => m,
+            Some(m) => {
+                needs_rebuild = Some(format!(
+                    "the vector index was built with {} ({} dimensions); now using {} ({})",
+                    m.embedder_id,
+                    m.dim,
+                    embedder.id(),
+                    embedder.dim()
+                ));
+                Manifest::default()
+            }
+            None if manifest_path.exists() => {
+                damage = Some("the manifest is unreadable".to_owned());
+                needs_rebuild = damage.clone();
+                Manifest::default()
+            }
+            None => {
+                needs_rebuild = Some("no index yet".to_owned());
+                Manifest::default()
+            }
+        };
+        // An index that existed and matched the embedder: anything unreadable below is damage.
+        let existed = needs_rebuild.is_none();
+        if dir.join(PENDING_FILE).exists() && (!read_only || lock_is_free(&dir)) {
+            // A writer died between its first and last index file (see: #6). A live writer
+            // still holds the lock: readers then use what is there, as during any write.
+            needs_rebuild = Some("an earlier index update was interrupted".to_owned());
+        }
+        let t_manifest = t0.elapsed();
+        // Loaded on first use in both modes: a write that changes no link never needs it.
+        let graph = std::sync::OnceLock::new();
+        // Bytes damaged inside a store file (not just a file missing or cut short) make the
+        // search library fail or panic as it opens or searches it: check the content of every
+        // keyword segment file and of the graph not checked since it last changed (a write
+        // adds a few), before anything opens them.
+        if existed && needs_rebuild.is_none() && check_stores(&dir, &graph).is_err() {
+            // A writer may be replacing the files right now: look again under its lock.
+            let _lock = if read_only { Some(lock(&dir)?) } else { None };
+            if let Err(found) = check_stores(&dir, &graph) {
+                if found.keyword {
+                    remove_damaged(&dir.join("keyword"))?;
+                }
+                damage = Some(found.words.clone());
+                needs_rebuild = Some(found.words);
+            }
+        }
+        let opened = catch_index_panic(|| KeywordIndex::open_or_create(&dir.join("keyword")));
+        let keyword = match opened {
+            // The search library panicked on damage the checks above did not see (a file whose
+            // bytes changed but not its size or time): derived data, rebuilt from the files.
+            None => {
+                let _lock = if read_only { Some(lock(&dir)?) } else { None };
+                let kdir = dir.join("keyword");
+                remove_damaged(&kdir)?;
+                let why = format!("the keyword index in {} is corrupt", kdir.display());
+                damage.get_or_insert_with(|| why.clone());
+                needs_rebuild = Some(why);
+                KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
+            }
+            Some(opened) => match opened {
+                Ok(k) => k,
+                // A store that cannot be written (a read-only vault, a full disk) is not
+                // damaged: the caller reads from the files instead (see `open_reconciled`).
+                Err(e) if unwritable_source(&e).is_some() => {
+                    return Err(IndexError::from(e).into());
+                }
+                Err(
+                    e @ (KeywordError::SchemaMismatch { .. }
+                    | KeywordError::Open { .. }
+                    | KeywordError::Tantivy { .. }),
+                ) => {
+                    // Built by another memlane version or damaged (a segment file missing or
+                    // truncated): start over under the lock (a writer's reopen already holds it,
+                    // and OS locks do not nest). It is derived data: the files rebuild it.
+                    let _lock = if read_only { Some(lock(&dir)?) } else { None };
+                    let kdir = dir.join("keyword");
+                    // A `reindex` may have been replacing it: under the lock, look again.
+                    let again = (read_only && !matches!(e, KeywordError::SchemaMismatch { .. }))
+                        .then(|| catch_index_panic(|| KeywordIndex::open_or_create(&kdir)))
+                        .flatten()
+                        .and_then(Result::ok);
+                    if let Some(k) = again {
+                        k
+                    } else {
+                        remove_damaged(&kdir)?;
+                        tracing::debug!(error = %error_chain(&e), "cannot open the keyword index");
+                        let why = keyword_damage_words(&kdir, &e);
+                        if !matches!(e, KeywordError::SchemaMismatch { .. }) {
+                            damage.get_or_insert_with(|| why.clone());
+                        }
+                        needs_rebuild = Some(why);
+                        KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
+                    }
+                }
+                Err(e) => return Err(IndexError::from(e).into()),
+            },
+        };
+        let t_keyword = t0.elapsed();
+        let vdir = dir.join("vector");
+        let opened = if read_only {
+            VectorIndex::open_read_only(&vdir, embedder.id(), embedder.dim())
+        } else {
+            VectorIndex::open_for_update(&vdir, embedder.id(), embedder.dim())
+        };
+        let vector = match opened {
+            Ok(OpenOutcome::Ready(v)) => v,
+            Ok(OpenOutcome::NeedsRebuild { reason }) => {
+                if existed {
+                    damage.get_or_insert_with(|| reason.clone());
+                }
+                needs_rebuild.get_or_insert(reason);
+                VectorIndex::create(&vdir, embedder.id(), embedder.dim())
+                    .map_err(IndexError::from)?
+            }
+            Err(e) if unwritable_source(&e).is_some() => return Err(IndexError::from(e).into()),
+            Err(e) => {
+                // Unreadable: derived data, rebuilt from the files.
+                let why = format!("the vector index was unreadable ({e})");
+                damage.get_or_insert_with(|| why.clone());
+                needs_rebuild.get_or_insert(why);
+                let _lock = if read_only { Some(lock(&dir)?) } else { None };
+                remove_damaged(&vdir)?;
+                VectorIndex::create(&vdir, embedder.id(), embedder.dim())
+                    .map_err(IndexError::from)?
+            }
+        };
+        let gdir = dir.join("graph");
+        if gdir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+            // Something else where the graph's folder belongs: nothing could be saved there.
+            let why = format!("{} is not a folder", gdir.display());
+            if existed {
+                damage.get_or_insert_with(|| why.clone());
+            }
+            needs_rebuild.get_or_insert(why);
+            let _lock = if read_only { Some(lock(&dir)?) } else { None };
+            remove_damaged(&gdir)?;
+        }
+        if !dir.join("graph").join(super::graph::FILE).is_file()
+            || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
+        {
+            needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
+        }
+        let mut idx = Indexes {
+            cache: Arc::new(EmbedCache::new(embedder.clone(), Some(&dir), true)),
+            dir,
+            keyword,
+            vector,
+            graph,
+            supersedes: std::sync::OnceLock::new(),
+            manifest,
+            embedder,
+            needs_rebuild,
+            damage,
+            written: Some(stamp),
+            keys: std::sync::OnceLock::new(),
+            owner_scans: std::sync::atomic::AtomicUsize::new(0),
+            ephemeral: false,
+            snapshot: false,
+        };
+        if idx.needs_rebuild.is_none() {
+            let total = idx.manifest.total_chunks();
+            if idx.vector.len() != total || idx.keyword.num_chunks() as usize != total {
+                let why = format!(
+                    "the indices disagree with the manifest ({} keyword and {} vector chunks, {} expected)",
+                    idx.keyword.num_chunks(),
+                    idx.vector.len(),
+                    total
+                );
+                idx.damage = Some(why.clone());
+                idx.needs_rebuild = Some(why);
+            }
+        }
+        tracing::debug!(
+            manifest_ms = t_manifest.as_secs_f64() * 1e3,
+            keyword_ms = (t_keyword - t_manifest).as_secs_f64() * 1e3,
+            total_ms = t0.elapsed().as_secs_f64() * 1e3,
+            "opened indices"
+        );
+        Ok(idx)
+    }
+
+    fn rebuild_keys(&mut self) {
+        self.keys = std::sync::OnceLock::new();
+    }
+
+    fn keys(&self) -> &KeyMap {
+        self.keys.get_or_init(|| {
+            let start = Instant::now();
+            let mut keys = KeyMap::default();
+            keys.reserve(self.manifest.total_chunks());
+            for (name, e) in &self.manifest.entries {
+                for ord in 0..e.chunks {
+                    keys.insert(chunk_key(name, ord), (name.clone(), ord));
+                }
+            }
+            tracing::debug!(ms = start.elapsed().as_secs_f64() * 1e3, "built the vector key map");
+            keys
+        })
+    }
+
+    /// The keyword index.
+    pub fn keyword(&self) -> &KeywordIndex {
+        &self.keyword
+    }
+
+    /// The vector index.
+    pub fn vector(&self) -> &VectorIndex {
+        &self.vector
+    }
+
+    /// The manifest (metadata of every indexed memory).
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// The memory graph (links, ghosts, entities), loaded on first use. A graph file that cannot
+    /// be read gives an empty graph (logged); the next reconcile that writes rebuilds it.
+    pub fn graph(&self) -> &LinkGraph {
+        self.graph.get_or_init(|| match LinkGraph::load(&self.dir.join("graph")) {
+            Ok(Some(g)) => g,
+            Ok(None) => LinkGraph::new(),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the link graph; treating it as empty");
+                LinkGraph::new()
+            }
+        })
+    }
+
+    fn graph_mut(&mut self) -> &mut LinkGraph {
+        self.graph();
+        self.graph.get_mut().expect("initialised just above")
+    }
+
+    /// The memory that supersedes `name` through a `supersedes` link, if any (from the small
+    /// `graph/supersedes.tsv`, without loading the graph).
+    pub fn superseded_by_link(&self, name: &str) -> Option<&str> {
+        self.supersedes
+            .get_or_init(|| {
+                let text = std::fs::read_to_string(self.dir.join("graph").join(SUPERSEDES_FILE))
+                    .unwrap_or_default();
+                text.lines()
+                    .filter_map(|l| l.split_once('\t'))
+                    .map(|(old, new)| (old.to_owned(), new.to_owned()))
+                    .collect()
+            })
+            .get(name)
+            .map(String::as_str)
+    }
+
+    /// The embedder the vectors were built with.
+    pub fn embedder(&self) -> &Arc<dyn Embedder> {
+        &self.embedder
+    }
+
+    /// Embeds chunk texts (as [`embed_text`] makes them) the way the indexer does, through the
+    /// vault's persistent embedding cache: a text embedded before for this embedder — by a
+    /// duplicate check, an earlier index, another version of the memory — is not embedded again,
+    /// and what is embedded now is kept for the index update that follows. Not for queries.
+    pub fn embed_documents(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        self.cache.embed(texts)
+    }
+
+    /// What the embedding cache did in this process: texts reused, texts embedded.
+    pub fn cache_stats(&self) -> CacheStats {
+        self.cache.stats()
+    }
+
+    /// The memory name and chunk ordinal of a vector key.
+    pub fn key_owner(&self, key: u64) -> Option<&(String, usize)> {
+        self.keys().get(&key)
+    }
+
+    /// [`key_owner`](Self::key_owner) of a few keys (a search's vector hits), as
+    /// `(memory, chunk ordinal)`. The first call on a fresh `Indexes` finds them by hashing every
+    /// chunk's key without building the key map (≈ 10× cheaper, what a one-shot CLI search
+    /// needs); later calls build the map once and look up (a long-running server).
+    pub fn key_owners(&self, keys: &[u64]) -> Vec<Option<(&str, usize)>> {
+        if self.keys.get().is_some()
+            || self.owner_scans.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0
+        {
+            let map = self.keys();
+            return keys
+                .iter()
+                .map(|k| map.get(k).map(|(name, ord)| (name.as_str(), *ord)))
+                .collect();
+        }
+        let wanted: HashMap<u64, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        let mut out = vec![None; keys.len()];
+        let mut left = wanted.len();
+        'scan: for (name, e) in &self.manifest.entries {
+            for ord in 0..e.chunks {
+                if let Some(&i) = wanted.get(&chunk_key(name, ord)) {
+                    out[i] = Some((name.as_str(), ord));
+                    left -= 1;
+                    if left == 0 {
+                        break 'scan;
+                    }
+                }
+            }
+        }
+        // A key given twice: the first slot was filled; copy it to the others.
+        for (i, k) in keys.iter().enumerate() {
+            if out[i].is_none() && wanted[k] != i {
+                out[i] = out[wanted[k]];
+            }
+        }
+        out
+    }
+
+    /// The indices folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn stat_vault(vault: &Vault) -> crate::Result<Vec<Stat>> {
+        Ok(vault
+            .files()?
+            .into_iter()
+            .map(|f| Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns })
+            .collect())
+    }
+}

@@ -1,0 +1,499 @@
+//! Reconciling the indices with the memory files: what changed, re-chunk, re-embed, commit.
+
+use super::*;
+
+impl Indexes {
+    /// Brings the indices up to date with the files: cheap when nothing changed.
+    pub fn reconcile(&mut self, vault: &Vault) -> crate::Result<ReconcileReport> {
+        self.reconcile_with(vault, false, false, &mut |_| {})
+    }
+
+    /// Like [`Indexes::reconcile`], but also reads every file whose stat is unchanged and
+    /// compares its content hash with the manifest (an edit that kept size and mtime is found).
+    /// Costs a read of the whole vault; the watcher runs it once on start.
+    pub fn reconcile_verify(&mut self, vault: &Vault) -> crate::Result<ReconcileReport> {
+        self.reconcile_with(vault, false, true, &mut |_| {})
+    }
+
+    /// Rebuilds everything from the files.
+    pub fn rebuild(
+        &mut self,
+        vault: &Vault,
+        progress: &mut dyn FnMut(Progress),
+    ) -> crate::Result<ReconcileReport> {
+        self.reconcile_with(vault, true, false, progress)
+    }
+
+    /// The files whose stat matches the manifest but whose content hash does not.
+    pub(super) fn hash_mismatches(&self, vault: &Vault, stats: &[Stat]) -> Vec<Stat> {
+        stats
+            .iter()
+            .filter(|s| {
+                let Some(e) = self.manifest.entries.get(s.name.as_str()) else { return false };
+                if e.size != s.size || e.mtime_ns != s.mtime_ns {
+                    return false; // already a candidate
+                }
+                std::fs::read(vault.path_of(&s.name))
+                    .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Files new or changed by their stat, names no longer on disk, and the unchanged count.
+    /// `stats` is sorted by name ([`Vault::files`]), like the manifest: one merge pass.
+    pub(super) fn diff(&self, stats: &[Stat]) -> (Vec<Stat>, Vec<String>, usize) {
+        debug_assert!(stats.windows(2).all(|w| w[0].name < w[1].name));
+        let mut maybe_changed = Vec::new();
+        let mut removed = Vec::new();
+        let mut unchanged = 0;
+        let mut entries = self.manifest.entries.iter().peekable();
+        for s in stats {
+            while let Some((name, _)) = entries.next_if(|(n, _)| n.as_str() < s.name.as_str()) {
+                removed.push(name.clone());
+            }
+            match entries.next_if(|(n, _)| n.as_str() == s.name.as_str()) {
+                Some((_, e)) if e.size == s.size && e.mtime_ns == s.mtime_ns => unchanged += 1,
+                _ => maybe_changed.push(s.clone()),
+            }
+        }
+        removed.extend(entries.map(|(name, _)| name.clone()));
+        (maybe_changed, removed, unchanged)
+    }
+
+    pub(super) fn reconcile_with(
+        &mut self,
+        vault: &Vault,
+        force: bool,
+        verify: bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> crate::Result<ReconcileReport> {
+        let start = Instant::now();
+        let stats = Self::stat_vault(vault)?;
+        let t_stat = start.elapsed();
+        let (mut maybe_changed, removed, mut unchanged) = self.diff(&stats);
+        if verify && !force {
+            let stale = self.hash_mismatches(vault, &stats);
+            unchanged -= stale.len();
+            maybe_changed.extend(stale);
+        }
+        tracing::debug!(
+            files = stats.len(),
+            stat_ms = t_stat.as_secs_f64() * 1e3,
+            diff_ms = (start.elapsed() - t_stat).as_secs_f64() * 1e3,
+            "reconcile checked the vault"
+        );
+        if !force && self.needs_rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty()
+        {
+            return Ok(ReconcileReport { unchanged, ..Default::default() });
+        }
+        if self.snapshot {
+            // Read from disk and now out of date: rebuilt in memory from the files.
+            self.snapshot = false;
+            self.needs_rebuild
+                .get_or_insert_with(|| "the indices on disk cannot be written".into());
+        }
+        let _lock = if self.ephemeral { None } else { Some(lock(&self.dir)?) };
+        let t_lock = start.elapsed();
+        // Another process may have done the work while we waited: start from the newest state,
+        // unless the stores are still exactly what this process last wrote (a long-lived
+        // watcher or server then skips reloading the vectors and the graph).
+        let known = self.written.take();
+        if self.ephemeral {
+            // Nothing on disk to reload: the stores live in this process only.
+        } else if known.is_none()
+            || known != Some(disk_stamp(&self.dir))
+            || self.dir.join(PENDING_FILE).exists()
+        {
+            let mut fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
+            let earlier = self.damage.take();
+            // What this process embedded so far stays at hand.
+            fresh.cache = self.cache.clone();
+            *self = fresh;
+            self.damage = earlier.or(self.damage.take());
+        } else {
+            // What this process opened read-only is still what is on disk: write on top of it.
+            self.vector.allow_updates();
+        }
+        let t_open = start.elapsed();
+        let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
+        let mut report = ReconcileReport::default();
+        let (mut maybe_changed, removed, mut unchanged) =
+            if rebuild.is_some() { (stats.clone(), Vec::new(), 0) } else { self.diff(&stats) };
+        if verify && rebuild.is_none() {
+            let stale = self.hash_mismatches(vault, &stats);
+            unchanged -= stale.len();
+            maybe_changed.extend(stale);
+        }
+        if rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty() {
+            // Another process did the work while we waited for the lock: nothing to write.
+            self.written = (!self.ephemeral).then(|| disk_stamp(&self.dir));
+            return Ok(ReconcileReport {
+                unchanged,
+                elapsed_ms: start.elapsed().as_millis() as u64,
+                ..Default::default()
+            });
+        }
+        let mut rebuild = rebuild;
+        let mut removed = removed;
+        report.unchanged = unchanged;
+
+        // Read, hash and chunk every candidate before any store is touched.
+        struct Pending {
+            name: String,
+            memory: Memory,
+            entry: Entry,
+            chunks: Vec<crate::index::chunk::Chunk>,
+            links: Vec<OutLink>,
+            existed: bool,
+            /// Whether its links differ from those in the graph (by the manifest's hash).
+            relink: bool,
+        }
+        let on_disk: HashSet<String> = stats.iter().map(|s| s.name.to_string()).collect();
+        let is_memory = |n: &str| on_disk.contains(n);
+        let pending: Vec<Pending> = loop {
+            if rebuild.is_some() {
+                self.manifest = Manifest::default();
+            }
+            self.manifest.format = crate::index::manifest::FORMAT;
+            self.manifest.embedder_id = self.embedder.id().to_owned();
+            self.manifest.dim = self.embedder.dim();
+            let mut pending: Vec<Pending> = Vec::new();
+            for s in &maybe_changed {
+                let path = vault.path_of(&s.name);
+                let bytes = match std::fs::read(&path) {
+                    Ok(b) => b,
+                    Err(e) => {
+                        report.problems.push(format!("{}: cannot read: {e}", s.name));
+                        continue;
+                    }
+                };
+                let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
+                let old = self.manifest.entries.get(s.name.as_str());
+                if let Some(old) = old.filter(|o| o.hash == hash) {
+                    // Touched, not changed: remember the new stat only.
+                    let mut e = old.clone();
+                    e.size = s.size;
+                    e.mtime_ns = s.mtime_ns;
+                    self.manifest.entries.insert(s.name.to_string(), e);
+                    report.unchanged += 1;
+                    continue;
+                }
+                let Ok(raw) = String::from_utf8(bytes) else {
+                    report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
+                    continue;
+                };
+                let memory = match vault.memory_from_text(s.name.clone(), path, raw) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        report.problems.push(format!("{}: {e}", s.name));
+                        continue;
+                    }
+                };
+                let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
+                let chunks = chunk_markdown(&content, &ChunkOptions::default());
+                let title = markdown_title(&content)
+                    .unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
+                let links = memory_links(&memory, &content, &is_memory);
+                let links_hash = links_hash(&links);
+                let entry = Entry {
+                    size: s.size,
+                    mtime_ns: s.mtime_ns,
+                    hash,
+                    id: memory.id.to_string(),
+                    chunks: chunks.len(),
+                    title,
+                    memory_type: memory.memory_type.clone(),
+                    status: memory.status.clone(),
+                    tags: memory.meta.tags.clone(),
+                    created: memory.created_at.as_second(),
+                    updated: memory.updated_at.as_second(),
+                    pinned: memory.meta.pinned,
+                    superseded_by: memory.meta.superseded_by.clone(),
+                    expires_at: memory.meta.expires_at.map(|t| t.as_second()),
+                    happens_at: memory.meta.happens_at.map(|t| t.as_second()),
+                    warnings: memory.warnings.clone(),
+                    links: links_hash,
+                };
+                pending.push(Pending {
+                    name: s.name.to_string(),
+                    memory,
+                    entry,
+                    chunks,
+                    links,
+                    existed: old.is_some(),
+                    relink: old.is_none_or(|o| o.links != links_hash),
+                });
+            }
+            // The graph is needed only when a link changes (or a memory comes or goes).
+            let needs_graph = rebuild.is_none()
+                && (!removed.is_empty() || pending.iter().any(|p| p.relink))
+                && self.graph.get().is_none();
+            if needs_graph {
+                match LinkGraph::load(&self.dir.join("graph")).map_err(IndexError::from)? {
+                    Some(g) => {
+                        let _ = self.graph.set(g);
+                    }
+                    None => {
+                        // Unreadable: rebuild everything from the files instead.
+                        rebuild = Some("the link graph was unreadable".to_owned());
+                        maybe_changed = stats.clone();
+                        removed.clear();
+                        report = ReconcileReport::default();
+                        continue;
+                    }
+                }
+            }
+            break pending;
+        };
+        let graph_changed =
+            rebuild.is_some() || !removed.is_empty() || pending.iter().any(|p| p.relink);
+        if rebuild.is_none() && removed.is_empty() && pending.is_empty() {
+            // Only touched files: their new stats are the whole change.
+            if !self.ephemeral {
+                self.manifest.save(&self.dir.join("manifest.tsv"))?;
+                self.written = Some(disk_stamp(&self.dir));
+            }
+            report.elapsed_ms = start.elapsed().as_millis() as u64;
+            return Ok(report);
+        }
+
+        let small = rebuild.is_none() && pending.len() + removed.len() <= SMALL_CHANGE;
+        let mut kw = if small { self.keyword.small_writer() } else { self.keyword.writer() }
+            .map_err(IndexError::from)?;
+        if rebuild.is_some() {
+            self.graph = std::sync::OnceLock::from(LinkGraph::new());
+            kw.delete_all().map_err(IndexError::from)?;
+            self.vector = if self.ephemeral {
+                VectorIndex::create_in_memory(self.embedder.id(), self.embedder.dim())
+            } else {
+                VectorIndex::create(
+                    &self.dir.join("vector"),
+                    self.embedder.id(),
+                    self.embedder.dim(),
+                )
+            }
+            .map_err(IndexError::from)?;
+        }
+        for name in &removed {
+            if let Some(old) = self.manifest.entries.remove(name) {
+                kw.delete_memory(name);
+                for ord in 0..old.chunks {
+                    self.vector.remove(chunk_key(name, ord)).map_err(IndexError::from)?;
+                }
+                self.graph_mut().remove_memory(&format!("memory:{name}"));
+                report.removed += 1;
+                report.removed_names.push(name.clone());
+            }
+        }
+
+        let total: usize = pending.iter().map(|p| p.chunks.len()).sum();
+        let mut done = 0;
+        progress(Progress { done, total });
+        let stats_before = self.cache.stats();
+        // All chunk texts this pass indexes: the live set of a compaction after a rebuild.
+        let mut live: Vec<String> = Vec::new();
+        // Chunks of several memories are embedded together (a model batches by length), in
+        // groups of about EMBED_GROUP chunks so progress moves and memory stays bounded.
+        let mut group_start = 0;
+        let mut vectors: std::collections::VecDeque<Vec<f32>> = Default::default();
+        for (pi, p) in pending.iter().enumerate() {
+            if pi == group_start {
+                let mut end = pi;
+                let mut n = 0;
+                while end < pending.len()
+                    && (n == 0 || n + pending[end].chunks.len() <= EMBED_GROUP)
+                {
+                    n += pending[end].chunks.len();
+                    end += 1;
+                }
+                let texts: Vec<String> = pending[pi..end]
+                    .iter()
+                    .flat_map(|p| {
+                        p.chunks.iter().map(|c| embed_text(&p.entry.title, &c.header_path, &c.text))
+                    })
+                    .collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let got = self.cache.embed(&refs);
+                if got.len() != refs.len() {
+                    return Err(IndexError::Embed(format!(
+                        "{} vectors for {} texts",
+                        got.len(),
+                        refs.len()
+                    ))
+                    .into());
+                }
+                vectors = got.into();
+                if rebuild.is_some() {
+                    live.extend(texts);
+                }
+                group_start = end;
+            }
+            if let Some(old) = self.manifest.entries.get(&p.name) {
+                kw.delete_memory(&p.name);
+                for ord in 0..old.chunks {
+                    self.vector.remove(chunk_key(&p.name, ord)).map_err(IndexError::from)?;
+                }
+            }
+            for ord in 0..p.chunks.len() {
+                let v = vectors.pop_front().unwrap_or_default();
+                self.vector.upsert(chunk_key(&p.name, ord), &v).map_err(IndexError::from)?;
+            }
+            done += p.chunks.len();
+            progress(Progress { done, total });
+            for c in &p.chunks {
+                let id = chunk_id(&p.name, c.ordinal);
+                kw.add(&KeywordDoc {
+                    chunk_id: &id,
+                    memory_id: &p.name,
+                    title: &p.entry.title,
+                    headers: &c.header_path,
+                    body: &c.text,
+                    tags: &p.memory.meta.tags,
+                    memory_type: &p.entry.memory_type,
+                    status: &p.entry.status,
+                    created_unix: p.entry.created,
+                })
+                .map_err(IndexError::from)?;
+            }
+            if p.relink || rebuild.is_some() {
+                self.graph_mut().set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
+            }
+            report.chunks += p.chunks.len();
+            report.indexed.push(p.name.clone());
+            if p.existed {
+                report.updated += 1;
+            } else {
+                report.added += 1;
+                report.added_ids.push(p.entry.id.clone());
+            }
+            self.manifest.entries.insert(p.name.clone(), p.entry.clone());
+        }
+        if rebuild.is_some() {
+            report.added = pending.len();
+            report.updated = 0;
+        }
+        let stats = self.cache.stats();
+        report.embedded = stats.embedded - stats_before.embedded;
+        report.reused = stats.hits - stats_before.hits;
+        // A new memory turns earlier links to a ghost of its name into links to itself.
+        let added_names: Vec<&String> =
+            pending.iter().filter(|p| !p.existed).map(|p| &p.name).collect();
+        let mut relink: Vec<String> = Vec::new();
+        for name in added_names {
+            for ghost in [format!("ghost:{name}"), format!("ghost:{name}.md")] {
+                for (src, _) in self.graph().memories_linking_to(&ghost) {
+                    relink.push(src);
+                }
+            }
+        }
+        relink.sort();
+        relink.dedup();
+        for key in relink {
+            let Some(name) = key.strip_prefix("memory:") else { continue };
+            let Ok(mname) = MemoryName::parse(name) else { continue };
+            let Ok(memory) = vault.load(&mname) else { continue };
+            let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
+            let links = memory_links(&memory, &content, &is_memory);
+            self.graph_mut().set_links(&key, &links, LINK_ORIGINS);
+            if let Some(e) = self.manifest.entries.get_mut(name) {
+                e.links = links_hash(&links);
+            }
+        }
+        let t_index = start.elapsed();
+        // Until the manifest is saved, the stores may disagree with it and with each other: a
+        // crash in between leaves this marker, and the next open rebuilds (see: #6).
+        let pending = self.dir.join(PENDING_FILE);
+        let disk = !self.ephemeral;
+        if disk {
+            crate::vault::atomic_write(&pending, b"an index update is being written\n")?;
+        }
+        kw.commit().map_err(IndexError::from)?;
+        // No merge of this writer may outlive the lock (see `KeywordWriter::finish`).
+        kw.finish().map_err(IndexError::from)?;
+        let t_keyword = start.elapsed();
+        if disk && (self.vector.has_unsaved_changes() || rebuild.is_some()) {
+            self.vector.save().map_err(IndexError::from)?;
+        }
+        let t_vector = start.elapsed();
+        if graph_changed {
+            if disk {
+                self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
+            }
+            self.save_supersedes()?;
+            // Written from a graph in memory: its content needs no check by the next reader.
+            record_verified(&self.dir, GRAPH_REL);
+        }
+        let t_graph = start.elapsed();
+        if disk {
+            self.manifest.save(&self.dir.join("manifest.tsv"))?;
+            std::fs::remove_file(&pending).at("remove", &pending)?;
+        }
+        self.rebuild_keys();
+        self.written = disk.then(|| disk_stamp(&self.dir));
+        if disk && rebuild.is_some() {
+            // Still under the lock: drop what no memory uses (within the documented budget).
+            match self.cache.compact(live.iter().map(String::as_str)) {
+                Ok(kept) => tracing::debug!(kept, "embedding cache compacted"),
+                Err(e) => tracing::debug!(error = %e, "cannot compact the embedding cache"),
+            }
+        }
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        tracing::debug!(
+            lock_ms = ms(t_lock),
+            reopen_ms = ms(t_open - t_lock),
+            index_ms = ms(t_index - t_open),
+            keyword_commit_ms = ms(t_keyword - t_index),
+            vector_save_ms = ms(t_vector - t_keyword),
+            graph_save_ms = ms(t_graph - t_vector),
+            manifest_save_ms = ms(start.elapsed() - t_graph),
+            embedded = report.embedded,
+            reused = report.reused,
+            "reconcile wrote the indices"
+        );
+        if rebuild.is_some() {
+            report.repaired = self.damage.take();
+        }
+        report.rebuilt = rebuild;
+        // A file indexed now that shares its id with another memory (a hand copy) is reported:
+        // id-based operations (history, restore) refuse such memories.
+        if !report.indexed.is_empty() {
+            for (id, names) in self.manifest.duplicate_ids() {
+                if names.iter().any(|n| report.indexed.contains(n)) {
+                    report.problems.push(duplicate_id_message(&id, &names));
+                }
+            }
+        }
+        report.elapsed_ms = start.elapsed().as_millis() as u64;
+        Ok(report)
+    }
+}
+
+/// The problem reported for memories that share an id.
+pub fn duplicate_id_message(id: &str, names: &[String]) -> String {
+    let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    format!(
+        "{} have the same id {id} (a copied file?); history and restore refuse them until the copy gets its own id (remove its `id:` line)",
+        list.join(" and ")
+    )
+}
+
+/// Memories changed in one pass up to which the keyword index is written by one thread with a
+/// small memory budget.
+pub(super) const SMALL_CHANGE: usize = 64;
+
+/// Chunks embedded together by a reconcile (across memories).
+const EMBED_GROUP: usize = 256;
+
+/// xxh3 of a memory's outgoing links (never 0, the "unknown" of an old manifest entry).
+pub(super) fn links_hash(links: &[OutLink]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3Default::new();
+    for l in links {
+        for part in [&l.target, &l.data.edge_type, &l.data.context, &l.data.origin] {
+            h.update(part.as_bytes());
+            h.update(&[0]);
+        }
+        h.update(&l.data.confidence.to_bits().to_le_bytes());
+    }
+    h.digest().max(1)
+}
