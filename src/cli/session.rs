@@ -7,6 +7,8 @@ use memlane::index::store::{IndexError, Indexes, catch_index_panic};
 use memlane::ops::Session;
 use memlane::vault::Vault;
 
+use memlane::index::store::ReconcileReport;
+
 use crate::cli::Ctx;
 
 /// One command's hold on the vault.
@@ -78,5 +80,68 @@ impl Session for CliSession<'_> {
 
     fn warn(&self, message: String) {
         self.ctx.out.warn(message);
+    }
+}
+
+/// Opening the indices the old way, for the commands that do not go through a [`CliSession`].
+impl Ctx {
+    /// Opens the vault's indices with the configured embedder.
+    pub fn open_indexes(&self, vault: &memlane::vault::Vault) -> anyhow::Result<Indexes> {
+        let embedder = memlane::index::select::embedder_for(&vault.config)?;
+        Ok(Indexes::open(vault, embedder)?)
+    }
+
+    /// Opens the vault's indices and brings them up to date, for a command that only reads:
+    /// where the vault cannot be written they are built in memory (see
+    /// [`Indexes::open_reconciled`]). The report is given to [`Ctx::report_reconcile`].
+    pub fn open_reconciled(
+        &self,
+        vault: &memlane::vault::Vault,
+    ) -> anyhow::Result<(Indexes, ReconcileReport)> {
+        let embedder = memlane::index::select::embedder_for(&vault.config)?;
+        let (idx, report) = Indexes::open_reconciled(vault, embedder)?;
+        self.report_reconcile(vault, &report);
+        Ok((idx, report))
+    }
+
+    /// Tells the user about work the reconcile did (on stderr, at info level), and starts the
+    /// usage clock of memories seen for the first time.
+    pub fn report_reconcile(&self, vault: &memlane::vault::Vault, r: &ReconcileReport) {
+        if let Some(why) = &r.not_saved {
+            self.out.warn_unwritable(why);
+        }
+        if !r.added_ids.is_empty() {
+            let now = vault.clock.now();
+            let cfg = &vault.config.lifecycle;
+            let observed = memlane::lifecycle::UsageStore::update(vault.root(), |state| {
+                for id in &r.added_ids {
+                    state.observe(id, now, cfg);
+                }
+            });
+            if let Err(e) = observed {
+                match memlane::index::store::unwritable(&e) {
+                    Some(why) => self.out.warn_unwritable(&why),
+                    None => self.out.warn(format!("cannot record usage state: {e}")),
+                }
+            }
+        }
+        if let Some(d) = &r.repaired {
+            self.out.warn(format!(
+                "the search indices were damaged ({d}); rebuilt them from the memory files"
+            ));
+        }
+        for p in &r.problems {
+            self.out.warn(p);
+        }
+        if r.changed() {
+            tracing::info!(
+                added = r.added,
+                updated = r.updated,
+                removed = r.removed,
+                rebuilt = r.rebuilt.as_deref().unwrap_or(""),
+                ms = r.elapsed_ms,
+                "indices updated"
+            );
+        }
     }
 }

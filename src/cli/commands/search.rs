@@ -1,18 +1,11 @@
-//! `memlane search`, `memlane reindex`, `memlane model import`.
-
-use std::io::IsTerminal as _;
-use std::path::PathBuf;
-
-use memlane::Error;
-use memlane::index::store::{Indexes, Progress, ReconcileReport};
-use memlane::search::{SearchQuery, SearchResults};
-
-use memlane::limits;
+//! `memlane search`.
 
 use crate::cli::Ctx;
 use crate::cli::output::Style;
 use crate::cli::session::CliSession;
+use memlane::limits;
 use memlane::ops::{self, Session as _};
+use memlane::search::{SearchQuery, SearchResults};
 
 /// Search memories by keyword and meaning
 ///
@@ -62,39 +55,6 @@ pub(crate) struct SearchArgs {
     /// Also return memories linked to the top N results, marked with the link that brought them
     #[arg(long, value_name = "N")]
     expand: Option<usize>,
-}
-
-/// Rebuild the search indices from the memory files
-#[derive(Debug, clap::Args)]
-pub(crate) struct ReindexArgs {}
-
-/// Manage the local sentence-transformer model
-#[derive(Debug, clap::Args)]
-pub(crate) struct ModelArgs {
-    #[command(subcommand)]
-    command: ModelCommand,
-}
-
-#[derive(Debug, clap::Subcommand)]
-enum ModelCommand {
-    /// Install a sentence-transformer model directory (model.safetensors, tokenizer.json,
-    /// config.json) as the default local model
-    Import {
-        /// The model directory (e.g. all-MiniLM-L6-v2)
-        dir: PathBuf,
-    },
-    /// Download a sentence-transformer from the Hugging Face Hub, verify it and make it the
-    /// default local model (resumes an interrupted download)
-    Pull {
-        /// `organisation/name[@revision]` (default: sentence-transformers/all-MiniLM-L6-v2)
-        name: Option<String>,
-    },
-    /// Show the installed models and which one this vault uses
-    List,
-}
-
-fn bad(msg: String) -> anyhow::Error {
-    Error::Invalid(msg).into()
 }
 
 pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
@@ -241,151 +201,4 @@ fn explain_lines(text: &mut String, e: &memlane::search::Explain) {
             e.type_weight, e.type_decay, e.age_days, e.recency_bonus, e.temperature, e.temperature_factor,
             e.supersession_factor, e.expiry_factor, e.score
         ));
-}
-
-fn progress_printer(ctx: &Ctx) -> impl FnMut(Progress) + use<> {
-    let show = !ctx.out.quiet && !ctx.out.json && std::io::stderr().is_terminal();
-    let mut last = 0usize;
-    move |p: Progress| {
-        if !show || p.total == 0 {
-            return;
-        }
-        let pct = p.done * 100 / p.total;
-        if pct != last || p.done == p.total {
-            last = pct;
-            let width = 30;
-            let filled = width * p.done / p.total;
-            let bar: String = "#".repeat(filled) + &"-".repeat(width - filled);
-            let mut err = std::io::stderr().lock();
-            let _ = std::io::Write::write_fmt(
-                &mut err,
-                format_args!("\r[{bar}] {}/{} chunks", p.done, p.total),
-            );
-            if p.done == p.total {
-                let _ = std::io::Write::write_all(&mut err, b"\n");
-            }
-        }
-    }
-}
-
-pub(crate) fn reindex(ctx: &mut Ctx, _args: &ReindexArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    // Start from nothing: a damaged store must not stop the rebuild that repairs it.
-    Indexes::reset(&vault)?;
-    let mut idx = ctx.open_indexes(&vault)?;
-    let mut progress = progress_printer(ctx);
-    let report = idx.rebuild(&vault, &mut progress)?;
-    if let Some(d) = &report.repaired {
-        ctx.out.warn(format!(
-            "the search indices were damaged ({d}); rebuilt them from the memory files"
-        ));
-    }
-    for p in &report.problems {
-        ctx.out.warn(p);
-    }
-    if ctx.out.json {
-        return ctx.out.json(&serde_json::json!({
-            "memories": report.added,
-            "chunks": report.chunks,
-            "embedded": report.embedded,
-            "reused": report.reused,
-            "embedder": idx.embedder().id(),
-            "elapsed_ms": report.elapsed_ms,
-            "problems": report.problems,
-        }));
-    }
-    ctx.out.line(format!(
-        "indexed {} memories ({} chunks) with {} in {:.1} s",
-        report.added,
-        report.chunks,
-        idx.embedder().id(),
-        report.elapsed_ms as f64 / 1000.0
-    ))
-}
-
-pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
-    match &args.command {
-        ModelCommand::Import { dir } => {
-            let dest = memlane::index::select::default_model_dir().ok_or_else(|| {
-                bad("cannot find the user data directory for models\n  hint: set HOME".into())
-            })?;
-            let installed = memlane::index::select::import_model(dir, &dest)?;
-            // The import is now the model `auto` uses, not an earlier pull.
-            memlane::index::hub::clear_default_pointer().map_err(Error::from)?;
-            if ctx.out.json {
-                return ctx.out.json(&serde_json::json!({ "installed": installed }));
-            }
-            ctx.out.line(format!(
-                "installed the model from {} as {}",
-                dir.display(),
-                installed.display()
-            ))?;
-            ctx.out.note("`[embedding] model = \"auto\"` (the default) now uses it; run `memlane reindex` in each vault");
-            Ok(())
-        }
-        ModelCommand::Pull { name } => super::model_hub::pull(ctx, name.as_deref()),
-        ModelCommand::List => super::model_hub::list(ctx),
-    }
-}
-
-impl Ctx {
-    /// Opens the vault's indices with the configured embedder.
-    pub fn open_indexes(&self, vault: &memlane::vault::Vault) -> anyhow::Result<Indexes> {
-        let embedder = memlane::index::select::embedder_for(&vault.config)?;
-        Ok(Indexes::open(vault, embedder)?)
-    }
-
-    /// Opens the vault's indices and brings them up to date, for a command that only reads:
-    /// where the vault cannot be written they are built in memory (see
-    /// [`Indexes::open_reconciled`]). The report is given to [`Ctx::report_reconcile`].
-    pub fn open_reconciled(
-        &self,
-        vault: &memlane::vault::Vault,
-    ) -> anyhow::Result<(Indexes, ReconcileReport)> {
-        let embedder = memlane::index::select::embedder_for(&vault.config)?;
-        let (idx, report) = Indexes::open_reconciled(vault, embedder)?;
-        self.report_reconcile(vault, &report);
-        Ok((idx, report))
-    }
-
-    /// Tells the user about work the reconcile did (on stderr, at info level), and starts the
-    /// usage clock of memories seen for the first time.
-    pub fn report_reconcile(&self, vault: &memlane::vault::Vault, r: &ReconcileReport) {
-        if let Some(why) = &r.not_saved {
-            self.out.warn_unwritable(why);
-        }
-        if !r.added_ids.is_empty() {
-            let now = vault.clock.now();
-            let cfg = &vault.config.lifecycle;
-            let observed = memlane::lifecycle::UsageStore::update(vault.root(), |state| {
-                for id in &r.added_ids {
-                    state.observe(id, now, cfg);
-                }
-            });
-            if let Err(e) = observed {
-                match memlane::index::store::unwritable(&e) {
-                    Some(why) => self.out.warn_unwritable(&why),
-                    None => self.out.warn(format!("cannot record usage state: {e}")),
-                }
-            }
-        }
-        if let Some(d) = &r.repaired {
-            self.out.warn(format!(
-                "the search indices were damaged ({d}); rebuilt them from the memory files"
-            ));
-        }
-        for p in &r.problems {
-            self.out.warn(p);
-        }
-        if r.changed() {
-            tracing::info!(
-                added = r.added,
-                updated = r.updated,
-                removed = r.removed,
-                rebuilt = r.rebuilt.as_deref().unwrap_or(""),
-                ms = r.elapsed_ms,
-                "indices updated"
-            );
-        }
-    }
 }
