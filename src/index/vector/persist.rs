@@ -3,7 +3,7 @@
 use super::*;
 
 impl VectorIndex {
-    /// Writes the index into its directory atomically (see the [module documentation](self)).
+    /// Writes the index into its directory atomically (see the notes at the top of `src/index/vector/persist.rs`).
     ///
     /// Creates the directory if needed. An index opened from disk writes only its journal while
     /// it holds at most [`delta_max`](Self::delta_max) changes; otherwise (a new index, or a

@@ -9,7 +9,7 @@ impl VectorIndex {
     /// `filter`, when given, decides which keys may be returned; it is applied inside retrieval,
     /// so up to `limit` allowed keys are returned however few the filter allows. Search is exact
     /// up to [`exact_search_max`](Self::exact_search_max) vectors and HNSW (approximate) above;
-    /// see the [module documentation](self) for how filters are run.
+    /// see the notes at the top of `src/index/vector/search.rs` for how filters are run.
     ///
     /// A query of the wrong length or with NaN/infinite components is an error; an all-zero query,
     /// `limit == 0` or an empty index give no results. The filter may be called more than once per
