@@ -296,5 +296,13 @@ fn commands_that_print_scripts_or_streams_still_give_json() {
     let v = json_of(&env, &["completions", "fish"]);
     assert_eq!(v["shell"], "fish", "{v}");
     assert!(v["script"].as_str().unwrap().contains("complete -c memlane"), "{v}");
+    let v = json_of(&env, &["model", "list"]);
+    assert!(v["models"].is_array(), "{v}");
+    let out_dir = env.root.join("generated");
+    let v = json_of(&env, &["generate", "--out-dir", out_dir.to_str().unwrap()]);
+    assert!(v.as_array().is_some_and(|a| !a.is_empty()), "{v}");
+    let fresh = TestEnv::empty();
+    let v = json_of(&fresh, &["init"]);
+    assert!(v["created"].is_array(), "{v}");
     // `watch --json` prints one object per line (a stream jq reads): checked in tests/it/watch.rs.
 }

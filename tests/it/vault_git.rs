@@ -163,6 +163,11 @@ fn a_memory_with_git_conflict_markers_is_reported_never_read_as_a_new_memory() {
     assert!(show.stdout.is_empty(), "{show}");
     assert!(show.stderr.contains(&format!("{what}{file}")), "{show}");
     assert!(show.stderr.contains("hint:"), "{show}");
+    // An editor plugin reads the same failure as JSON, of kind `conflict`.
+    let json = repo.run(&["--json", "show", "decisions/queue"]);
+    assert_eq!(json.code, 2, "{json}");
+    let err: serde_json::Value = serde_json::from_str(json.stdout.trim()).unwrap();
+    assert_eq!(err["error"]["kind"], "conflict", "{err}");
 
     // Listing and searching go on with the rest and say why the file is left out.
     let list = repo.run(&["list", "--json"]).success();
