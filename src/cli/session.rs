@@ -39,10 +39,7 @@ impl Session for CliSession<'_> {
     /// make the reader panic (damaged segments) are rebuilt from the files, once, and read again.
     fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> memlane::Result<R>) -> memlane::Result<R> {
         if self.indexes.borrow().is_none() {
-            let embedder = memlane::index::select::embedder_for(&self.vault.config)?;
-            let (idx, report) = Indexes::open_reconciled(&self.vault, embedder)?;
-            self.ctx.report_reconcile(&self.vault, &report);
-            *self.indexes.borrow_mut() = Some(idx);
+            *self.indexes.borrow_mut() = Some(self.ctx.reconciled(&self.vault)?.0);
         }
         let first = {
             let guard = self.indexes.borrow();
@@ -98,6 +95,14 @@ impl Ctx {
         &self,
         vault: &memlane::vault::Vault,
     ) -> anyhow::Result<(Indexes, ReconcileReport)> {
+        Ok(self.reconciled(vault)?)
+    }
+
+    /// [`Ctx::open_reconciled`] with the library's error (for a [`CliSession`]).
+    fn reconciled(
+        &self,
+        vault: &memlane::vault::Vault,
+    ) -> memlane::Result<(Indexes, ReconcileReport)> {
         let embedder = memlane::index::select::embedder_for(&vault.config)?;
         let (idx, report) = Indexes::open_reconciled(vault, embedder)?;
         self.report_reconcile(vault, &report);

@@ -42,11 +42,11 @@ pub trait Session {
         &self,
         f: &dyn Fn(&crate::lifecycle::UsageState) -> crate::Result<R>,
     ) -> crate::Result<R> {
-        let (state, reset) = search::usage_of(self.vault())?;
+        let (store, reset) = crate::lifecycle::UsageStore::open(self.vault().root())?;
         if let Some(r) = reset {
-            self.warn(r);
+            self.warn(r.to_string());
         }
-        f(&state)
+        f(&store.into_state())
     }
 
     /// Called before an operation that will embed text (a search, a duplicate check), before

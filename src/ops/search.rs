@@ -3,7 +3,6 @@
 use crate::Error;
 use crate::config::{Intent, SearchProfile};
 use crate::index::store::Indexes;
-use crate::lifecycle::UsageState;
 use crate::search::{SearchQuery, SearchResults};
 
 use super::Session;
@@ -154,10 +153,4 @@ fn expand(
     let mut out: Vec<Expanded> = best.into_values().collect();
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
     out
-}
-
-/// The usage state as a session sees it (read without writing).
-pub(crate) fn usage_of(vault: &crate::vault::Vault) -> crate::Result<(UsageState, Option<String>)> {
-    let (store, reset) = crate::lifecycle::UsageStore::open(vault.root())?;
-    Ok((store.into_state(), reset.map(|r| r.to_string())))
 }
