@@ -91,6 +91,10 @@ pub struct WatchOptions {
     pub poll_every: Duration,
     /// Compare every file's content hash with the index on start (SPEC §5.5).
     pub verify_on_start: bool,
+    /// Reconcile the indices after changes (and by polling while unhealthy). Off for a caller
+    /// that reconciles its own indices on demand from [`VaultWatcher::changed_since`] (the MCP
+    /// server): the worker then only runs the start pass and `maintain`.
+    pub index_changes: bool,
 }
 
 /// The default debounce. A save is seen after it plus one debouncer tick (a quarter of it); the
@@ -114,6 +118,7 @@ impl Default for WatchOptions {
             maintain_every: None,
             poll_every: Duration::from_secs(2),
             verify_on_start: true,
+            index_changes: true,
         }
     }
 }
@@ -225,6 +230,8 @@ impl BatchReport {
 /// State shared by the notify callbacks, the worker and the handle.
 struct Shared {
     generation: AtomicU64,
+    /// The paths of recent relevant events, for [`VaultWatcher::changed_since`].
+    log: std::sync::Mutex<ChangeLog>,
     reconciled: AtomicU64,
     healthy: AtomicBool,
     epoch: Instant,
@@ -252,9 +259,28 @@ impl Shared {
         }
     }
 
-    fn bump(&self) {
+    fn bump(&self) -> u64 {
         self.last_event_ns.store(self.epoch.elapsed().as_nanos() as u64, Ordering::SeqCst);
-        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.generation.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Counts an event on `paths`: each is logged under the new generation.
+    fn bump_with(&self, paths: impl Iterator<Item = PathBuf>) {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        // Under the log's lock, so the log's generations only grow.
+        let generation = self.bump();
+        for path in paths {
+            log.push(generation, path);
+        }
+    }
+
+    /// Counts an event whose paths are unknown (an overflow): the log cannot tell what changed
+    /// up to the new generation.
+    fn bump_lost(&self) {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let generation = self.bump();
+        log.entries.clear();
+        log.floor = generation;
     }
 
     fn since_last_event(&self) -> Duration {
@@ -276,6 +302,29 @@ impl Shared {
             tracing::warn!(error = %e, "the filesystem watcher failed; polling the vault instead");
             self.healthy.store(false, Ordering::SeqCst);
         }
+    }
+}
+
+/// The paths of the latest relevant events, each with the generation it made. Bounded: the
+/// oldest are dropped, and `floor` says from which generation on the log is complete.
+#[derive(Default)]
+struct ChangeLog {
+    entries: std::collections::VecDeque<(u64, PathBuf)>,
+    /// Every event of a generation above `floor` is in `entries`.
+    floor: u64,
+}
+
+/// Paths kept in the [`ChangeLog`] at most; a caller further behind stats the whole vault.
+const CHANGE_LOG_PATHS: usize = 4096;
+
+impl ChangeLog {
+    fn push(&mut self, generation: u64, path: PathBuf) {
+        if self.entries.len() == CHANGE_LOG_PATHS
+            && let Some((dropped, _)) = self.entries.pop_front()
+        {
+            self.floor = self.floor.max(dropped);
+        }
+        self.entries.push_back((generation, path));
     }
 }
 
@@ -330,6 +379,7 @@ impl VaultWatcher {
         let root = vault.root().canonicalize().unwrap_or_else(|_| vault.root().to_owned());
         let shared = Arc::new(Shared {
             generation: AtomicU64::new(0),
+            log: std::sync::Mutex::new(ChangeLog::default()),
             reconciled: AtomicU64::new(0),
             healthy: AtomicBool::new(true),
             epoch: Instant::now(),
@@ -364,12 +414,12 @@ impl VaultWatcher {
                 Ok(ev) if ev.need_rescan() => {
                     tracing::warn!("the filesystem watcher's queue overflowed; rescanning");
                     shared.healthy.store(false, Ordering::SeqCst);
-                    shared.bump();
+                    shared.bump_lost();
                     let _ = tx.send(Msg::Rescan);
                 }
                 Ok(ev) => {
                     if ev.paths.iter().any(|p| is_relevant(&dir, p, &ev.kind)) {
-                        shared.bump();
+                        shared.bump_with(ev.paths.into_iter());
                     }
                 }
                 Err(e) => shared.failed(&e),
@@ -450,6 +500,22 @@ impl VaultWatcher {
     /// a few milliseconds of a save.
     pub fn generation(&self) -> u64 {
         self.shared.generation.load(Ordering::SeqCst)
+    }
+
+    /// The paths of the relevant events counted after `generation` (a value of
+    /// [`VaultWatcher::generation`]), each once, or `None` when they are not all known any more
+    /// (too many since, or the event queue overflowed): then stat the whole vault. Paths may
+    /// include events counted after a later generation too.
+    pub fn changed_since(&self, generation: u64) -> Option<Vec<PathBuf>> {
+        let log = self.shared.log.lock().unwrap_or_else(|e| e.into_inner());
+        if generation < log.floor {
+            return None;
+        }
+        let mut paths: Vec<PathBuf> =
+            log.entries.iter().filter(|(g, _)| *g > generation).map(|(_, p)| p.clone()).collect();
+        paths.sort();
+        paths.dedup();
+        Some(paths)
     }
 
     /// The generation the last successful pass covered. The indices reflect the files when it
@@ -550,11 +616,13 @@ impl<F: FnMut(BatchReport)> Worker<F> {
             let now = Instant::now();
             let mut wait =
                 next_maintain.map_or(Duration::MAX, |t| t.saturating_duration_since(now));
-            if !self.shared.healthy.load(Ordering::SeqCst) {
+            if !self.shared.healthy.load(Ordering::SeqCst) && self.opts.index_changes {
                 wait = wait.min(self.opts.poll_every);
             }
             let kind = match self.rx.recv_timeout(wait) {
                 Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
+                // The caller reconciles on demand.
+                Ok(Msg::Batch | Msg::Rescan) if !self.opts.index_changes => continue,
                 Ok(Msg::Batch | Msg::Rescan) => {
                     if let Step::Stop = self.settle() {
                         return;
@@ -572,6 +640,8 @@ impl<F: FnMut(BatchReport)> Worker<F> {
                     if next_maintain.is_some_and(|t| Instant::now() >= t) {
                         next_maintain = self.opts.maintain_every.map(|d| Instant::now() + d);
                         BatchKind::Maintain
+                    } else if !self.opts.index_changes {
+                        continue;
                     } else {
                         BatchKind::Poll
                     }

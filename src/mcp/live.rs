@@ -24,6 +24,9 @@ pub trait ChangeSource: Send + Sync {
     fn finish(&self, ticket: Option<crate::watch::SyncTicket>) -> Option<u64>;
     /// The caller's indices now reflect every change counted up to `generation`.
     fn covered(&self, generation: u64);
+    /// The paths changed after `generation`, when all are known (see
+    /// [`crate::watch::VaultWatcher::changed_since`]).
+    fn changed_since(&self, generation: u64) -> Option<Vec<std::path::PathBuf>>;
 }
 
 /// How long a call waits for the watcher to catch up before it stats the vault instead.
@@ -43,6 +46,10 @@ impl ChangeSource for Mutex<crate::watch::VaultWatcher> {
 
     fn covered(&self, generation: u64) {
         self.lock().unwrap_or_else(|e| e.into_inner()).covered(generation);
+    }
+
+    fn changed_since(&self, generation: u64) -> Option<Vec<std::path::PathBuf>> {
+        self.lock().unwrap_or_else(|e| e.into_inner()).changed_since(generation)
     }
 }
 
@@ -199,8 +206,17 @@ impl Live {
             let embedder = crate::index::select::embedder_for(&vault.config)?;
             Indexes::open_reconciled(vault, embedder)
         };
+        // With the watcher's word on what changed since the last reconcile (this server's own
+        // writes included: `finish` waited for their events), only those paths are looked at.
+        let changed = match (&source, cache.as_ref().and_then(|c| c.generation), generation) {
+            (Some(s), Some(since), Some(_)) => s.changed_since(since),
+            _ => None,
+        };
         let (idx, report) = match cache.take() {
-            Some(mut c) if !reopen => match c.idx.reconcile(vault) {
+            Some(mut c) if !reopen => match match &changed {
+                Some(paths) => c.idx.reconcile_paths(vault, paths),
+                None => c.idx.reconcile(vault),
+            } {
                 Ok(report) => (c.idx, report),
                 // The disk filled up or became read-only since: read from the files.
                 Err(e) if crate::index::store::unwritable(&e).is_some() => fresh()?,
@@ -244,6 +260,7 @@ impl Live {
         tracing::debug!(
             sync_ms,
             checked_ms = t0.elapsed().as_secs_f64() * 1e3,
+            paths = changed.as_ref().map(Vec::len),
             reconciled = true,
             "indices ready"
         );

@@ -58,9 +58,13 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     let server = MemlaneServer::new(vault.clone());
     let live = server.live().clone();
     let server_live = live.clone();
-    // The watcher keeps the indices fresh in the background and tells the server when it can
-    // skip the vault stat; without it every call reconciles.
-    let opts = crate::watch::WatchOptions::from_config(&vault.config);
+    // The watcher tells the server whether, and where, the vault changed since the last call, so
+    // it can skip the vault stat; without it every call stats the vault.
+    // The server reconciles its own indices on demand, from the paths the watcher reports.
+    let opts = crate::watch::WatchOptions {
+        index_changes: false,
+        ..crate::watch::WatchOptions::from_config(&vault.config)
+    };
     let _watcher = match crate::watch::VaultWatcher::start(vault.clone(), opts, |batch| {
         for p in &batch.problems {
             tracing::warn!("{p}");

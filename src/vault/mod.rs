@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use intent::INTENTS_DIR;
-pub use scan::{EscapingLink, FileStat, ListFilter, ListSort, Memory};
+pub use scan::{EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState};
 pub use temp::TEMP_STALE_AFTER;
 pub use write::{
     AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus, atomic_write,

@@ -23,6 +23,20 @@ pub struct FileStat {
     pub mtime_ns: i128,
 }
 
+/// What one changed path is, as [`Vault::path_state`] tells.
+#[derive(Debug, Clone)]
+pub enum PathState {
+    /// A memory file that [`Vault::files`] lists, with its stat.
+    Memory(FileStat),
+    /// A memory file's name with no file there now.
+    Gone(MemoryName),
+    /// A path that is never a memory (a dot file, a reserved folder, a name not UTF-8 or that
+    /// no command can use).
+    NotAMemory,
+    /// Cannot be told from the path alone (a folder, a symbolic link on the way): stat the vault.
+    Unsure,
+}
+
 /// A symbolic link in the vault that memlane does not follow (see [`Vault::link_target`]).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct EscapingLink {
@@ -407,6 +421,66 @@ impl Vault {
         };
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
+    }
+
+    /// What the file at `path` (absolute, or relative to the vault root) is by the rules of
+    /// [`Vault::files`], from its own `lstat` and its folders' only: what a caller that knows
+    /// which paths changed (the MCP server, from the watcher's events) needs instead of a stat
+    /// of the whole vault. Anything these few checks cannot decide the way the walk would (a
+    /// folder, a symbolic link on the way, a path outside the vault) is [`PathState::Unsure`]:
+    /// the caller then stats the whole vault.
+    pub fn path_state(&self, path: &Path) -> PathState {
+        let rel = if path.is_absolute() {
+            match path
+                .strip_prefix(&self.canonical_root)
+                .or_else(|_| path.strip_prefix(self.root()))
+            {
+                Ok(rel) => rel,
+                Err(_) => return PathState::Unsure,
+            }
+        } else {
+            path
+        };
+        let mut parts = Vec::new();
+        for c in rel.components() {
+            let std::path::Component::Normal(p) = c else { return PathState::Unsure };
+            // The walk skips names that are not UTF-8.
+            let Some(p) = p.to_str() else { return PathState::NotAMemory };
+            parts.push(p);
+        }
+        let Some(&file) = parts.last() else { return PathState::Unsure };
+        if RESERVED_DIRS.contains(&parts[0]) || parts.iter().any(|p| p.starts_with('.')) {
+            return PathState::NotAMemory;
+        }
+        if !file.ends_with(".md") {
+            // A folder (created, removed or renamed) changes every memory under it.
+            return PathState::Unsure;
+        }
+        let rel = parts.join("/");
+        let Ok(name) = MemoryName::parse(&rel) else { return PathState::NotAMemory };
+        let mut p = self.root().to_path_buf();
+        for (i, part) in parts.iter().enumerate() {
+            p.push(part);
+            match std::fs::symlink_metadata(&p) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return PathState::Gone(name),
+                Err(_) => return PathState::Unsure,
+                Ok(m) if m.file_type().is_symlink() => return PathState::Unsure,
+                Ok(m) if i + 1 < parts.len() && !m.is_dir() => return PathState::Unsure,
+                Ok(m) if i + 1 == parts.len() => {
+                    if !m.is_file() {
+                        return PathState::Unsure;
+                    }
+                    let mtime_ns = m
+                        .modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |d| d.as_nanos() as i128);
+                    return PathState::Memory(FileStat { name, size: m.len(), mtime_ns });
+                }
+                Ok(_) => {}
+            }
+        }
+        PathState::Unsure
     }
 
     /// Every memory name in the vault, sorted.

@@ -232,4 +232,53 @@ mod incremental {
         assert_eq!(top(&env, &word(2)).as_deref(), Some("cache-v1"));
         assert_eq!(top(&env, &word(3)).as_deref(), Some("team-preferences"));
     }
+
+    /// The MCP server reconciles only the paths its watcher reported: what that finds must be
+    /// what a stat of the whole vault finds, and whatever it cannot judge alone falls back to one.
+    #[test]
+    fn a_reconcile_of_the_changed_paths_leaves_what_a_whole_reconcile_would() {
+        let env = TestEnv::with_vault("search");
+        let (vault, mut idx) = open(&env);
+        idx.reconcile(&vault).unwrap();
+        let root = env.vault();
+        append(&env, "cache-v1.md", &word(4));
+        env.write("new/area/fresh.md", &format!("# Fresh\n\nabout {}\n", word(5)));
+        std::fs::remove_file(root.join("old-plan.md")).unwrap();
+        env.write(".hidden.md", "# not a memory\n");
+        env.write("notes.txt", "not a memory\n");
+        let paths: Vec<_> = ["cache-v1.md", "new/area/fresh.md", "old-plan.md", ".hidden.md"]
+            .iter()
+            .map(|p| root.join(p))
+            .chain([root.join("never-there.md")])
+            .collect();
+        let report = idx.reconcile_paths(&vault, &paths).unwrap();
+        assert_eq!(
+            (report.updated, report.added, report.removed),
+            (1, 1, 1),
+            "one edit, one new memory, one deletion: {report:?}"
+        );
+        assert_eq!(top(&env, &word(5)).as_deref(), Some("new/area/fresh"));
+        assert_eq!(top(&env, &word(4)).as_deref(), Some("cache-v1"));
+        let report = idx.reconcile(&vault).unwrap();
+        assert!(!report.changed(), "a whole reconcile found more to do: {report:?}");
+        let (_, mut fresh) = open(&env);
+        fresh.rebuild(&vault, &mut |_| {}).unwrap();
+        assert_eq!(idx.manifest().entries.keys().collect::<Vec<_>>(), {
+            fresh.manifest().entries.keys().collect::<Vec<_>>()
+        });
+
+        // A folder renamed: its path alone cannot say which memories moved.
+        std::fs::rename(root.join("new"), root.join("renamed")).unwrap();
+        let report = idx.reconcile_paths(&vault, &[root.join("renamed")]).unwrap();
+        assert_eq!((report.added, report.removed), (1, 1), "{report:?}");
+        assert_eq!(top(&env, &word(5)).as_deref(), Some("renamed/area/fresh"));
+        // A symbolic link on the way: the whole vault is looked at, and the link's rules hold.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("/etc", root.join("outside")).unwrap();
+            let report = idx.reconcile_paths(&vault, &[root.join("outside/passwd.md")]).unwrap();
+            assert!(!report.changed(), "{report:?}");
+            assert!(!idx.manifest().entries.keys().any(|k| k.starts_with("outside")));
+        }
+    }
 }

@@ -495,7 +495,27 @@ fn edits_made_outside_the_server_are_found_by_the_next_search() {
     let found = c.ok("search_memories", json!({"query": "narwhal queue"}));
     assert_eq!(result_names(&found), ["fresh/idea"], "{found}");
 
-    std::fs::remove_file(env.vault().join("fresh/idea.md")).unwrap();
-    let found = c.ok("search_memories", json!({"query": "narwhal queue"}));
+    // A folder renamed with a memory in it: the folder's event alone says nothing of its files.
+    std::fs::write(env.vault().join("fresh/plan.md"), "Move the okapi jobs to the new queue.\n")
+        .unwrap();
+    let found = c.ok("search_memories", json!({"query": "okapi"}));
+    assert_eq!(result_names(&found), ["fresh/plan"], "{found}");
+    std::fs::rename(env.vault().join("fresh"), env.vault().join("later")).unwrap();
+    let found = c.ok("search_memories", json!({"query": "okapi"}));
+    assert_eq!(result_names(&found), ["later/plan"], "{found}");
+
+    // The server's own write, then an outside edit of it, are both found.
+    c.ok("create_memory", json!({"name": "ideas/tapir", "content": "Tapir builds run nightly.\n"}));
+    let found = c.ok("search_memories", json!({"query": "tapir"}));
+    assert_eq!(result_names(&found), ["ideas/tapir"], "{found}");
+    let path = env.vault().join("ideas/tapir.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("Tapir builds run nightly.", "Quokka builds run hourly."))
+        .unwrap();
+    let found = c.ok("search_memories", json!({"query": "quokka"}));
+    assert_eq!(result_names(&found), ["ideas/tapir"], "{found}");
+
+    std::fs::remove_file(env.vault().join("later/plan.md")).unwrap();
+    let found = c.ok("search_memories", json!({"query": "okapi"}));
     assert!(result_names(&found).is_empty(), "{found}");
 }

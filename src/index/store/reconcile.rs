@@ -1,6 +1,14 @@
 //! Reconciling the indices with the memory files: what changed, re-chunk, re-embed, commit.
 
 use super::*;
+use crate::vault::PathState;
+
+/// The paths a [`Indexes::reconcile_paths`] looks at: the memory files there, sorted by name,
+/// and the names with no file any more.
+struct Scope {
+    stats: Vec<Stat>,
+    gone: Vec<String>,
+}
 
 impl Indexes {
     /// Brings the indices up to date with the files: cheap when nothing changed.
@@ -61,6 +69,59 @@ impl Indexes {
         (maybe_changed, removed, unchanged)
     }
 
+    /// Like [`Indexes::reconcile`], for a caller that knows which paths changed since the
+    /// indices last matched the files (the MCP server, from the watcher's events): only those
+    /// paths are stat-ed, instead of the whole vault. When a path cannot be judged alone (a
+    /// folder, a symbolic link on the way, see [`Vault::path_state`]) or the indices need a
+    /// rebuild, it is a whole [`Indexes::reconcile`]. The report's `unchanged` counts the given
+    /// paths only.
+    pub fn reconcile_paths(
+        &mut self,
+        vault: &Vault,
+        paths: &[std::path::PathBuf],
+    ) -> crate::Result<ReconcileReport> {
+        let mut stats = Vec::new();
+        let mut gone = Vec::new();
+        for path in paths {
+            match vault.path_state(path) {
+                PathState::Memory(f) => {
+                    stats.push(Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns })
+                }
+                PathState::Gone(name) => gone.push(name.to_string()),
+                PathState::NotAMemory => {}
+                PathState::Unsure => return self.reconcile(vault),
+            }
+        }
+        if self.needs_rebuild.is_some() || self.snapshot {
+            return self.reconcile(vault);
+        }
+        stats.sort_by(|a, b| a.name.cmp(&b.name));
+        stats.dedup_by(|a, b| a.name == b.name);
+        gone.sort();
+        gone.dedup();
+        self.reconcile_in(vault, Some(Scope { stats, gone }), false, false, &mut |_| {})
+    }
+
+    /// The change `stats` shows: against the whole manifest, or (`gone` given) for the names
+    /// in `stats` and `gone` only.
+    fn diff_in(&self, stats: &[Stat], gone: Option<&[String]>) -> (Vec<Stat>, Vec<String>, usize) {
+        let Some(gone) = gone else { return self.diff(stats) };
+        let mut maybe_changed = Vec::new();
+        let mut unchanged = 0;
+        for s in stats {
+            match self.manifest.entries.get(s.name.as_str()) {
+                Some(e) if e.size == s.size && e.mtime_ns == s.mtime_ns => unchanged += 1,
+                _ => maybe_changed.push(s.clone()),
+            }
+        }
+        let removed = gone
+            .iter()
+            .filter(|n| self.manifest.entries.contains_key(n.as_str()))
+            .cloned()
+            .collect();
+        (maybe_changed, removed, unchanged)
+    }
+
     pub(super) fn reconcile_with(
         &mut self,
         vault: &Vault,
@@ -68,10 +129,25 @@ impl Indexes {
         verify: bool,
         progress: &mut dyn FnMut(Progress),
     ) -> crate::Result<ReconcileReport> {
+        self.reconcile_in(vault, None, force, verify, progress)
+    }
+
+    /// The reconcile: of the whole vault (`scope` `None`), or of the paths in `scope`.
+    fn reconcile_in(
+        &mut self,
+        vault: &Vault,
+        scope: Option<Scope>,
+        force: bool,
+        verify: bool,
+        progress: &mut dyn FnMut(Progress),
+    ) -> crate::Result<ReconcileReport> {
         let start = Instant::now();
-        let stats = Self::stat_vault(vault)?;
+        let (mut stats, mut gone) = match scope {
+            Some(Scope { stats, gone }) => (stats, Some(gone)),
+            None => (Self::stat_vault(vault)?, None),
+        };
         let t_stat = start.elapsed();
-        let (mut maybe_changed, removed, mut unchanged) = self.diff(&stats);
+        let (mut maybe_changed, removed, mut unchanged) = self.diff_in(&stats, gone.as_deref());
         if verify && !force {
             let stale = self.hash_mismatches(vault, &stats);
             unchanged -= stale.len();
@@ -117,9 +193,17 @@ impl Indexes {
         }
         let t_open = start.elapsed();
         let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
+        if rebuild.is_some() && gone.is_some() {
+            // A rebuild reads every file.
+            stats = Self::stat_vault(vault)?;
+            gone = None;
+        }
         let mut report = ReconcileReport::default();
-        let (mut maybe_changed, removed, mut unchanged) =
-            if rebuild.is_some() { (stats.clone(), Vec::new(), 0) } else { self.diff(&stats) };
+        let (mut maybe_changed, removed, mut unchanged) = if rebuild.is_some() {
+            (stats.clone(), Vec::new(), 0)
+        } else {
+            self.diff_in(&stats, gone.as_deref())
+        };
         if verify && rebuild.is_none() {
             let stale = self.hash_mismatches(vault, &stats);
             unchanged -= stale.len();
@@ -149,7 +233,14 @@ impl Indexes {
             /// Whether its links differ from those in the graph (by the manifest's hash).
             relink: bool,
         }
-        let on_disk: HashSet<String> = stats.iter().map(|s| s.name.to_string()).collect();
+        let on_disk: HashSet<String> = match &gone {
+            None => stats.iter().map(|s| s.name.to_string()).collect(),
+            // The manifest knows the memories no given path changed.
+            Some(gone) => (self.manifest.entries.keys().cloned())
+                .filter(|n| !gone.contains(n))
+                .chain(stats.iter().map(|s| s.name.to_string()))
+                .collect(),
+        };
         let is_memory = |n: &str| on_disk.contains(n);
         let pending: Vec<Pending> = loop {
             if rebuild.is_some() {
@@ -237,6 +328,9 @@ impl Indexes {
                     None => {
                         // Unreadable: rebuild everything from the files instead.
                         rebuild = Some("the link graph was unreadable".to_owned());
+                        if gone.take().is_some() {
+                            stats = Self::stat_vault(vault)?;
+                        }
                         maybe_changed = stats.clone();
                         removed.clear();
                         report = ReconcileReport::default();
