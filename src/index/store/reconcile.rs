@@ -85,7 +85,7 @@ impl Indexes {
         for path in paths {
             match vault.path_state(path) {
                 PathState::Memory(f) => {
-                    stats.push(Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns })
+                    stats.push(Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns });
                 }
                 PathState::Gone(name) => gone.push(name.to_string()),
                 PathState::NotAMemory => {}
@@ -236,8 +236,9 @@ impl Indexes {
         let on_disk: HashSet<String> = match &gone {
             None => stats.iter().map(|s| s.name.to_string()).collect(),
             // The manifest knows the memories no given path changed.
-            Some(gone) => (self.manifest.entries.keys().cloned())
+            Some(gone) => (self.manifest.entries.keys())
                 .filter(|n| !gone.contains(n))
+                .cloned()
                 .chain(stats.iter().map(|s| s.name.to_string()))
                 .collect(),
         };
