@@ -16,6 +16,7 @@ impl LinkGraph {
         if NodeKind::of(memory) != NodeKind::Memory {
             return;
         }
+        self.changed.insert(memory.to_owned());
         let src = self.node(memory);
         self.graph[src].missing = false;
         let doomed: Vec<(EdgeIndex, NodeIndex)> = self
@@ -62,6 +63,7 @@ impl LinkGraph {
         if NodeKind::of(memory) != NodeKind::Memory {
             return;
         }
+        self.changed.insert(memory.to_owned());
         let out: Vec<(EdgeIndex, NodeIndex)> =
             self.graph.edges_directed(idx, Outgoing).map(|e| (e.id(), e.target())).collect();
         for (id, _) in &out {
@@ -90,6 +92,8 @@ impl LinkGraph {
             return;
         }
         let Some(old) = self.index.remove(from) else { return };
+        // Incoming edges move too: more than the journal's per-memory records say.
+        self.on_disk = false;
         let Some(&new) = self.index.get(to) else {
             self.graph[old].key = to.to_owned();
             self.index.insert(to.to_owned(), old);

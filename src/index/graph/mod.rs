@@ -50,6 +50,13 @@
 //! One JSON file, [`FILE`] under `indices/graph/`, written atomically: the [`FORMAT`] number, then
 //! every node and every edge, sorted, so that the same graph always saves the same bytes. A file
 //! that is missing, corrupt or of another format loads as `None` and the caller rebuilds.
+//!
+//! Beside it, [`JOURNAL`]: one JSON line per memory changed since `graph.json` was written (its
+//! outgoing links, or its removal), appended by [`save_changes`](LinkGraph::save_changes) and
+//! replayed by [`load`](LinkGraph::load), so that adding one memory to a 10k-memory vault writes
+//! a line instead of the whole 8 MB file. Past [`JOURNAL_MAX_LINES`] the graph is written whole
+//! and the journal removed. A journal line that does not parse makes the graph unreadable (the
+//! caller rebuilds), like a corrupt `graph.json`.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -78,6 +85,12 @@ pub const FORMAT: u32 = 1;
 
 /// The file name under the graph directory.
 pub const FILE: &str = "graph.json";
+
+/// The file name of the journal of changes since [`FILE`] was written.
+pub const JOURNAL: &str = "journal.jsonl";
+
+/// Journal lines at most: a save past them writes the whole graph instead.
+pub const JOURNAL_MAX_LINES: usize = 2048;
 
 /// Key prefix of memory nodes.
 pub const MEMORY_PREFIX: &str = "memory:";
@@ -193,6 +206,14 @@ struct Node {
 pub struct LinkGraph {
     graph: StableDiGraph<Node, EdgeData>,
     index: HashMap<String, NodeIndex>,
+    /// What [`save_changes`](Self::save_changes) must write: the memories whose outgoing links
+    /// or presence changed since the graph was read from or written to disk.
+    changed: BTreeSet<String>,
+    /// Whether the graph is what the folder holds, up to `changed`: read from it or written to
+    /// it, and changed since only in ways the journal can say (not a rename).
+    on_disk: bool,
+    /// Lines in the folder's journal.
+    journal_lines: usize,
 }
 
 impl LinkGraph {

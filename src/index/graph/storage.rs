@@ -27,6 +27,23 @@ pub(super) struct EdgeRecord {
     pub(super) origin: String,
 }
 
+/// One journal line: a memory's outgoing links as they are now, or its removal.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+enum JournalRecord {
+    Set { memory: String, links: Vec<LinkRecord> },
+    Remove { memory: String },
+}
+
+#[derive(Serialize, Deserialize)]
+struct LinkRecord {
+    target: String,
+    edge_type: String,
+    context: String,
+    confidence: f32,
+    origin: String,
+}
+
 /// The stable order of edges out of (or into) one node: by the other end's key, then the data.
 pub(super) fn cmp_edge(a: (&str, &EdgeData), b: (&str, &EdgeData)) -> Ordering {
     a.0.cmp(b.0)
@@ -60,7 +77,106 @@ impl LinkGraph {
         let Ok(file) = serde_json::from_slice::<GraphFile>(&bytes) else {
             return Ok(None);
         };
-        Ok(Self::from_file(file))
+        let Some(mut g) = Self::from_file(file) else { return Ok(None) };
+        let path = dir.join(JOURNAL);
+        let journal = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(source) => return Err(PathError { action: "read", path, source }.into()),
+        };
+        for line in journal.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            let Ok(record) = serde_json::from_slice::<JournalRecord>(line) else {
+                return Ok(None);
+            };
+            g.replay(record);
+            g.journal_lines += 1;
+        }
+        g.changed.clear();
+        g.on_disk = true;
+        Ok(Some(g))
+    }
+
+    fn replay(&mut self, record: JournalRecord) {
+        match record {
+            JournalRecord::Remove { memory } => self.remove_memory(&memory),
+            JournalRecord::Set { memory, links } => {
+                let links: Vec<OutLink> = links
+                    .into_iter()
+                    .map(|l| OutLink {
+                        target: l.target,
+                        data: EdgeData {
+                            edge_type: l.edge_type,
+                            context: l.context,
+                            confidence: l.confidence,
+                            origin: l.origin,
+                        },
+                    })
+                    .collect();
+                // The record is every outgoing edge, whatever its origin.
+                let origins: BTreeSet<String> = self
+                    .index
+                    .get(&memory)
+                    .map(|&idx| {
+                        self.graph
+                            .edges_directed(idx, Outgoing)
+                            .map(|e| e.weight().origin.clone())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let origins: Vec<&str> = origins.iter().map(String::as_str).collect();
+                self.set_links(&memory, &links, &origins);
+            }
+        }
+    }
+
+    /// Writes what changed since the graph was read from `dir` or last written there: a journal
+    /// line per changed memory, or the whole graph (see the module's "On disk") when the folder
+    /// does not hold this graph's base, the journal is long, or a rename happened.
+    pub fn save_changes(&mut self, dir: &Path) -> Result<(), GraphError> {
+        if !self.on_disk || self.journal_lines + self.changed.len() > JOURNAL_MAX_LINES {
+            return self.save(dir);
+        }
+        if self.changed.is_empty() {
+            return Ok(());
+        }
+        let mut bytes = Vec::new();
+        for memory in std::mem::take(&mut self.changed) {
+            let present = self.index.get(&memory).filter(|&&idx| !self.graph[idx].missing);
+            let record = match present {
+                None => JournalRecord::Remove { memory },
+                Some(&idx) => {
+                    let mut links: Vec<(&str, &EdgeData)> = self
+                        .graph
+                        .edges_directed(idx, Outgoing)
+                        .map(|e| (self.graph[e.target()].key.as_str(), e.weight()))
+                        .collect();
+                    links.sort_by(|a, b| cmp_edge(*a, *b));
+                    let links = links
+                        .into_iter()
+                        .map(|(t, d)| LinkRecord {
+                            target: t.to_owned(),
+                            edge_type: d.edge_type.clone(),
+                            context: d.context.clone(),
+                            confidence: d.confidence,
+                            origin: d.origin.clone(),
+                        })
+                        .collect();
+                    JournalRecord::Set { memory, links }
+                }
+            };
+            serde_json::to_writer(&mut bytes, &record).map_err(GraphError::Encode)?;
+            bytes.push(b'\n');
+            self.journal_lines += 1;
+        }
+        let path = dir.join(JOURNAL);
+        let appended = (|| {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+            f.write_all(&bytes)?;
+            f.sync_data()
+        })();
+        appended.map_err(|source| PathError { action: "write", path, source })?;
+        Ok(())
     }
 
     pub(super) fn from_file(file: GraphFile) -> Option<Self> {
@@ -101,9 +217,18 @@ impl LinkGraph {
     }
 
     /// Writes the graph to `dir` (created if needed) atomically, deterministically.
-    pub fn save(&self, dir: &Path) -> Result<(), GraphError> {
+    pub fn save(&mut self, dir: &Path) -> Result<(), GraphError> {
         let bytes = self.to_bytes()?;
         crate::vault::atomic_write(&dir.join(FILE), &bytes)?;
+        let journal = dir.join(JOURNAL);
+        match std::fs::remove_file(&journal) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => return Err(PathError { action: "remove", path: journal, source }.into()),
+        }
+        self.changed.clear();
+        self.on_disk = true;
+        self.journal_lines = 0;
         Ok(())
     }
 

@@ -297,6 +297,8 @@ pub const VERIFIED_FILE: &str = "verified.tsv";
 
 /// The graph file, relative to `indices/`.
 pub(super) const GRAPH_REL: &str = "graph/graph.json";
+/// The graph's journal (see [`crate::index::graph::JOURNAL`]).
+pub(super) const GRAPH_JOURNAL_REL: &str = "graph/journal.jsonl";
 
 /// What [`check_stores`] found damaged, in words.
 #[derive(Debug)]
@@ -353,11 +355,11 @@ pub(super) fn save_verified(dir: &Path, stamps: &HashSet<FileStamp>) {
     }
 }
 
-/// Marks the file `rel` (as it is now) checked.
-pub(super) fn record_verified(dir: &Path, rel: &str) {
+/// Marks the files `rels` (as they are now) checked.
+pub(super) fn record_verified(dir: &Path, rels: &[&str]) {
     let mut stamps = load_verified(dir);
-    stamps.retain(|s| s.0 != rel);
-    stamps.extend(stamp_of(dir, rel));
+    stamps.retain(|s| !rels.contains(&s.0.as_str()));
+    stamps.extend(rels.iter().filter_map(|rel| stamp_of(dir, rel)));
     save_verified(dir, &stamps);
 }
 
@@ -419,13 +421,17 @@ pub(super) fn check_stores(
         }
     }
     if let Some(stamp) = stamp_of(dir, GRAPH_REL) {
-        if verified.contains(&stamp) {
+        // The journal is part of the graph: the two are checked together.
+        let journal = stamp_of(dir, GRAPH_JOURNAL_REL);
+        if verified.contains(&stamp) && journal.as_ref().is_none_or(|j| verified.contains(j)) {
             now.insert(stamp);
+            now.extend(journal);
         } else {
             match LinkGraph::load(&dir.join("graph")) {
                 Ok(Some(g)) => {
                     let _ = graph.set(g);
                     now.insert(stamp);
+                    now.extend(journal);
                 }
                 Ok(None) => {
                     return Err(Damage {

@@ -513,11 +513,12 @@ impl Indexes {
         let t_vector = start.elapsed();
         if graph_changed {
             if disk {
-                self.graph().save(&self.dir.join("graph")).map_err(IndexError::from)?;
+                let gdir = self.dir.join("graph");
+                self.graph_mut().save_changes(&gdir).map_err(IndexError::from)?;
             }
             self.save_supersedes()?;
             // Written from a graph in memory: its content needs no check by the next reader.
-            record_verified(&self.dir, GRAPH_REL);
+            record_verified(&self.dir, &[GRAPH_REL, GRAPH_JOURNAL_REL]);
         }
         let t_graph = start.elapsed();
         if disk {
