@@ -24,6 +24,20 @@ impl Indexes {
         self.reconcile_with(vault, true, false, progress)
     }
 
+    /// After a reconcile that stopped before it committed: the stores and the manifest held here
+    /// may be half updated, so the next reconcile starts again from what is on disk (for indices
+    /// in memory only: from the files).
+    fn forget_unsaved(&mut self) {
+        self.written = None;
+        self.keys = std::sync::OnceLock::new();
+        if self.ephemeral {
+            self.needs_rebuild.get_or_insert_with(|| "an update stopped half way".into());
+        } else {
+            // The manifest on disk decides what the next reconcile finds changed.
+            self.manifest = Manifest::load(&self.dir.join("manifest.tsv")).unwrap_or_default();
+        }
+    }
+
     /// The files whose stat matches the manifest but whose content hash does not.
     pub(super) fn hash_mismatches(&self, vault: &Vault, stats: &[Stat]) -> Vec<Stat> {
         stats
@@ -314,7 +328,16 @@ impl Indexes {
                     })
                     .collect();
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let got = self.cache.embed(&refs);
+                let got = match self.cache.embed(&refs) {
+                    Ok(got) => got,
+                    Err(e) => {
+                        // Nothing is committed: the stores on disk, the manifest and the
+                        // embedding cache are as they were, and the memories stay stale (the
+                        // next reconcile embeds them again).
+                        self.forget_unsaved();
+                        return Err(e.into());
+                    }
+                };
                 if got.len() != refs.len() {
                     return Err(IndexError::Embed(format!(
                         "{} vectors for {} texts",
