@@ -605,7 +605,11 @@ pub fn search_ranked(
                     Some(v) => Some(v),
                     None => {
                         let id = chunk_id(name, c.ordinal);
-                        match idx.keyword().chunk_texts(&[id.as_str()]).ok().and_then(|mut t| t.pop())
+                        match idx
+                            .keyword()
+                            .chunk_texts(&[id.as_str()])
+                            .ok()
+                            .and_then(|mut t| t.pop())
                         {
                             Some(Some(text)) => idx
                                 .embedder()

@@ -322,7 +322,8 @@ fn find_duplicate_identical_copy_and_unrelated_text() {
     assert_eq!(name, "db-pooling");
     assert!(sim >= 0.95, "{sim}");
     let edited = text.replace("20", "25").replace("five", "ten");
-    let (name, sim) = find_duplicate(&vault, &idx, &edited, 0.85).unwrap().expect("a near duplicate");
+    let (name, sim) =
+        find_duplicate(&vault, &idx, &edited, 0.85).unwrap().expect("a near duplicate");
     assert_eq!(name, "db-pooling");
     assert!((0.85..1.0).contains(&sim), "{sim}");
     let unrelated = "Quarterly budget review for the marketing team, travel costs included.";
@@ -512,7 +513,8 @@ fn suggest_merges_does_not_chain_memories() {
     add(&vault, "b", "fact", &[], &format!("{x} {y}"));
     add(&vault, "c", "fact", &[], y);
     let idx = index(&vault);
-    let vec_of = |n: &str| memory_vector(&vault, &idx, n, &idx.manifest().entries[n]).unwrap().unwrap();
+    let vec_of =
+        |n: &str| memory_vector(&vault, &idx, n, &idx.manifest().entries[n]).unwrap().unwrap();
     let (a, b, c) = (vec_of("a"), vec_of("b"), vec_of("c"));
     let (ab, bc, ac) = (cosine(&a, &b), cosine(&b, &c), cosine(&a, &c));
     let threshold = ab.min(bc) - 0.01;
