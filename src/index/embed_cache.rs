@@ -307,9 +307,7 @@ impl EmbedCache {
                 fs::remove_file(&path)?;
                 continue;
             }
-            let tmp = dir.join(format!("{}.tmp", shard_name(s)));
-            fs::write(&tmp, &out)?;
-            fs::rename(&tmp, &path)?;
+            crate::disk::atomic_write(&path, &out).map_err(std::io::Error::other)?;
         }
         Ok(kept)
     }
