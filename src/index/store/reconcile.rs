@@ -328,17 +328,18 @@ impl Indexes {
                     })
                     .collect();
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                // On an error nothing is committed: the stores on disk and the manifest are as
+                // they were (the cache holds only vectors that were computed), and the memories
+                // stay stale until a reconcile embeds them.
                 let got = match self.cache.embed(&refs) {
                     Ok(got) => got,
                     Err(e) => {
-                        // Nothing is committed: the stores on disk, the manifest and the
-                        // embedding cache are as they were, and the memories stay stale (the
-                        // next reconcile embeds them again).
                         self.forget_unsaved();
                         return Err(e.into());
                     }
                 };
                 if got.len() != refs.len() {
+                    self.forget_unsaved();
                     return Err(IndexError::Embed(format!(
                         "{} vectors for {} texts",
                         got.len(),
