@@ -211,7 +211,7 @@ fn main() {
     idx.reconcile(&vault).unwrap();
     let t = Instant::now();
     let threshold = vault.config.lifecycle.merge_threshold;
-    let c = suggest_merges(&vault, &idx, threshold, None, 1000);
+    let c = suggest_merges(&vault, &idx, threshold, None, 1000).expect("suggest");
     println!("suggest_merges (in process): {} — {} clusters", secs(t.elapsed()), c.len());
     let (state, _) = UsageStore::open(vault.root()).unwrap();
     let t = Instant::now();

@@ -347,7 +347,8 @@ fn run_embedder(
         bm_runs.push(dedupe(hits.into_iter().filter_map(|h| owner(&h.chunk_id))));
         bm_lat.push(t.elapsed());
         let t = Instant::now();
-        let qv = idx.embedder().embed_batch(&[text.as_str()]).pop().unwrap_or_default();
+        let qv =
+            idx.embedder().embed_batch(&[text.as_str()]).expect("embed").pop().unwrap_or_default();
         let hits = idx.vector().search(&qv, RAW_CANDIDATES, None).expect("vector");
         vec_runs
             .push(dedupe(hits.iter().filter_map(|(k, _)| idx.key_owner(*k).map(|o| o.0.clone()))));

@@ -89,6 +89,10 @@ pub enum Error {
         #[source]
         source: Box<crate::index::minilm::ModelError>,
     },
+    /// The embedding model loaded but failed to embed a text: nothing derived from it was stored
+    /// (memories it could not index stay stale until an embedding works).
+    #[error(transparent)]
+    Embed(#[from] crate::index::embed::EmbedError),
     /// The usage state failed.
     #[error(transparent)]
     Lifecycle(#[from] crate::lifecycle::LifecycleError),
@@ -315,7 +319,7 @@ pub enum ErrorKind {
     Io,
     /// The indices, the usage state, the watcher or the editor failed.
     Internal,
-    /// The embedding model cannot be loaded.
+    /// The embedding model cannot be loaded, or failed to embed.
     Model,
 }
 
@@ -383,7 +387,7 @@ impl Error {
             | Error::PathOutsideVault { .. } => K::Refused,
             Error::Config(_) => K::Config,
             Error::Io(_) => K::Io,
-            Error::Model { .. } => K::Model,
+            Error::Model { .. } | Error::Embed(_) => K::Model,
             Error::Index(_) | Error::Lifecycle(_) | Error::Watch(_) | Error::Editor { .. } => {
                 K::Internal
             }
@@ -397,6 +401,7 @@ impl Error {
             self,
             Error::Io(_)
                 | Error::Editor { .. }
+                | Error::Embed(_)
                 | Error::Index(_)
                 | Error::Lifecycle(_)
                 | Error::Watch(_)

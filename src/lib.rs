@@ -33,8 +33,11 @@
 //!   types the operations return.
 //! - Library errors are typed ([`Error`], with an [`ErrorKind`]); they say what went wrong. How to
 //!   fix it is said by each front end, in its own words (`src/cli/hints.rs`, `mcp::hints`).
-//! - Files are written atomically and all-or-nothing ([`vault`]); the indices are never trusted
-//!   over the files and are rebuilt when they disagree ([`index::store`]).
+//! - Files are written atomically and all-or-nothing, through [`disk`] (one file, a group of
+//!   files, a whole directory); the indices are never trusted over the files and are rebuilt when
+//!   they disagree ([`index::store`]).
+//! - An embedder that fails is an error ([`Error::Embed`]), never a placeholder vector: nothing
+//!   derived from a failed embedding is stored.
 //! - stdout carries results only; logs and warnings go to stderr; under `memlane mcp` stdout is
 //!   JSON-RPC only.
 #![warn(missing_docs)]

@@ -9,6 +9,7 @@ use memlane::Error;
 pub(crate) fn hint(e: &Error) -> Option<String> {
     Some(match e {
         Error::Model { .. } => "fix or re-import it with `memlane model import DIR`, or set `[embedding] model = \"builtin\"`".into(),
+        Error::Embed(_) => "the model loaded but cannot embed; if its files changed, re-import it with `memlane model import DIR`, or set `[embedding] model = \"builtin\"`; what is not indexed yet is indexed by the next command once it works".into(),
         Error::NoVault(_) => "run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT".into(),
         Error::VaultMissing(_) => "run `memlane init` with the same --vault / MEMLANE_VAULT to create it".into(),
         Error::NotFound { suggestions, .. } => memlane::error::did_you_mean(suggestions).unwrap_or_else(|| "`memlane list` shows every memory".into()),

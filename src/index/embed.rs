@@ -14,11 +14,14 @@ pub trait Embedder: Send + Sync {
     /// Length of every returned vector.
     fn dim(&self) -> usize;
     /// Embeds each text; returns one vector of length [`dim`](Self::dim) per text, in order.
-    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>>;
+    ///
+    /// A model can fail (a weights file damaged after it loaded, no memory left): that is an
+    /// error, never a placeholder vector, so nothing derived from a failed embedding is stored.
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
     /// Embeds a search query. The same as a one-text [`embed_batch`](Self::embed_batch) unless the
     /// model wants a query prefix (see [`super::prefix`]).
-    fn embed_query(&self, text: &str) -> Vec<f32> {
-        self.embed_batch(&[text]).pop().unwrap_or_default()
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        Ok(self.embed_batch(&[text])?.pop().unwrap_or_default())
     }
     /// Whether a computed vector is worth keeping in the persistent embedding cache
     /// ([`super::embed_cache`]): true for a model, false for an embedder faster than a lookup.
@@ -28,6 +31,17 @@ pub trait Embedder: Send + Sync {
 }
 
 pub use super::math::cosine;
+
+/// An embedder that could not embed: which model, and why (the model's own error as the source).
+#[derive(Debug, thiserror::Error)]
+#[error("the embedding model {model} failed to embed the text")]
+pub struct EmbedError {
+    /// The model, as a person recognises it (its directory).
+    pub model: String,
+    /// What went wrong inside the model.
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync + 'static>,
+}
 
 /// The built-in embedder: hashed bag of words and character n-grams.
 ///
@@ -132,8 +146,9 @@ impl Embedder for BuiltinEmbedder {
         Self::DIM
     }
 
-    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
-        texts.iter().map(|t| self.embed(t)).collect()
+    /// Never fails: the built-in embedder is arithmetic on the text.
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        Ok(texts.iter().map(|t| self.embed(t)).collect())
     }
 }
 
@@ -180,7 +195,7 @@ mod tests {
     fn shape_and_normalisation() {
         let e = BuiltinEmbedder::new();
         assert_eq!(e.id(), "builtin-ngram-v1");
-        let v = e.embed_batch(&["hello world", ""]);
+        let v = e.embed_batch(&["hello world", ""]).unwrap();
         assert_eq!(v.len(), 2);
         assert!(v.iter().all(|x| x.len() == e.dim()));
         let norm: f32 = v[0].iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -195,7 +210,7 @@ mod tests {
         let e = BuiltinEmbedder::new();
         let text = "Deterministic embeddings for src/auth.py and café ☕";
         assert_eq!(e.embed(text), e.embed(text));
-        assert_eq!(e.embed(text), BuiltinEmbedder::new().embed_batch(&[text])[0]);
+        assert_eq!(e.embed(text), BuiltinEmbedder::new().embed_batch(&[text]).unwrap()[0]);
     }
 
     #[test]

@@ -48,7 +48,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use xxhash_rust::xxh3::{xxh3_64, xxh3_128};
 
-use super::embed::Embedder;
+use super::embed::{EmbedError, Embedder};
 
 /// The cache's folder under `indices/`.
 pub const CACHE_DIR: &str = "embeddings";
@@ -142,12 +142,12 @@ impl EmbedCache {
     /// Embeds `texts` as the indexer does, one vector per text, in order: vectors the cache has
     /// (for this embedder) are reused; the others are computed in one call to the embedder and
     /// appended to the cache. Texts that are not worth caching (built-in embedder) go straight
-    /// to the embedder.
-    pub fn embed(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+    /// to the embedder. When the embedder fails, its error is returned and nothing is cached.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if !self.embedder.cacheable() {
-            let v = self.embedder.embed_batch(texts);
+            let v = self.embedder.embed_batch(texts)?;
             self.lock().stats.embedded += texts.len();
-            return v;
+            return Ok(v);
         }
         let hashes: Vec<TextHash> = texts.iter().map(|t| text_hash(t)).collect();
         let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
@@ -175,13 +175,13 @@ impl EmbedCache {
                 }
             }
             let refs: Vec<&str> = unique.iter().map(|&i| texts[i]).collect();
-            let vectors = self.embedder.embed_batch(&refs);
+            let vectors = self.embedder.embed_batch(&refs)?;
             let dim = self.embedder.dim();
             let mut st = self.lock();
             st.stats.embedded += refs.len();
             if vectors.len() == refs.len() {
                 for (&i, v) in unique.iter().zip(&vectors) {
-                    // A zero vector is what a failed embedding returns: never cached.
+                    // A zero vector says nothing about the text: never cached.
                     if v.len() == dim && v.iter().any(|x| *x != 0.0) {
                         let h = hashes[i];
                         let rec = self.record(h, v);
@@ -197,11 +197,11 @@ impl EmbedCache {
             } else {
                 // Malformed answer: hand it back as it is for the caller to refuse.
                 drop(st);
-                return vectors;
+                return Ok(vectors);
             }
             self.write_unwritten(&mut st);
         }
-        out.into_iter().map(Option::unwrap_or_default).collect()
+        Ok(out.into_iter().map(Option::unwrap_or_default).collect())
     }
 
     fn record(&self, hash: TextHash, v: &[f32]) -> Vec<u8> {
@@ -307,9 +307,7 @@ impl EmbedCache {
                 fs::remove_file(&path)?;
                 continue;
             }
-            let tmp = dir.join(format!("{}.tmp", shard_name(s)));
-            fs::write(&tmp, &out)?;
-            fs::rename(&tmp, &path)?;
+            crate::disk::atomic_write(&path, &out).map_err(std::io::Error::other)?;
         }
         Ok(kept)
     }
@@ -403,9 +401,12 @@ mod tests {
         fn dim(&self) -> usize {
             4
         }
-        fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+        fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
             self.calls.fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
-            texts.iter().map(|t| vec![t.len() as f32 + 1.0, 1.0, 0.5, -1.0]).collect()
+            if texts.iter().any(|t| t.contains("fail")) {
+                return Err(EmbedError { model: self.id.clone(), source: "out of memory".into() });
+            }
+            Ok(texts.iter().map(|t| vec![t.len() as f32 + 1.0, 1.0, 0.5, -1.0]).collect())
         }
         fn cacheable(&self) -> bool {
             true
@@ -425,19 +426,19 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let e = counting("m1");
         let cache = EmbedCache::new(e.clone(), Some(tmp.path()), true);
-        let v = cache.embed(&["alpha", "beta", "alpha"]);
+        let v = cache.embed(&["alpha", "beta", "alpha"]).unwrap();
         assert_eq!(v[0], v[2]);
         assert_eq!(calls(&e), 2, "the duplicate text is embedded once");
-        assert_eq!(cache.embed(&["beta"]), vec![v[1].clone()]);
+        assert_eq!(cache.embed(&["beta"]).unwrap(), vec![v[1].clone()]);
         assert_eq!(calls(&e), 2);
         // A new process (a new cache) reads the records back.
         let again = EmbedCache::new(e.clone(), Some(tmp.path()), true);
-        assert_eq!(again.embed(&["alpha", "beta"]), vec![v[0].clone(), v[1].clone()]);
+        assert_eq!(again.embed(&["alpha", "beta"]).unwrap(), vec![v[0].clone(), v[1].clone()]);
         assert_eq!(calls(&e), 2);
         assert_eq!(again.stats(), CacheStats { hits: 2, embedded: 0, damaged: 0 });
         // Another embedder never gets these vectors.
         let other = counting("m2");
-        EmbedCache::new(other.clone(), Some(tmp.path()), true).embed(&["alpha"]);
+        EmbedCache::new(other.clone(), Some(tmp.path()), true).embed(&["alpha"]).unwrap();
         assert_eq!(calls(&other), 1);
     }
 
@@ -447,7 +448,7 @@ mod tests {
         let e = counting("m");
         let texts: Vec<String> = (0..600).map(|i| format!("text {i}")).collect();
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let want = EmbedCache::new(e.clone(), Some(tmp.path()), true).embed(&refs);
+        let want = EmbedCache::new(e.clone(), Some(tmp.path()), true).embed(&refs).unwrap();
         // Flip one byte in the middle of every shard.
         let dir = tmp.path().join(CACHE_DIR);
         for entry in fs::read_dir(&dir).unwrap() {
@@ -459,14 +460,14 @@ mod tests {
         }
         let before = calls(&e);
         let cache = EmbedCache::new(e.clone(), Some(tmp.path()), true);
-        assert_eq!(cache.embed(&refs), want, "damage never changes a vector");
+        assert_eq!(cache.embed(&refs).unwrap(), want, "damage never changes a vector");
         let recomputed = calls(&e) - before;
         assert!(recomputed > 0 && recomputed < 600, "{recomputed} re-embedded");
         assert!(cache.stats().damaged > 0);
         assert_eq!(cache.compact(refs.iter().copied()).unwrap(), 600);
         let clean = EmbedCache::new(e.clone(), Some(tmp.path()), true);
         let before = calls(&e);
-        assert_eq!(clean.embed(&refs), want);
+        assert_eq!(clean.embed(&refs).unwrap(), want);
         assert_eq!(calls(&e), before);
         assert_eq!(clean.stats().damaged, 0);
     }
@@ -479,15 +480,15 @@ mod tests {
         let live: Vec<String> = (0..300).map(|i| format!("live {i}")).collect();
         let old_refs: Vec<&str> = old.iter().map(String::as_str).collect();
         let live_refs: Vec<&str> = live.iter().map(String::as_str).collect();
-        EmbedCache::new(a.clone(), Some(tmp.path()), true).embed(&old_refs);
-        EmbedCache::new(a.clone(), Some(tmp.path()), true).embed(&live_refs);
-        EmbedCache::new(b.clone(), Some(tmp.path()), true).embed(&live_refs);
+        EmbedCache::new(a.clone(), Some(tmp.path()), true).embed(&old_refs).unwrap();
+        EmbedCache::new(a.clone(), Some(tmp.path()), true).embed(&live_refs).unwrap();
+        EmbedCache::new(b.clone(), Some(tmp.path()), true).embed(&live_refs).unwrap();
         let cache = EmbedCache::new(a.clone(), Some(tmp.path()), true);
         let kept = cache.compact(live_refs.iter().copied()).unwrap();
         assert!((600..1300).contains(&kept), "kept {kept} of 2,600");
         for e in [&a, &b] {
             let before = calls(e);
-            EmbedCache::new(e.clone(), Some(tmp.path()), true).embed(&live_refs);
+            EmbedCache::new(e.clone(), Some(tmp.path()), true).embed(&live_refs).unwrap();
             assert_eq!(calls(e), before, "live texts of both embedders survive");
         }
     }
@@ -500,7 +501,21 @@ mod tests {
             Some(tmp.path()),
             true,
         );
-        cache.embed(&["hello"]);
+        cache.embed(&["hello"]).unwrap();
         assert!(!tmp.path().join(CACHE_DIR).exists());
+    }
+
+    #[test]
+    fn a_failed_embedding_is_an_error_and_caches_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = counting("m");
+        let cache = EmbedCache::new(e.clone(), Some(tmp.path()), true);
+        let err = cache.embed(&["alpha", "this one fails"]).unwrap_err();
+        assert_eq!(err.model, "m");
+        assert!(!tmp.path().join(CACHE_DIR).exists(), "no record written");
+        // Nothing was kept in memory either: the texts are embedded again next time.
+        let before = calls(&e);
+        cache.embed(&["alpha"]).unwrap();
+        assert_eq!(calls(&e), before + 1);
     }
 }

@@ -406,7 +406,8 @@ pub fn pull(
         .map_err(|e| HubError::Model { repo: model.repo.clone(), source: Box::new(e) })?;
     let embedder = crate::index::prefix::embedder_id(&loaded, &staging);
     drop(loaded);
-    install(&staging, &dest)?;
+    // `dest` is always either the old model or the new one.
+    crate::disk::install_dir(&staging, &dest)?;
     set_default(root, &model.dir_name())?;
     Ok(PullReport {
         repo: model.repo.clone(),
@@ -662,38 +663,11 @@ fn hex(bytes: &[u8]) -> String {
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), PathError> {
     let bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
-    let tmp = path.with_extension("json.tmp");
-    fs::write(&tmp, bytes).at("write", &tmp)?;
-    fs::rename(&tmp, path).at("rename", &tmp)
-}
-
-/// Renames the complete `staging` directory to `dest`, moving an older `dest` aside first and
-/// deleting it after, so `dest` is always either the old model or the new one.
-fn install(staging: &Path, dest: &Path) -> Result<(), HubError> {
-    let parent = dest.parent().unwrap_or(Path::new("."));
-    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let old = parent.join(format!(".{name}.replaced-{}", std::process::id()));
-    let had_old = dest.exists();
-    if had_old {
-        fs::rename(dest, &old).at("rename", dest)?;
-    }
-    if let Err(e) = fs::rename(staging, dest).at("rename", staging) {
-        if had_old {
-            let _ = fs::rename(&old, dest);
-        }
-        return Err(e.into());
-    }
-    if had_old && let Err(e) = fs::remove_dir_all(&old) {
-        tracing::warn!(path = %old.display(), error = %e, "cannot remove the replaced model");
-    }
-    Ok(())
+    crate::disk::atomic_write(path, &bytes)
 }
 
 fn set_default(root: &Path, dir_name: &str) -> Result<(), PathError> {
-    let p = root.join(DEFAULT_POINTER);
-    let tmp = root.join(format!(".{DEFAULT_POINTER}.tmp"));
-    fs::write(&tmp, format!("{dir_name}\n")).at("write", &tmp)?;
-    fs::rename(&tmp, &p).at("rename", &tmp)
+    crate::disk::atomic_write(&root.join(DEFAULT_POINTER), format!("{dir_name}\n").as_bytes())
 }
 
 /// One installed model, for `memlane model list`.

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::embed::Embedder;
+use super::embed::{EmbedError, Embedder};
 use super::minilm::SentenceEmbedder;
 
 /// A model's query and document prefixes.
@@ -128,7 +128,7 @@ impl Embedder for Prefixed {
         self.inner.dim()
     }
 
-    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if self.prompts.document.is_empty() {
             return self.inner.embed_batch(texts);
         }
@@ -138,9 +138,9 @@ impl Embedder for Prefixed {
         self.inner.embed_batch(&refs)
     }
 
-    fn embed_query(&self, text: &str) -> Vec<f32> {
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
         let q = format!("{}{text}", self.prompts.query);
-        self.inner.embed_batch(&[q.as_str()]).pop().unwrap_or_default()
+        Ok(self.inner.embed_batch(&[q.as_str()])?.pop().unwrap_or_default())
     }
 
     fn cacheable(&self) -> bool {
@@ -188,8 +188,9 @@ mod tests {
             Prompts { query: "zebra ".into(), document: "giraffe ".into() },
         );
         assert_ne!(wrapped.id(), base.id());
-        assert_eq!(wrapped.embed_query("auth"), base.embed_batch(&["zebra auth"])[0]);
-        assert_eq!(wrapped.embed_batch(&["auth"])[0], base.embed_batch(&["giraffe auth"])[0]);
-        assert_eq!(base.embed_query("auth"), base.embed_batch(&["auth"])[0]);
+        let one = |e: &Arc<dyn Embedder>, t: &str| e.embed_batch(&[t]).unwrap().remove(0);
+        assert_eq!(wrapped.embed_query("auth").unwrap(), one(&base, "zebra auth"));
+        assert_eq!(one(&wrapped, "auth"), one(&base, "giraffe auth"));
+        assert_eq!(base.embed_query("auth").unwrap(), one(&base, "auth"));
     }
 }

@@ -94,9 +94,8 @@ pub fn import_model(src: &Path, dest: &Path) -> crate::Result<PathBuf> {
     let name = "config_sentence_transformers.json";
     let (from, to) = (src.join(name), installed.join(name));
     if from.is_file() && !to.is_file() {
-        let tmp = installed.join(format!(".{name}.tmp"));
-        std::fs::copy(&from, &tmp).at("copy", &from)?;
-        std::fs::rename(&tmp, &to).at("rename", &tmp)?;
+        let bytes = std::fs::read(&from).at("read", &from)?;
+        crate::disk::atomic_write(&to, &bytes)?;
     }
     Ok(installed)
 }

@@ -9,6 +9,7 @@ use crate::Error;
 pub(crate) fn hint(e: &Error) -> Option<String> {
     Some(match e {
         Error::Model { .. } => "the server's embedding model cannot be loaded; fix it with `memlane model import DIR` on the command line, or set `[embedding] model = \"builtin\"`".into(),
+        Error::Embed(_) => "the server's embedding model failed to embed; fix it with `memlane model import DIR` on the command line, or set `[embedding] model = \"builtin\"`; memories not indexed yet are indexed once it works".into(),
         Error::NotFound { suggestions, .. } => crate::error::did_you_mean(suggestions).unwrap_or_else(|| "search_memories or memory_tree shows the memories there are".into()),
         Error::Exists(name) => format!("choose another name, or use update_memory on `{name}`"),
         Error::UnknownType { ty, .. } => format!("use one of the known types, or add [types.{ty}] to .memories/config.toml"),

@@ -102,6 +102,6 @@ pub fn suggest_merges<S: Session>(
         vault.check_type(t)?;
     }
     s.with_indexes(&|idx| {
-        Ok(consolidate::suggest_merges(vault, idx, threshold, memory_type, limit))
+        Ok(consolidate::suggest_merges(vault, idx, threshold, memory_type, limit)?)
     })
 }

@@ -42,7 +42,7 @@ pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<WriteOutco
         let threshold = vault.config.lifecycle.dedup_threshold;
         s.will_embed();
         let dup = s.with_indexes(&|idx| {
-            Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &req.content, threshold))
+            Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &req.content, threshold)?)
         })?;
         if let Some((existing, similarity)) = dup {
             return Err(Error::Duplicate { existing, similarity });
@@ -102,7 +102,7 @@ pub fn remember<S: Session>(
     }
     let threshold = vault.config.lifecycle.remember_update_threshold;
     let dup = s.with_indexes(&|idx| {
-        Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &content, threshold))
+        Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &content, threshold)?)
     })?;
     if let Some((existing, similarity)) = dup {
         let m = vault.resolve(&existing)?;

@@ -456,7 +456,9 @@ pub fn search_ranked(
         .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
         .collect();
     let t_bm25 = t0.elapsed();
-    let qvec = idx.embedder().embed_query(&q.text);
+    // A query the model cannot embed is an error, not a keyword-only answer that would look
+    // like a full one.
+    let qvec = idx.embedder().embed_query(&q.text)?;
     // The filters as a set of vector keys, found once in the manifest: the vector index may run
     // its filter over every key, so it must be one lookup. The set holds the allowed memories'
     // chunk keys or the excluded ones', whichever is smaller; a filter that excludes nothing
@@ -597,25 +599,33 @@ pub fn search_ranked(
             Some(s) => s,
             // Not among the vector hits: the stored vector of the chosen chunk (re-embedding
             // only when the index lacks it), so a BM25-only candidate costs no model call.
-            None if qvec.iter().any(|x| *x != 0.0) => idx
-                .vector()
-                .vector(chunk_key(name, c.ordinal))
-                .ok()
-                .flatten()
-                .or_else(|| {
-                    let id = chunk_id(name, c.ordinal);
-                    let text = idx.keyword().chunk_texts(&[id.as_str()]).ok()?.pop()??;
-                    idx.embedder()
-                        .embed_batch(&[crate::index::store::embed_text(
-                            &entry.title,
-                            &text.headers,
-                            &text.body,
-                        )
-                        .as_str()])
-                        .pop()
-                })
-                .map(|v| crate::index::math::cosine(&qvec, &v))
-                .unwrap_or(0.0),
+            None if qvec.iter().any(|x| *x != 0.0) => {
+                let stored = idx.vector().vector(chunk_key(name, c.ordinal)).ok().flatten();
+                let v = match stored {
+                    Some(v) => Some(v),
+                    None => {
+                        let id = chunk_id(name, c.ordinal);
+                        match idx
+                            .keyword()
+                            .chunk_texts(&[id.as_str()])
+                            .ok()
+                            .and_then(|mut t| t.pop())
+                        {
+                            Some(Some(text)) => idx
+                                .embedder()
+                                .embed_batch(&[crate::index::store::embed_text(
+                                    &entry.title,
+                                    &text.headers,
+                                    &text.body,
+                                )
+                                .as_str()])?
+                                .pop(),
+                            _ => None,
+                        }
+                    }
+                };
+                v.map(|v| crate::index::math::cosine(&qvec, &v)).unwrap_or(0.0)
+            }
             None => 0.0,
         };
         ex.vector_similarity = Some(sim);

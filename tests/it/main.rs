@@ -9,6 +9,7 @@ mod cli_basics;
 mod concurrency;
 mod config;
 mod consolidate;
+mod embed_failure;
 mod freshness;
 mod generated;
 mod graph;

@@ -28,7 +28,9 @@ pub fn installed_model_dir() -> Option<PathBuf> {
 /// `<data dir>/models/default`, which is where [`installed_model_dir`] looks.
 pub fn import_model(src: &Path, dest: &Path) -> Result<PathBuf, ModelError> {
     let model = SentenceEmbedder::load(src)?;
-    let name = dest.file_name().ok_or_else(|| ModelError::BadDestination(dest.to_owned()))?;
+    if dest.file_name().is_none() {
+        return Err(ModelError::BadDestination(dest.to_owned()));
+    }
     let parent = match dest.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
         _ => PathBuf::from("."),
@@ -40,32 +42,15 @@ pub fn import_model(src: &Path, dest: &Path) -> Result<PathBuf, ModelError> {
         return Ok(dest.to_owned()); // already installed there
     }
 
-    let pid = std::process::id();
-    let name = name.to_string_lossy();
-    let tmp = parent.join(format!(".{name}.importing-{pid}"));
+    let tmp = crate::disk::staging_dir(dest, "importing");
     if tmp.exists() {
         fs::remove_dir_all(&tmp).at("remove", &tmp)?;
     }
-    if let Err(err) = copy_model_files(src, &tmp, &model.files) {
+    let installed = copy_model_files(src, &tmp, &model.files)
+        .and_then(|()| crate::disk::install_dir(&tmp, dest).map_err(ModelError::from));
+    if let Err(err) = installed {
         let _ = fs::remove_dir_all(&tmp);
         return Err(err);
-    }
-
-    let old = parent.join(format!(".{name}.replaced-{pid}"));
-    let had_old = dest.exists();
-    if had_old && let Err(err) = fs::rename(dest, &old).at("rename", dest) {
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(err.into());
-    }
-    if let Err(err) = fs::rename(&tmp, dest).at("rename", &tmp) {
-        if had_old {
-            let _ = fs::rename(&old, dest);
-        }
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(err.into());
-    }
-    if had_old && let Err(err) = fs::remove_dir_all(&old) {
-        tracing::warn!(path = %old.display(), error = %err, "cannot remove the replaced model");
     }
     // The copy loads as the source did: later processes open it without re-reading it.
     super::stamp::remember(dest, model.id(), &model.files);

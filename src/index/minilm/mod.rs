@@ -35,7 +35,7 @@ use encoder::{BertEncoder, Source, Weights, pool};
 pub use import::{import_model, installed_model_dir};
 
 use crate::error::{IoResultExt, PathError};
-use crate::index::embed::Embedder;
+use crate::index::embed::{EmbedError, Embedder};
 
 /// Texts per forward pass at most.
 const MAX_BATCH_TEXTS: usize = 32;
@@ -536,18 +536,13 @@ impl Embedder for SentenceEmbedder {
         true
     }
 
-    /// Calls [`SentenceEmbedder::embed`]. The trait cannot return an error yet: on one (which a
-    /// model that loaded should never produce) this logs it and returns zero vectors, which
-    /// score 0 against everything.
-    fn embed_batch(&self, texts: &[&str]) -> Vec<Vec<f32>> {
-        match self.embed(texts) {
-            Ok(vectors) => vectors,
-            Err(err) => {
-                let model = self.dir.display();
-                tracing::error!(%model, error = %DisplayChain(&err), "embedding failed");
-                vec![vec![0.0; self.dim]; texts.len()]
-            }
-        }
+    /// Calls [`SentenceEmbedder::embed`]; its error (a weights file damaged since the model was
+    /// opened, say) is returned with the model's directory, never turned into vectors.
+    fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed(texts).map_err(|err| EmbedError {
+            model: self.dir.display().to_string(),
+            source: Box::new(err),
+        })
     }
 }
 

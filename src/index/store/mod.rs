@@ -671,7 +671,10 @@ impl Indexes {
     /// vault's persistent embedding cache: a text embedded before for this embedder — by a
     /// duplicate check, an earlier index, another version of the memory — is not embedded again,
     /// and what is embedded now is kept for the index update that follows. Not for queries.
-    pub fn embed_documents(&self, texts: &[&str]) -> Vec<Vec<f32>> {
+    pub fn embed_documents(
+        &self,
+        texts: &[&str],
+    ) -> Result<Vec<Vec<f32>>, crate::index::embed::EmbedError> {
         self.cache.embed(texts)
     }
 

@@ -32,6 +32,20 @@ impl Indexes {
         self.reconcile_with(vault, true, false, progress)
     }
 
+    /// After a reconcile that stopped before it committed: the stores and the manifest held here
+    /// may be half updated, so the next reconcile starts again from what is on disk (for indices
+    /// in memory only: from the files).
+    fn forget_unsaved(&mut self) {
+        self.written = None;
+        self.keys = std::sync::OnceLock::new();
+        if self.ephemeral {
+            self.needs_rebuild.get_or_insert_with(|| "an update stopped half way".into());
+        } else {
+            // The manifest on disk decides what the next reconcile finds changed.
+            self.manifest = Manifest::load(&self.dir.join("manifest.tsv")).unwrap_or_default();
+        }
+    }
+
     /// The files whose stat matches the manifest but whose content hash does not.
     pub(super) fn hash_mismatches(&self, vault: &Vault, stats: &[Stat]) -> Vec<Stat> {
         stats
@@ -409,8 +423,18 @@ impl Indexes {
                     })
                     .collect();
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let got = self.cache.embed(&refs);
+                // On an error nothing is committed: the stores on disk and the manifest are as
+                // they were (the cache holds only vectors that were computed), and the memories
+                // stay stale until a reconcile embeds them.
+                let got = match self.cache.embed(&refs) {
+                    Ok(got) => got,
+                    Err(e) => {
+                        self.forget_unsaved();
+                        return Err(e.into());
+                    }
+                };
                 if got.len() != refs.len() {
+                    self.forget_unsaved();
                     return Err(IndexError::Embed(format!(
                         "{} vectors for {} texts",
                         got.len(),
@@ -592,4 +616,92 @@ pub(super) fn links_hash(links: &[OutLink]) -> u64 {
         h.update(&l.data.confidence.to_bits().to_le_bytes());
     }
     h.digest().max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+    use crate::config::Config;
+    use crate::index::embed::{BuiltinEmbedder, EmbedError};
+    use crate::vault::{AddRequest, Clock};
+
+    /// The built-in embedder behind a switch: while `fail` is set, every embedding fails. Cached
+    /// like a model's vectors.
+    #[derive(Default)]
+    struct Flaky {
+        fail: AtomicBool,
+    }
+
+    impl Embedder for Flaky {
+        fn id(&self) -> &str {
+            "flaky"
+        }
+        fn dim(&self) -> usize {
+            BuiltinEmbedder::DIM
+        }
+        fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            if self.fail.load(Ordering::SeqCst) {
+                return Err(EmbedError { model: "flaky".into(), source: "out of memory".into() });
+            }
+            BuiltinEmbedder::new().embed_batch(texts)
+        }
+        fn cacheable(&self) -> bool {
+            true
+        }
+    }
+
+    fn add(vault: &Vault, name: &str, content: &str) {
+        let req = AddRequest { content: content.into(), memory_type: None, tags: Vec::new() };
+        vault.add(&MemoryName::parse(name).unwrap(), &req).unwrap();
+    }
+
+    #[test]
+    fn a_failed_embedding_commits_nothing_and_the_next_reconcile_indexes_the_memory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join(".memories");
+        crate::vault::init(&root, "").unwrap();
+        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        add(&vault, "ships", "The ferry leaves the harbour at noon.");
+        let flaky = Arc::new(Flaky::default());
+        // Held open across calls, as the MCP server and the watcher hold it.
+        let mut idx = Indexes::open(&vault, flaky.clone()).unwrap();
+        idx.reconcile(&vault).unwrap();
+        let dir = Indexes::dir_of(&vault);
+        let manifest = std::fs::read(dir.join("manifest.tsv")).unwrap();
+        let cache = snapshot(&dir.join(crate::index::embed_cache::CACHE_DIR));
+
+        add(&vault, "lighthouse", "The lighthouse keeper logs every passing ship.");
+        flaky.fail.store(true, Ordering::SeqCst);
+        let err = idx.reconcile(&vault).unwrap_err();
+        assert!(matches!(err, Error::Embed(_)), "{err}");
+        assert_eq!(err.kind(), crate::ErrorKind::Model);
+        assert_eq!(std::fs::read(dir.join("manifest.tsv")).unwrap(), manifest);
+        assert!(!dir.join(PENDING_FILE).exists());
+        assert_eq!(snapshot(&dir.join(crate::index::embed_cache::CACHE_DIR)), cache);
+        // Still failing: still an error, never an empty success.
+        assert!(idx.reconcile(&vault).is_err());
+
+        flaky.fail.store(false, Ordering::SeqCst);
+        let report = idx.reconcile(&vault).unwrap();
+        assert_eq!(report.indexed, vec!["lighthouse".to_owned()]);
+        let v = idx.vector().vector(chunk_key("lighthouse", 0)).unwrap().unwrap();
+        assert!(v.iter().any(|x| *x != 0.0), "a real vector");
+        assert!(idx.reconcile(&vault).unwrap().indexed.is_empty());
+    }
+
+    fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir)
+            .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| {
+                let b = std::fs::read(&p).unwrap();
+                (p, b)
+            })
+            .collect();
+        out.sort();
+        out
+    }
 }

@@ -1,6 +1,7 @@
 //! Writing the vector index: full saves, the journal, compaction, and file stamps.
 
 use super::*;
+use crate::disk::FileGroup;
 
 impl VectorIndex {
     /// Writes the index into its directory atomically (see the notes at the top of `src/index/vector/persist.rs`).
@@ -75,9 +76,8 @@ impl VectorIndex {
     }
 
     fn write_files(&self, dir: &Path, generation: u64) -> Result<(), VectorError> {
-        let vectors_tmp = dir.join(format!("{VECTORS_FILE}.tmp"));
-        let keys_tmp = dir.join(format!("{KEYS_FILE}.tmp"));
-        let meta_tmp = dir.join(format!("{META_FILE}.tmp"));
+        let mut files = FileGroup::new(dir);
+        let vectors_tmp = files.temp_path(VECTORS_FILE);
 
         self.index.save(path_str(&vectors_tmp)?).map_err(|e| VectorError::EngineFile {
             action: "save",
@@ -94,9 +94,10 @@ impl VectorIndex {
             file.sync_all().at("sync", &vectors_tmp)?;
             stamp_of_reader(&mut file).at("read", &vectors_tmp)?
         };
+        files.staged(VECTORS_FILE);
 
         let key_bytes: Vec<u8> = self.keys.iter().flat_map(|k| k.to_le_bytes()).collect();
-        write_synced(&keys_tmp, &key_bytes)?;
+        files.write(KEYS_FILE, &key_bytes)?;
 
         let meta = Meta {
             format: FORMAT,
@@ -110,19 +111,12 @@ impl VectorIndex {
             generation,
         };
         let mut meta_bytes = serde_json::to_vec_pretty(&meta)
-            .map_err(|source| VectorError::Encode { path: meta_tmp.clone(), source })?;
+            .map_err(|source| VectorError::Encode { path: files.temp_path(META_FILE), source })?;
         meta_bytes.push(b'\n');
-        write_synced(&meta_tmp, &meta_bytes)?;
-
         // meta.json last: until it is renamed, open() sees the old meta and detects new files by
         // their hashes.
-        for (tmp, name) in
-            [(&vectors_tmp, VECTORS_FILE), (&keys_tmp, KEYS_FILE), (&meta_tmp, META_FILE)]
-        {
-            let target = dir.join(name);
-            fs::rename(tmp, &target).at("rename", tmp)?;
-        }
-        sync_dir(dir)
+        files.write(META_FILE, &meta_bytes)?;
+        Ok(files.commit()?)
     }
 }
 
@@ -163,10 +157,10 @@ pub(super) fn write_delta(
     }
     let sum = xxh3_64(&bytes);
     bytes.extend_from_slice(&sum.to_le_bytes());
-    let tmp = dir.join(format!("{DELTA_FILE}.tmp"));
-    write_synced(&tmp, &bytes)?;
-    fs::rename(&tmp, dir.join(DELTA_FILE)).at("rename", &tmp)?;
-    Ok(())
+    // One file, replaced without syncing the folder (the save that writes it syncs it after).
+    let mut journal = FileGroup::new(dir);
+    journal.write(DELTA_FILE, &bytes)?;
+    Ok(journal.commit_unsynced()?)
 }
 
 /// What [`read_delta`] found.
@@ -319,17 +313,6 @@ pub(super) fn stamp_of_reader<R: Read + io::Seek>(reader: &mut R) -> io::Result<
 /// Bytes hashed at each end of the vectors file by [`stamp_of_reader`].
 pub(super) const STAMP_SAMPLE: u64 = 1 << 20;
 
-pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), VectorError> {
-    let mut file = File::create(path).at("create", path)?;
-    file.write_all(bytes).at("write", path)?;
-    file.sync_all().at("sync", path)?;
-    Ok(())
-}
-
 pub(super) fn sync_dir(dir: &Path) -> Result<(), VectorError> {
-    #[cfg(unix)]
-    File::open(dir).and_then(|d| d.sync_all()).at("sync", dir)?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
+    Ok(crate::disk::sync_folder(dir)?)
 }

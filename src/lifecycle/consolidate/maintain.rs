@@ -183,7 +183,7 @@ pub fn maintain(vault: &Vault, idx: &Indexes, now: Timestamp) -> crate::Result<M
         })
         .collect();
 
-    report.merge_suggestions = suggest_merges(vault, idx, cfg.merge_threshold, None, 5);
+    report.merge_suggestions = suggest_merges(vault, idx, cfg.merge_threshold, None, 5)?;
 
     let scrub = vault.config.privacy.scrub_secrets;
     for (name, entry) in &active {

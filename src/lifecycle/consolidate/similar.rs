@@ -2,6 +2,7 @@
 //! (`suggest_merges`).
 
 use super::*;
+use crate::index::embed::EmbedError;
 
 // ---------------------------------------------------------------------------------------------
 // memory-level vectors
@@ -43,8 +44,9 @@ fn mean_vector(vectors: &[Vec<f32>], dim: usize) -> Option<Vec<f32>> {
 }
 
 /// Embeds `content` the way the indexer does (each chunk with `title` in front): the chunk
-/// vectors, in order. Empty when the embedder returned something malformed.
-fn embed_chunks(idx: &Indexes, title: &str, content: &str) -> Vec<Vec<f32>> {
+/// vectors, in order. Empty when the embedder returned something malformed; an error when it
+/// failed.
+fn embed_chunks(idx: &Indexes, title: &str, content: &str) -> Result<Vec<Vec<f32>>, EmbedError> {
     let texts: Vec<String> = chunk_markdown(content, &ChunkOptions::default())
         .iter()
         .map(|c| embed_text(title, &c.header_path, &c.text))
@@ -53,34 +55,38 @@ fn embed_chunks(idx: &Indexes, title: &str, content: &str) -> Vec<Vec<f32>> {
     for part in texts.chunks(EMBED_BATCH) {
         let refs: Vec<&str> = part.iter().map(String::as_str).collect();
         // Through the vault's embedding cache: the index update after a write reuses these.
-        let vectors = idx.embed_documents(&refs);
+        let vectors = idx.embed_documents(&refs)?;
         let embedder = idx.embedder();
         if vectors.len() != refs.len() || vectors.iter().any(|v| v.len() != embedder.dim()) {
             tracing::warn!(embedder = embedder.id(), "the embedder returned malformed vectors");
-            return Vec::new();
+            return Ok(Vec::new());
         }
         out.extend(vectors);
     }
-    out
+    Ok(out)
 }
 
 /// The vector of a text on its own: chunks embedded with the text's first heading as title
 /// (never a name), averaged. Two identical texts get identical vectors.
-fn content_vector(idx: &Indexes, text: &str) -> (Vec<Vec<f32>>, Option<Vec<f32>>) {
+fn content_vector(idx: &Indexes, text: &str) -> Result<ChunksAndMean, EmbedError> {
     let title = markdown_title(text).unwrap_or_default();
-    let chunks = embed_chunks(idx, &title, text);
+    let chunks = embed_chunks(idx, &title, text)?;
     let mean = mean_vector(&chunks, idx.embedder().dim());
-    (chunks, mean)
+    Ok((chunks, mean))
 }
 
+/// A text's chunk vectors and their normalised mean.
+type ChunksAndMean = (Vec<Vec<f32>>, Option<Vec<f32>>);
+
 /// A memory's vector from the index: the mean of its stored chunk vectors, normalised. When
-/// none is stored (a stale index), the memory is re-embedded as the indexer would.
+/// none is stored (a stale index), the memory is re-embedded as the indexer would (an error when
+/// the embedder fails). `None` for a memory that cannot be loaded or has no vector.
 pub(super) fn memory_vector(
     vault: &Vault,
     idx: &Indexes,
     name: &str,
     entry: &Entry,
-) -> Option<Vec<f32>> {
+) -> Result<Option<Vec<f32>>, EmbedError> {
     let vi = idx.vector();
     let dim = vi.dim();
     let mut sum = vec![0.0f32; dim];
@@ -92,12 +98,14 @@ pub(super) fn memory_vector(
         }
     }
     if found > 0 {
-        return normalized(sum);
+        return Ok(normalized(sum));
     }
-    let memory = vault.load(&MemoryName::parse(name).ok()?).ok()?;
+    let Some(memory) = MemoryName::parse(name).ok().and_then(|n| vault.load(&n).ok()) else {
+        return Ok(None);
+    };
     let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
-    let chunks = embed_chunks(idx, &entry.title, &content);
-    mean_vector(&chunks, dim)
+    let chunks = embed_chunks(idx, &entry.title, &content)?;
+    Ok(mean_vector(&chunks, dim))
 }
 
 /// Whether an indexed memory takes part in dedup and merge suggestions at `now`: active, not
@@ -128,20 +136,21 @@ pub(super) fn is_expired(expires_at: i64, now: Timestamp, fade_days: f64) -> boo
 /// are not candidates.
 ///
 /// Dedup must never block a write: an index that cannot be searched (logged as a warning) means
-/// no duplicate is reported. Reconcile the index first so recent memories count.
+/// no duplicate is reported. An embedding model that fails is an error: the write would leave a
+/// memory no search finds. Reconcile the index first so recent memories count.
 pub fn find_duplicate(
     vault: &Vault,
     idx: &Indexes,
     content: &str,
     threshold: f64,
-) -> Option<(String, f32)> {
+) -> Result<Option<(String, f32)>, EmbedError> {
     let scrub = vault.config.privacy.scrub_secrets;
     let clean = sanitize(content, scrub);
     if clean.is_empty() {
-        return None;
+        return Ok(None);
     }
-    let (chunks, query) = content_vector(idx, &clean.text);
-    let query = query?;
+    let (chunks, query) = content_vector(idx, &clean.text)?;
+    let Some(query) = query else { return Ok(None) };
     let now = vault.clock.now();
     let fade = vault.config.search.expiry_fade_days;
     let mut candidates: Vec<&str> = Vec::new();
@@ -150,7 +159,7 @@ pub fn find_duplicate(
             Ok(h) => h,
             Err(e) => {
                 tracing::warn!(error = %e, "cannot search the vector index for duplicates");
-                return None;
+                return Ok(None);
             }
         };
         for (key, _) in hits {
@@ -161,18 +170,18 @@ pub fn find_duplicate(
             }
         }
     }
-    let mut ranked: Vec<(&str, f32)> = candidates
-        .into_iter()
-        .filter_map(|name| {
-            let entry = idx.manifest().entries.get(name)?;
-            if !is_live(entry, now, fade) {
-                return None;
-            }
-            let v = memory_vector(vault, idx, name, entry)?;
-            Some((name, cosine(&query, &v)))
-        })
-        .filter(|(_, s)| f64::from(*s) >= threshold - DEDUP_MARGIN)
-        .collect();
+    let mut ranked: Vec<(&str, f32)> = Vec::new();
+    for name in candidates {
+        let Some(entry) = idx.manifest().entries.get(name) else { continue };
+        if !is_live(entry, now, fade) {
+            continue;
+        }
+        let Some(v) = memory_vector(vault, idx, name, entry)? else { continue };
+        let sim = cosine(&query, &v);
+        if f64::from(sim) >= threshold - DEDUP_MARGIN {
+            ranked.push((name, sim));
+        }
+    }
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
     ranked.truncate(DEDUP_RESCORE);
     let new_text = clean.text.trim();
@@ -184,7 +193,7 @@ pub fn find_duplicate(
         let sim = if body.trim() == new_text {
             1.0
         } else {
-            match content_vector(idx, &body).1 {
+            match content_vector(idx, &body)?.1 {
                 Some(v) => cosine(&query, &v),
                 None => continue,
             }
@@ -193,7 +202,7 @@ pub fn find_duplicate(
             best = Some((name.to_owned(), sim));
         }
     }
-    best.filter(|(_, s)| f64::from(*s) >= threshold)
+    Ok(best.filter(|(_, s)| f64::from(*s) >= threshold))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,16 +237,17 @@ pub struct MergeCluster {
 /// has cosine ≥ `threshold`. Only active, non-superseded, non-expired memories take part; with
 /// `type_filter`, only memories of that type. Clusters are ordered by score, then size, then
 /// the first member's name; at most `limit` are returned. Works from the index's view of the
-/// vault (reconcile first); members deleted since are dropped.
+/// vault (reconcile first); members deleted since are dropped. Fails only when a memory missing
+/// from the vector index must be embedded and the embedder fails.
 pub fn suggest_merges(
     vault: &Vault,
     idx: &Indexes,
     threshold: f64,
     type_filter: Option<&str>,
     limit: usize,
-) -> Vec<MergeCluster> {
+) -> Result<Vec<MergeCluster>, EmbedError> {
     if limit == 0 {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let started = std::time::Instant::now();
     let now = vault.clock.now();
@@ -249,7 +259,7 @@ pub fn suggest_merges(
         if !is_live(entry, now, fade) || type_filter.is_some_and(|t| t != entry.memory_type) {
             continue;
         }
-        if let Some(v) = memory_vector(vault, idx, name, entry).filter(|v| v.len() == dim) {
+        if let Some(v) = memory_vector(vault, idx, name, entry)?.filter(|v| v.len() == dim) {
             names.push(name);
             data.extend(v);
         }
@@ -314,7 +324,7 @@ pub fn suggest_merges(
             .then_with(|| a.members[0].name.cmp(&b.members[0].name))
     });
     clusters.truncate(limit);
-    clusters
+    Ok(clusters)
 }
 
 /// "3 memories, mean similarity 0.93, shared tags: auth; same type decision".

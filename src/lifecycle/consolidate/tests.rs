@@ -318,16 +318,17 @@ fn find_duplicate_identical_copy_and_unrelated_text() {
     add(&vault, "db-pooling", "decision", &[], text);
     add(&vault, "coffee", "fact", &[], "The office coffee machine needs descaling every month.");
     let idx = index(&vault);
-    let (name, sim) = find_duplicate(&vault, &idx, text, 0.95).expect("a duplicate");
+    let (name, sim) = find_duplicate(&vault, &idx, text, 0.95).unwrap().expect("a duplicate");
     assert_eq!(name, "db-pooling");
     assert!(sim >= 0.95, "{sim}");
     let edited = text.replace("20", "25").replace("five", "ten");
-    let (name, sim) = find_duplicate(&vault, &idx, &edited, 0.85).expect("a near duplicate");
+    let (name, sim) =
+        find_duplicate(&vault, &idx, &edited, 0.85).unwrap().expect("a near duplicate");
     assert_eq!(name, "db-pooling");
     assert!((0.85..1.0).contains(&sim), "{sim}");
     let unrelated = "Quarterly budget review for the marketing team, travel costs included.";
-    assert_eq!(find_duplicate(&vault, &idx, unrelated, 0.95), None);
-    assert_eq!(find_duplicate(&vault, &idx, "", 0.95), None);
+    assert_eq!(find_duplicate(&vault, &idx, unrelated, 0.95).unwrap(), None);
+    assert_eq!(find_duplicate(&vault, &idx, "", 0.95).unwrap(), None);
 }
 
 // -- suggest merges -------------------------------------------------------------------------
@@ -413,7 +414,7 @@ fn member_names(c: &MergeCluster) -> Vec<&str> {
 fn suggest_merges_finds_every_planted_cluster_and_nothing_else() {
     let (_tmp, vault, planted) = planted_vault();
     let idx = index(&vault);
-    let clusters = suggest_merges(&vault, &idx, 0.85, None, 50);
+    let clusters = suggest_merges(&vault, &idx, 0.85, None, 50).unwrap();
     let mut found: Vec<Vec<&str>> = clusters.iter().map(member_names).collect();
     found.sort();
     let mut want = planted.clone();
@@ -437,13 +438,13 @@ fn suggest_merges_finds_every_planted_cluster_and_nothing_else() {
     assert!(db.members[0].preview.ends_with('…'));
 
     // Type filter and limit.
-    let bugs = suggest_merges(&vault, &idx, 0.85, Some("bug_fix"), 5);
+    let bugs = suggest_merges(&vault, &idx, 0.85, Some("bug_fix"), 5).unwrap();
     assert_eq!(bugs.len(), 1);
     assert_eq!(member_names(&bugs[0]), ["ci/flaky-payment", "ci/flaky-refund"]);
-    let decisions = suggest_merges(&vault, &idx, 0.85, Some("decision"), 5);
+    let decisions = suggest_merges(&vault, &idx, 0.85, Some("decision"), 5).unwrap();
     assert_eq!(member_names(&decisions[0]), ["db/pgbouncer", "db/pooling"]);
-    assert_eq!(suggest_merges(&vault, &idx, 0.85, None, 1).len(), 1);
-    assert!(suggest_merges(&vault, &idx, 0.85, None, 0).is_empty());
+    assert_eq!(suggest_merges(&vault, &idx, 0.85, None, 1).unwrap().len(), 1);
+    assert!(suggest_merges(&vault, &idx, 0.85, None, 0).unwrap().is_empty());
 }
 
 #[test]
@@ -452,7 +453,7 @@ fn suggest_merges_skips_archived_memories() {
     let copy = load(&vault, "release-copy");
     vault.archive(&copy, None, "archive").unwrap();
     let idx = index(&vault);
-    let clusters = suggest_merges(&vault, &idx, 0.85, None, 50);
+    let clusters = suggest_merges(&vault, &idx, 0.85, None, 50).unwrap();
     assert!(clusters.iter().all(|c| !member_names(c).contains(&"release")), "{clusters:#?}");
 }
 
@@ -512,12 +513,13 @@ fn suggest_merges_does_not_chain_memories() {
     add(&vault, "b", "fact", &[], &format!("{x} {y}"));
     add(&vault, "c", "fact", &[], y);
     let idx = index(&vault);
-    let vec_of = |n: &str| memory_vector(&vault, &idx, n, &idx.manifest().entries[n]).unwrap();
+    let vec_of =
+        |n: &str| memory_vector(&vault, &idx, n, &idx.manifest().entries[n]).unwrap().unwrap();
     let (a, b, c) = (vec_of("a"), vec_of("b"), vec_of("c"));
     let (ab, bc, ac) = (cosine(&a, &b), cosine(&b, &c), cosine(&a, &c));
     let threshold = ab.min(bc) - 0.01;
     assert!(ac < threshold, "a~b {ab}, b~c {bc}, a~c {ac}");
-    let clusters = suggest_merges(&vault, &idx, f64::from(threshold), None, 10);
+    let clusters = suggest_merges(&vault, &idx, f64::from(threshold), None, 10).unwrap();
     assert_eq!(clusters.len(), 1, "{clusters:#?}");
     assert_eq!(clusters[0].members.len(), 2, "{clusters:#?}");
 }
@@ -669,13 +671,13 @@ fn suggest_merges_10k_timing() {
     let idx = index(&vault);
     let t_index = t.elapsed();
     let t = Instant::now();
-    let clusters = suggest_merges(&vault, &idx, 0.85, None, 1_000);
+    let clusters = suggest_merges(&vault, &idx, 0.85, None, 1_000).unwrap();
     let t_suggest = t.elapsed();
     let entries = &idx.manifest().entries;
     let t = Instant::now();
     let mut data = Vec::new();
     for (name, entry) in entries {
-        data.extend(memory_vector(&vault, &idx, name, entry).unwrap());
+        data.extend(memory_vector(&vault, &idx, name, entry).unwrap().unwrap());
     }
     let t_vectors = t.elapsed();
     let matrix = Matrix { dim: BuiltinEmbedder::DIM, data };
@@ -683,7 +685,7 @@ fn suggest_merges_10k_timing() {
     let pairs = candidate_pairs(&matrix, 0.85);
     let t_pairs = t.elapsed();
     let t = Instant::now();
-    let dup = find_duplicate(&vault, &idx, &texts[5_000], 0.95);
+    let dup = find_duplicate(&vault, &idx, &texts[5_000], 0.95).unwrap();
     let t_dup = t.elapsed();
     let report = format!(
         "10k memories: write {t_write:?}, index {t_index:?}, suggest_merges {t_suggest:?} ({} clusters; of which reading memory vectors {t_vectors:?}, all-pairs scan {t_pairs:?} for {} pairs), find_duplicate {t_dup:?}",
