@@ -1,7 +1,10 @@
 //! Error types shared by the library.
 //!
-//! Every IO error carries its path ([`PathError`]); every user-facing error says what was wrong
-//! and what to do. The CLI maps [`Error::is_usage`] to exit code 2 and everything else to 1.
+//! Every IO error carries its path ([`PathError`]); every user-facing error says what was wrong,
+//! with the data as fields. How to fix it is said at the edge, in each front end's words: the
+//! CLI's hints (`memlane …`) are in `src/cli/hints.rs`, the MCP server's (tool names) in
+//! `src/mcp/hints.rs`; no message here names a command or a tool. The CLI maps
+//! [`Error::is_usage`] to exit code 2 and everything else to 1.
 
 use std::path::{Path, PathBuf};
 
@@ -165,9 +168,229 @@ pub enum Error {
         /// The pieces that already exist.
         pieces: Vec<String>,
     },
-    /// Input the user gave is not acceptable (bad time range, empty content …).
-    #[error("{0}")]
-    Invalid(String),
+    /// A count, depth or budget outside what memlane accepts ([`crate::limits`]).
+    #[error("{what} must be between {min} and {max} (got {value})")]
+    LimitExceeded {
+        /// The parameter, as the caller spells it (`--limit`, `limit`).
+        what: String,
+        /// The smallest value accepted.
+        min: usize,
+        /// The largest value accepted.
+        max: usize,
+        /// What was given.
+        value: usize,
+    },
+    /// More names in one call than it reads.
+    #[error("{given} names asked for; read at most {max} per call")]
+    TooManyNames {
+        /// How many were given.
+        given: usize,
+        /// The most one call reads.
+        max: usize,
+    },
+    /// A threshold or temperature outside 0..=1.
+    #[error("{what} {value} is not between 0 and 1")]
+    NotAFraction {
+        /// Which input (`threshold`, `temperature`).
+        what: &'static str,
+        /// What was given.
+        value: f64,
+    },
+    /// A word that is not one of the accepted ones (an intent, a profile, a status). The message
+    /// does not repeat what was given: a front end may have been handed memory content by mistake.
+    #[error("unknown {what}: use {}", or_list(.allowed))]
+    UnknownChoice {
+        /// Which input (`intent`, `profile`, `status`).
+        what: &'static str,
+        /// The accepted words.
+        allowed: &'static [&'static str],
+    },
+    /// A status that is not `active` or `archived`, in a write.
+    #[error("{}unknown status `{status}` (allowed: active, archived)", .name.as_ref().map(|n| format!("{n}: ")).unwrap_or_default())]
+    UnknownStatus {
+        /// The memory, when the status came from its file.
+        name: Option<String>,
+        /// The status given.
+        status: String,
+    },
+    /// Two inputs that exclude each other were both given.
+    #[error("give {first} or {second}, not both")]
+    Exclusive {
+        /// One input.
+        first: &'static str,
+        /// The other.
+        second: &'static str,
+    },
+    /// A restore of an old version under a new name.
+    #[error("as_name restores a deleted memory; it cannot be combined with version")]
+    RenameWithVersion,
+    /// A tag with a control character in it.
+    #[error("tag {0:?} contains a control character")]
+    TagControlChar(String),
+    /// There is no home directory to put the per-user vault in.
+    #[error("cannot find a home directory for the per-user vault")]
+    NoHomeVault,
+    /// A file that is not UTF-8 text.
+    #[error("{} is not UTF-8 text", .0.display())]
+    NotUtf8(PathBuf),
+    /// A file memlane was about to write would not read back cleanly.
+    #[error("{name}: {problem}; nothing was written")]
+    WouldNotReadBack {
+        /// The memory.
+        name: String,
+        /// What reading it back would warn about.
+        problem: String,
+    },
+    /// A memory changed on disk between being read and being written.
+    #[error("{name} changed on disk while memlane was {doing} it; nothing was changed")]
+    ChangedOnDisk {
+        /// The memory.
+        name: String,
+        /// What memlane was doing (`updating`, `merging`, `splitting`).
+        doing: &'static str,
+    },
+    /// A raw update that changes the memory's id.
+    #[error("the new file changes `id` from {from} to {to}; ids are stable")]
+    IdChanged {
+        /// The memory.
+        name: String,
+        /// Its id.
+        from: String,
+        /// The id in the new file.
+        to: String,
+    },
+    /// Frontmatter that is not valid YAML once a secret in it is redacted.
+    #[error("the frontmatter held a secret and is not valid YAML once redacted: {problem}")]
+    RedactedYaml {
+        /// The YAML error.
+        problem: String,
+    },
+    /// A new name that holds private text or a credential (a name becomes a file name).
+    #[error(
+        "the name `{redacted}` holds private text or a credential; a name becomes a file name, so nothing was written"
+    )]
+    PrivateName {
+        /// The name with the private part redacted.
+        redacted: String,
+    },
+    /// A new name that lands in a reserved folder on a case-insensitive file system.
+    #[error(
+        "`{name}` would land in memlane's reserved folder `{dir}/` on macOS and Windows, which treat `{first}` and `{dir}` as one name; nothing was written"
+    )]
+    ReservedFolder {
+        /// The name given.
+        name: String,
+        /// The reserved folder.
+        dir: String,
+        /// The first part of the name.
+        first: String,
+    },
+    /// A new name that differs from an existing one only in letter case or Unicode form.
+    #[error(
+        "`{name}` {} the existing {} `{existing}` {}; nothing was written",
+        if *.accents_only { "is" } else { "differs from" },
+        if *.folder { "folder" } else { "memory" },
+        if *.accents_only {
+            "with its accents encoded differently (Unicode NFC/NFD); macOS and Windows treat them as one name, so one would be lost on checkout"
+        } else {
+            "only in letter case or Unicode form; macOS and Windows treat them as one name, so one would be lost on checkout"
+        }
+    )]
+    NameCollision {
+        /// The name given.
+        name: String,
+        /// The existing memory or folder (a folder ends in `/`).
+        existing: String,
+        /// Whether the existing one is a folder.
+        folder: bool,
+        /// Whether only the Unicode composition differs (NFC/NFD).
+        accents_only: bool,
+    },
+    /// Two memory files carry the same id.
+    #[error(
+        "`{name}` and `{other}` have the same id {id} ({} and {}; one is a copy of the other); nothing was changed, so that their histories never mix",
+        .path.display(), .other_path.display()
+    )]
+    SameId {
+        /// The memory.
+        name: String,
+        /// The other memory.
+        other: String,
+        /// The id.
+        id: String,
+        /// The memory's file.
+        path: PathBuf,
+        /// The other memory's file.
+        other_path: PathBuf,
+    },
+    /// A split of a memory with fewer than two top-level sections.
+    #[error(
+        "`{name}` has {sections} top-level section{}; a split needs at least two; nothing was written",
+        if *.sections == 1 { "" } else { "s" }
+    )]
+    TooFewSections {
+        /// The memory.
+        name: String,
+        /// How many sections it has.
+        sections: usize,
+    },
+    /// A split given fewer than two pieces.
+    #[error("a split of `{name}` needs at least two pieces, got {given}; nothing was written")]
+    TooFewPieces {
+        /// The memory.
+        name: String,
+        /// How many pieces were given.
+        given: usize,
+    },
+    /// A split piece that redaction leaves empty.
+    #[error("the piece `{piece}` of `{name}` is empty after redaction; nothing was written")]
+    EmptyPiece {
+        /// The memory being split.
+        name: String,
+        /// The piece.
+        piece: String,
+    },
+    /// A split piece or a merge target the write skipped.
+    #[error(
+        "{}`{name}` was not written ({reason}); nothing {} changed",
+        if *.piece { "the piece " } else { "" },
+        if *.piece { "was" } else { "else was" }
+    )]
+    NotWritten {
+        /// The piece or target.
+        name: String,
+        /// Why the write skipped it.
+        reason: String,
+        /// Whether it is a split piece (else a merge target).
+        piece: bool,
+    },
+    /// A merge of fewer than two memories.
+    #[error("a merge needs at least two sources ({given} given); nothing was changed")]
+    TooFewSources {
+        /// How many were given.
+        given: usize,
+        /// The merge target.
+        target: String,
+    },
+    /// A merge that names one source twice.
+    #[error("`{0}` is listed twice among the sources; nothing was changed")]
+    ListedTwice(String),
+    /// A result that cannot be encoded as JSON.
+    #[error("cannot encode {what}: {problem}")]
+    Encode {
+        /// What was encoded.
+        what: &'static str,
+        /// The serde error.
+        problem: String,
+    },
+    /// The MCP server failed.
+    #[error("{what}: {problem}")]
+    Server {
+        /// What failed (`MCP handshake failed` …).
+        what: &'static str,
+        /// Why.
+        problem: String,
+    },
     /// A write would leave the vault (through a symlink).
     #[error("refusing to write {}: it resolves outside the vault (through a symbolic link)", .0.display())]
     OutsideVault(PathBuf),
@@ -337,6 +560,15 @@ impl ErrorKind {
     }
 }
 
+/// `a, b or c`.
+fn or_list(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
 /// `did you mean `a`, `b`?` for close names that do exist, or `None` when there are none: the
 /// suggestion every front end gives for [`Error::NotFound`].
 pub fn did_you_mean(suggestions: &[String]) -> Option<String> {
@@ -367,7 +599,30 @@ impl Error {
             Error::Name(_)
             | Error::UnknownType { .. }
             | Error::Frontmatter { .. }
-            | Error::Invalid(_)
+            | Error::LimitExceeded { .. }
+            | Error::TooManyNames { .. }
+            | Error::NotAFraction { .. }
+            | Error::UnknownChoice { .. }
+            | Error::UnknownStatus { .. }
+            | Error::Exclusive { .. }
+            | Error::RenameWithVersion
+            | Error::TagControlChar(_)
+            | Error::NoHomeVault
+            | Error::NotUtf8(_)
+            | Error::WouldNotReadBack { .. }
+            | Error::ChangedOnDisk { .. }
+            | Error::IdChanged { .. }
+            | Error::RedactedYaml { .. }
+            | Error::PrivateName { .. }
+            | Error::ReservedFolder { .. }
+            | Error::NameCollision { .. }
+            | Error::SameId { .. }
+            | Error::TooFewSections { .. }
+            | Error::TooFewPieces { .. }
+            | Error::EmptyPiece { .. }
+            | Error::NotWritten { .. }
+            | Error::TooFewSources { .. }
+            | Error::ListedTwice(_)
             | Error::NoContent { .. }
             | Error::CannotRewrite { .. }
             | Error::EmptyAfterRedaction { .. }
@@ -384,9 +639,12 @@ impl Error {
             Error::Config(_) => K::Config,
             Error::Io(_) => K::Io,
             Error::Model { .. } => K::Model,
-            Error::Index(_) | Error::Lifecycle(_) | Error::Watch(_) | Error::Editor { .. } => {
-                K::Internal
-            }
+            Error::Index(_)
+            | Error::Lifecycle(_)
+            | Error::Watch(_)
+            | Error::Editor { .. }
+            | Error::Encode { .. }
+            | Error::Server { .. } => K::Internal,
         }
     }
 
@@ -400,6 +658,8 @@ impl Error {
                 | Error::Index(_)
                 | Error::Lifecycle(_)
                 | Error::Watch(_)
+                | Error::Encode { .. }
+                | Error::Server { .. }
         )
     }
 }

@@ -118,9 +118,7 @@ pub fn locate(loc: &Location) -> crate::Result<PathBuf> {
             Err(Error::NoVault(start.clone()))
         }
         Location::User => {
-            let dir = user_vault_dir().ok_or_else(|| {
-                Error::Invalid("cannot find a home directory for the per-user vault\n  hint: set MEMLANE_VAULT".into())
-            })?;
+            let dir = user_vault_dir().ok_or(Error::NoHomeVault)?;
             if dir.is_dir() { Ok(dir) } else { Err(Error::VaultMissing(dir)) }
         }
     }
@@ -134,12 +132,7 @@ pub fn init_target(loc: &Location) -> crate::Result<PathBuf> {
             Ok(if nested.is_dir() { nested } else { p.clone() })
         }
         Location::Discover(start) => Ok(start.join(VAULT_DIR)),
-        Location::User => user_vault_dir().ok_or_else(|| {
-            Error::Invalid(
-                "cannot find a home directory for the per-user vault\n  hint: set MEMLANE_VAULT"
-                    .into(),
-            )
-        }),
+        Location::User => user_vault_dir().ok_or(Error::NoHomeVault),
     }
 }
 

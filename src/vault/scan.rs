@@ -115,12 +115,7 @@ impl Vault {
             return Err(Error::LinkOutsideVault(name.rel_path()));
         }
         let bytes = std::fs::read(&path).at("read", &path)?;
-        let raw = String::from_utf8(bytes).map_err(|_| {
-            Error::Invalid(format!(
-                "{} is not UTF-8 text\n  hint: memories are Markdown files; convert it or move it out of the vault",
-                path.display()
-            ))
-        })?;
+        let raw = String::from_utf8(bytes).map_err(|_| Error::NotUtf8(path.clone()))?;
         self.memory_from_text(name.clone(), path, raw)
     }
 

@@ -186,7 +186,7 @@ fn normalize_tags(tags: &[String], scrub: bool) -> crate::Result<RedactedTags> {
     let out = redact_tags(&read_tags(&joined).unwrap_or_default(), scrub);
     for t in &out.tags {
         if t.chars().any(char::is_control) {
-            return Err(Error::Invalid(format!("tag {t:?} contains a control character")));
+            return Err(Error::TagControlChar(t.clone()));
         }
     }
     Ok(out)
