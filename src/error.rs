@@ -375,6 +375,17 @@ pub enum Error {
     /// A merge that names one source twice.
     #[error("`{0}` is listed twice among the sources; nothing was changed")]
     ListedTwice(String),
+    /// Another process held the vault's write lock too long.
+    #[error(
+        "cannot lock {}: another memlane process has held it for over {secs} s; nothing was written",
+        .path.display()
+    )]
+    VaultLocked {
+        /// The lock file.
+        path: PathBuf,
+        /// How long memlane waited.
+        secs: u64,
+    },
     /// A result that cannot be encoded as JSON.
     #[error("cannot encode {what}: {problem}")]
     Encode {
@@ -438,7 +449,7 @@ pub enum Error {
         /// The memory.
         name: String,
         /// Why.
-        problem: String,
+        problem: FrontmatterError,
     },
     /// A path given for a memory that is not inside the vault.
     #[error("`{input}` is outside the vault {}", .vault.display())]
@@ -461,8 +472,8 @@ pub enum Error {
     #[error("no free name starting with `{0}`")]
     NoFreeName(String),
     /// An unknown link type.
-    #[error("{0}")]
-    UnknownEdgeType(String),
+    #[error(transparent)]
+    UnknownEdgeType(crate::model::links::LinkError),
     /// A memory linked to itself.
     #[error("`{0}` cannot link to itself")]
     SelfLink(String),
@@ -637,7 +648,7 @@ impl Error {
             | Error::LinkOutsideVault(_)
             | Error::PathOutsideVault { .. } => K::Refused,
             Error::Config(_) => K::Config,
-            Error::Io(_) => K::Io,
+            Error::Io(_) | Error::VaultLocked { .. } => K::Io,
             Error::Model { .. } => K::Model,
             Error::Index(_)
             | Error::Lifecycle(_)
@@ -654,6 +665,7 @@ impl Error {
         !matches!(
             self,
             Error::Io(_)
+                | Error::VaultLocked { .. }
                 | Error::Editor { .. }
                 | Error::Index(_)
                 | Error::Lifecycle(_)

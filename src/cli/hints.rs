@@ -6,6 +6,7 @@
 use memlane::Error;
 use memlane::index::hub::{DEFAULT_MODEL, HubError};
 use memlane::index::store::IndexError;
+use memlane::vault::GitignoreAdvice;
 use memlane::watch::WatchError;
 
 use super::error::CliError;
@@ -23,6 +24,22 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<String> {
             None
         }
     })
+}
+
+/// How to fix a vault's `.gitignore`, for `doctor`.
+pub(crate) fn gitignore_hint(advice: &GitignoreAdvice) -> String {
+    match advice {
+        GitignoreAdvice::Missing { .. } => {
+            "run `memlane init` again to write it (it changes nothing else)".into()
+        }
+        GitignoreAdvice::Unmentioned { missing, .. } => format!(
+            "add the line{} `{}` (or `!{}` to commit {} on purpose); `memlane init` writes them in new vaults",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join("`, `"),
+            missing.join("`, `!"),
+            if missing.len() == 1 { "it" } else { "them" },
+        ),
+    }
 }
 
 /// The hint for an error in the command line's own input.
@@ -88,6 +105,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::NoHomeVault => "set MEMLANE_VAULT (or pass --vault PATH)".into(),
         Error::NotUtf8(_) => "memories are Markdown files; convert it or move it out of the vault".into(),
         Error::ChangedOnDisk { .. } => "run the command again".into(),
+        Error::VaultLocked { .. } => "run the command again once it is done".into(),
         Error::IdChanged { from, .. } => format!("keep `id: {from}` or remove the line"),
         Error::PrivateName { .. } => "choose a name without it".into(),
         Error::ReservedFolder { .. } => "choose another folder name".into(),

@@ -34,6 +34,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::Exclusive { .. } => "pass only one of the two parameters".into(),
         Error::RenameWithVersion => "call restore_memory with version to bring back an old version in place, or with as_name (no version) to restore a deleted memory under a new name".into(),
         Error::NotUtf8(_) => "the file is not Markdown text; a person must convert it or move it out of the vault".into(),
+        Error::VaultLocked { .. } => "call the tool again once it is done".into(),
         Error::ChangedOnDisk { .. } => "the file was edited meanwhile; call the tool again (read_memory shows the new version)".into(),
         Error::IdChanged { from, .. } => format!("keep `id: {from}` in the new file or remove the line"),
         Error::PrivateName { .. } => "choose a name without it".into(),

@@ -16,7 +16,9 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use intent::INTENTS_DIR;
-pub use scan::{EscapingLink, FileStat, ListFilter, ListSort, Memory};
+pub use scan::{
+    EscapingLink, FileStat, ListFilter, ListSort, Memory, ScanProblem, Unreachable, UnreachableWhy,
+};
 pub use temp::TEMP_STALE_AFTER;
 pub use write::{
     AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus, atomic_write,
@@ -73,6 +75,43 @@ impl Clock {
     /// The current instant.
     pub fn now(&self) -> Timestamp {
         self.pinned.unwrap_or_else(Timestamp::now)
+    }
+}
+
+/// What is wrong with a vault's `.gitignore` (see [`Vault::gitignore_advice`]). It reads as the
+/// problem; each front end says how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitignoreAdvice {
+    /// There is no `.gitignore`.
+    Missing {
+        /// Where it should be.
+        path: PathBuf,
+    },
+    /// It does not mention some of the folders memlane keeps out of git.
+    Unmentioned {
+        /// The file.
+        path: PathBuf,
+        /// The folders it does not mention (`.history/` …).
+        missing: Vec<&'static str>,
+    },
+}
+
+impl std::fmt::Display for GitignoreAdvice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GitignoreAdvice::Missing { path } => write!(
+                f,
+                "{} is missing, so git would track the derived indices, usage state, history and trash",
+                path.display()
+            ),
+            GitignoreAdvice::Unmentioned { path, missing } => write!(
+                f,
+                "{} does not mention {}, so git would track {}",
+                path.display(),
+                missing.join(", "),
+                if missing.len() == 1 { "its files" } else { "their files" },
+            ),
+        }
     }
 }
 
@@ -218,13 +257,10 @@ impl Vault {
     /// memlane keeps out of git ([`GITIGNORE`]), whether ignored or re-included with `!`; else
     /// which folders it does not mention (a vault made before they were added, or a hand-made
     /// file), so `git status` would list their files. `init` never overwrites a user's file.
-    pub fn gitignore_advice(&self) -> Option<String> {
+    pub fn gitignore_advice(&self) -> Option<GitignoreAdvice> {
         let path = self.root.join(".gitignore");
         let Ok(text) = std::fs::read_to_string(&path) else {
-            return Some(format!(
-                "{} is missing, so git would track the derived indices, usage state, history and trash\n  hint: run `memlane init` again to write it (it changes nothing else)",
-                path.display()
-            ));
+            return Some(GitignoreAdvice::Missing { path });
         };
         let mentions = |dir: &str| {
             let bare = dir.trim_end_matches('/');
@@ -234,18 +270,7 @@ impl Vault {
             })
         };
         let missing: Vec<&str> = GITIGNORED.iter().copied().filter(|d| !mentions(d)).collect();
-        (!missing.is_empty()).then(|| {
-            format!(
-                "{} does not mention {}, so git would track {}\n  hint: add the line{} `{}` (or `!{}` to commit {} on purpose); `memlane init` writes them in new vaults",
-                path.display(),
-                missing.join(", "),
-                if missing.len() == 1 { "its files" } else { "their files" },
-                if missing.len() == 1 { "" } else { "s" },
-                missing.join("`, `"),
-                missing.join("`, `!"),
-                if missing.len() == 1 { "it" } else { "them" },
-            )
-        })
+        (!missing.is_empty()).then_some(GitignoreAdvice::Unmentioned { path, missing })
     }
 
     /// Checks a memory type against the configured ones.

@@ -207,10 +207,7 @@ impl WriteOutcome {
 
 /// Refuses a rewrite that would change frontmatter keys it was not asked to change.
 fn check_edits(name: &MemoryName, doc: &Document) -> crate::Result<()> {
-    doc.verify_edits().map_err(|problem| Error::CannotRewrite {
-        name: name.to_string(),
-        problem: problem.to_string(),
-    })
+    doc.verify_edits().map_err(|problem| Error::CannotRewrite { name: name.to_string(), problem })
 }
 
 fn exists_or(e: PathError, name: &MemoryName) -> Error {
