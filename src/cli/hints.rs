@@ -100,6 +100,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::CannotRewrite { name, .. } => format!("make the change by hand with `memlane edit {name}`"),
         Error::PathOutsideVault { .. } => "name a memory by its name (`memlane list` shows them), or give a path to a file inside the vault".into(),
         Error::EmptyAfterRedaction { .. } => "give the text with `--content`".into(),
+        Error::LimitExceeded { min, value, .. } if value < min => format!("ask for at least {min}"),
         Error::LimitExceeded { max, .. } => format!("ask for fewer; memlane refuses sizes past {max}"),
         Error::NotAFraction { .. } => "use a number from 0 to 1, such as 0.8".into(),
         Error::NoHomeVault => "set MEMLANE_VAULT (or pass --vault PATH)".into(),

@@ -28,6 +28,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::PathOutsideVault { .. } => "name a memory by its name, or give a path to a file inside the vault".into(),
         Error::EmptyAfterRedaction { .. } => "give the text in summary_content".into(),
         Error::NoContent { .. } => "send the text in content".into(),
+        Error::LimitExceeded { min, value, .. } if value < min => format!("pass at least {min}, or leave the parameter out for the default"),
         Error::LimitExceeded { max, .. } => format!("ask for fewer: pass a smaller value (at most {max}), or leave the parameter out for the default"),
         Error::TooManyNames { max, .. } => format!("split the names over several read_memories calls of at most {max}"),
         Error::NotAFraction { .. } => "pass a number from 0 to 1, such as 0.8".into(),

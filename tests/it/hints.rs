@@ -38,6 +38,9 @@ fn a_size_past_the_limits_gets_a_command_line_hint() {
         ),
         "{stderr}"
     );
+    let (e, _) = json_error(&env, &["related", "deploy-notes", "--depth", "0"], 2);
+    assert_eq!(e["message"], "--depth must be between 1 and 32 (got 0)", "{e}");
+    assert_eq!(e["hint"], "ask for at least 1", "{e}");
 }
 
 #[test]
@@ -53,6 +56,10 @@ fn a_size_past_the_limits_gets_a_hint_in_tool_words() {
     assert!(hint.contains("at most 1000") && hint.contains("parameter"), "{hint}");
     assert!(!hint.contains("memlane "), "an MCP hint names no shell command: {hint}");
     assert!(text.ends_with(&format!("\nhint: {hint}")), "{text}");
+    let (e, _) =
+        tool_error(&mut c, "get_related_memories", json!({"name": "deploy-notes", "depth": 0}));
+    assert_eq!(e["message"], "depth must be between 1 and 32 (got 0)", "{e}");
+    assert!(e["hint"].as_str().unwrap().starts_with("pass at least 1"), "{e}");
 }
 
 #[test]
