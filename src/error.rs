@@ -3,7 +3,8 @@
 //! Every IO error carries its path ([`PathError`]); every user-facing error says what was wrong,
 //! with the data as fields. How to fix it is said at the edge, in each front end's words: the
 //! CLI's hints (`memlane …`) are in `src/cli/hints.rs`, the MCP server's (tool names) in
-//! `src/mcp/hints.rs`; no message here names a command or a tool. The CLI maps
+//! `src/mcp/hints.rs`; no message here names a command or a tool (a hint that names neither is
+//! [`Error::neutral_hint`], which both fall back to). The CLI maps
 //! [`Error::is_usage`] to exit code 2 and everything else to 1.
 
 use std::path::{Path, PathBuf};
@@ -657,6 +658,26 @@ impl Error {
             | Error::Encode { .. }
             | Error::Server { .. } => K::Internal,
         }
+    }
+
+    /// A hint that names no command and no tool, so every front end gives it as it is (`choose
+    /// another name`). A front end's own hints (`src/cli/hints.rs`, `mcp::hints`) come first; this
+    /// is what they fall back to.
+    pub fn neutral_hint(&self) -> Option<String> {
+        Some(match self {
+            Error::NotAFraction { .. } => "use a number from 0 to 1, such as 0.8".into(),
+            Error::IdChanged { from, .. } => format!("keep `id: {from}` or remove the line"),
+            Error::PrivateName { .. } => "choose a name without it".into(),
+            Error::ReservedFolder { .. } => "choose another folder name".into(),
+            Error::NameCollision { existing, .. } => {
+                format!("use `{existing}`, or choose another name")
+            }
+            Error::ListedTwice(_) => "name each memory once".into(),
+            Error::Watch(crate::watch::WatchError::Start { .. }) => {
+                "on Linux, raise fs.inotify.max_user_watches or max_user_instances".into()
+            }
+            _ => return None,
+        })
     }
 
     /// Whether this is the user's input or a missing thing (exit code 2) rather than a failure

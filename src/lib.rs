@@ -37,8 +37,9 @@
 //!   end adds the hint in its own words, in one place: `src/cli/hints.rs` (commands and flags,
 //!   also for the CLI's own `CliError`s) and `mcp::hints` (tools and parameters). A warning or a
 //!   `doctor` finding the library returns is a typed value too ([`vault::ScanProblem`],
-//!   [`vault::GitignoreAdvice`]); a hint that names no command (`rename it`) may stay on the
-//!   value as a `hint()` method.
+//!   [`vault::GitignoreAdvice`]). A hint that names no command and no tool (`rename it`,
+//!   `choose another name`) may stay in the library, on the value ([`vault::Unreachable::hint`],
+//!   [`Error::neutral_hint`]), so that the front ends do not write it twice.
 //! - Files are written atomically and all-or-nothing ([`vault`]); the indices are never trusted
 //!   over the files and are rebuilt when they disagree ([`index::store`]).
 //! - stdout carries results only; logs and warnings go to stderr; under `memlane mcp` stdout is

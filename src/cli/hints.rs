@@ -7,7 +7,6 @@ use memlane::Error;
 use memlane::index::hub::{DEFAULT_MODEL, HubError};
 use memlane::index::store::IndexError;
 use memlane::vault::GitignoreAdvice;
-use memlane::watch::WatchError;
 
 use super::error::CliError;
 
@@ -102,26 +101,19 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::EmptyAfterRedaction { .. } => "give the text with `--content`".into(),
         Error::LimitExceeded { min, value, .. } if value < min => format!("ask for at least {min}"),
         Error::LimitExceeded { max, .. } => format!("ask for fewer; memlane refuses sizes past {max}"),
-        Error::NotAFraction { .. } => "use a number from 0 to 1, such as 0.8".into(),
         Error::NoHomeVault => "set MEMLANE_VAULT (or pass --vault PATH)".into(),
         Error::NotUtf8(_) => "memories are Markdown files; convert it or move it out of the vault".into(),
         Error::ChangedOnDisk { .. } => "run the command again".into(),
         Error::VaultLocked { .. } => "run the command again once it is done".into(),
-        Error::IdChanged { from, .. } => format!("keep `id: {from}` or remove the line"),
-        Error::PrivateName { .. } => "choose a name without it".into(),
-        Error::ReservedFolder { .. } => "choose another folder name".into(),
         Error::NameCollision { existing, folder, accents_only: true, .. } => format!("use `memlane show` / `update` on the existing {} `{existing}`, or choose another name", if *folder { "folder" } else { "memory" }),
-        Error::NameCollision { existing, .. } => format!("use `{existing}`, or choose another name"),
         Error::SameId { .. } => "remove the `id:` line from the copy in an editor: it then gets its own id".into(),
         Error::TooFewSections { name, .. } => format!("mark the pieces with headings of one level (`## …`) with `memlane edit {name}`, or give the pieces yourself (the MCP tool split_memory takes them)"),
         Error::TooFewSources { target, .. } => format!("name two or more memories to merge into `{target}`"),
-        Error::ListedTwice(_) => "name each memory once".into(),
         Error::Index(e) => match e.as_ref() {
             IndexError::LockTimeout(_) => "wait for it to finish (a reindex of a large vault can take a while) and run the command again".into(),
             IndexError::Unreadable(_) => "delete that folder and run `memlane reindex`; if this persists, please report it".into(),
             _ => return None,
         },
-        Error::Watch(WatchError::Start { .. }) => "on Linux, raise fs.inotify.max_user_watches or max_user_instances".into(),
-        _ => return None,
+        _ => return e.neutral_hint(),
     })
 }

@@ -5,7 +5,6 @@ use serde_json::json;
 
 use crate::Error;
 use crate::index::store::IndexError;
-use crate::watch::WatchError;
 
 /// The hint for `e`, in tool names, if there is one.
 pub(crate) fn hint(e: &Error) -> Option<String> {
@@ -31,17 +30,13 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::LimitExceeded { min, value, .. } if value < min => format!("pass at least {min}, or leave the parameter out for the default"),
         Error::LimitExceeded { max, .. } => format!("ask for fewer: pass a smaller value (at most {max}), or leave the parameter out for the default"),
         Error::TooManyNames { max, .. } => format!("split the names over several read_memories calls of at most {max}"),
-        Error::NotAFraction { .. } => "pass a number from 0 to 1, such as 0.8".into(),
         Error::Exclusive { .. } => "pass only one of the two parameters".into(),
         Error::RenameWithVersion => "call restore_memory with version to bring back an old version in place, or with as_name (no version) to restore a deleted memory under a new name".into(),
         Error::NotUtf8(_) => "the file is not Markdown text; a person must convert it or move it out of the vault".into(),
         Error::VaultLocked { .. } => "call the tool again once it is done".into(),
         Error::ChangedOnDisk { .. } => "the file was edited meanwhile; call the tool again (read_memory shows the new version)".into(),
         Error::IdChanged { from, .. } => format!("keep `id: {from}` in the new file or remove the line"),
-        Error::PrivateName { .. } => "choose a name without it".into(),
-        Error::ReservedFolder { .. } => "choose another folder name".into(),
         Error::NameCollision { existing, accents_only: true, .. } => format!("use read_memory / update_memory on the existing `{existing}`, or choose another name"),
-        Error::NameCollision { existing, .. } => format!("use `{existing}`, or choose another name"),
         Error::SameId { .. } => "one file is a copy of the other; a person must remove the `id:` line from the copy: it then gets its own id".into(),
         Error::TooFewSections { .. } => "pass the pieces yourself in pieces (two or more, each with content)".into(),
         Error::TooFewPieces { .. } => "pass two or more pieces".into(),
@@ -52,8 +47,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
             IndexError::Unreadable(_) => "delete that folder and restart the server: it rebuilds the indices from the memory files; if this persists, please report it".into(),
             _ => return None,
         },
-        Error::Watch(WatchError::Start { .. }) => "on Linux, raise fs.inotify.max_user_watches or max_user_instances".into(),
-        _ => return None,
+        _ => return e.neutral_hint(),
     })
 }
 

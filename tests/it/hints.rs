@@ -17,6 +17,14 @@ fn json_error(env: &TestEnv, args: &[&str], code: i32) -> (Value, String) {
     (v["error"].clone(), out.stderr)
 }
 
+/// Checks that `args` fail as bad input (exit code 2, kind `invalid`) with this message and hint.
+#[track_caller]
+fn assert_invalid(env: &TestEnv, args: &[&str], message: &str, hint: &str) -> String {
+    let (e, stderr) = json_error(env, args, 2);
+    assert_eq!(e, json!({"kind": "invalid", "message": message, "hint": hint}), "{args:?}");
+    stderr
+}
+
 /// A tool error's `{kind, message, hint}` and its text.
 fn tool_error(c: &mut Client, tool: &str, args: Value) -> (Value, String) {
     let r = c.call(tool, args);
@@ -28,19 +36,24 @@ fn tool_error(c: &mut Client, tool: &str, args: Value) -> (Value, String) {
 #[test]
 fn a_size_past_the_limits_gets_a_command_line_hint() {
     let env = TestEnv::with_vault("basic");
-    let (e, stderr) = json_error(&env, &["search", "deploy", "--limit", "1000000000"], 2);
-    assert_eq!(e["kind"], "invalid", "{e}");
-    assert_eq!(e["message"], "--limit must be between 1 and 1000 (got 1000000000)", "{e}");
-    assert_eq!(e["hint"], "ask for fewer; memlane refuses sizes past 1000", "{e}");
+    let stderr = assert_invalid(
+        &env,
+        &["search", "deploy", "--limit", "1000000000"],
+        "--limit must be between 1 and 1000 (got 1000000000)",
+        "ask for fewer; memlane refuses sizes past 1000",
+    );
     assert!(
         stderr.contains(
             "error: --limit must be between 1 and 1000 (got 1000000000)\n  hint: ask for fewer"
         ),
         "{stderr}"
     );
-    let (e, _) = json_error(&env, &["related", "deploy-notes", "--depth", "0"], 2);
-    assert_eq!(e["message"], "--depth must be between 1 and 32 (got 0)", "{e}");
-    assert_eq!(e["hint"], "ask for at least 1", "{e}");
+    assert_invalid(
+        &env,
+        &["related", "deploy-notes", "--depth", "0"],
+        "--depth must be between 1 and 32 (got 0)",
+        "ask for at least 1",
+    );
 }
 
 #[test]
@@ -107,13 +120,18 @@ fn a_split_without_sections_says_how_in_each_front_end() {
 #[test]
 fn command_line_input_errors_keep_kind_exit_code_and_hint() {
     let env = TestEnv::with_vault("basic");
-    let (e, _) = json_error(&env, &["trash", "empty", "--older-than", "soon"], 2);
-    assert_eq!(e["kind"], "invalid", "{e}");
-    assert_eq!(e["message"], "--older-than `soon` is not a duration", "{e}");
-    assert_eq!(e["hint"], "use e.g. 30d, 12h, 2w", "{e}");
-    let (e, _) = json_error(&env, &["-c", "default_type", "list"], 2);
-    assert_eq!(e["kind"], "invalid", "{e}");
-    assert_eq!(e["hint"], "e.g. `-c default_type=fact`", "{e}");
+    assert_invalid(
+        &env,
+        &["trash", "empty", "--older-than", "soon"],
+        "--older-than `soon` is not a duration",
+        "use e.g. 30d, 12h, 2w",
+    );
+    assert_invalid(
+        &env,
+        &["-c", "default_type", "list"],
+        "`-c default_type` is not KEY=VALUE",
+        "e.g. `-c default_type=fact`",
+    );
     let (e, _) = json_error(&env, &["--now", "yesterday", "list"], 2);
     assert_eq!(e["kind"], "invalid", "{e}");
     assert!(e["hint"].as_str().unwrap().contains("2026-01-10T10:00:00Z"), "{e}");
