@@ -108,6 +108,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::NameCollision { existing, folder, accents_only: true, .. } => format!("use `memlane show` / `update` on the existing {} `{existing}`, or choose another name", if *folder { "folder" } else { "memory" }),
         Error::SameId { .. } => "remove the `id:` line from the copy in an editor: it then gets its own id".into(),
         Error::TooFewSections { name, .. } => format!("mark the pieces with headings of one level (`## …`) with `memlane edit {name}`, or give the pieces yourself (the MCP tool split_memory takes them)"),
+        Error::EmptyPiece { name, .. } => format!("that section holds only private text; edit it with `memlane edit {name}`, or keep the memory whole"),
         Error::TooFewSources { target, .. } => format!("name two or more memories to merge into `{target}`"),
         Error::Index(e) => match e.as_ref() {
             IndexError::LockTimeout(_) => "wait for it to finish (a reindex of a large vault can take a while) and run the command again".into(),

@@ -40,6 +40,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::SameId { .. } => "one file is a copy of the other; a person must remove the `id:` line from the copy: it then gets its own id".into(),
         Error::TooFewSections { .. } => "pass the pieces yourself in pieces (two or more, each with content)".into(),
         Error::TooFewPieces { .. } => "pass two or more pieces".into(),
+        Error::EmptyPiece { .. } => "give that piece content that is not all private text".into(),
         Error::TooFewSources { .. } => "pass two or more names in source_files".into(),
         Error::ListedTwice(_) => "name each memory once in source_files".into(),
         Error::Index(e) => match e.as_ref() {
