@@ -1,7 +1,11 @@
 //! Error types shared by the library.
 //!
-//! Every IO error carries its path ([`PathError`]); every user-facing error says what was wrong
-//! and what to do. The CLI maps [`Error::is_usage`] to exit code 2 and everything else to 1.
+//! Every IO error carries its path ([`PathError`]); every user-facing error says what was wrong,
+//! with the data as fields. How to fix it is said at the edge, in each front end's words: the
+//! CLI's hints (`memlane …`) are in `src/cli/hints.rs`, the MCP server's (tool names) in
+//! `src/mcp/hints.rs`; no message here names a command or a tool (a hint that names neither is
+//! [`Error::neutral_hint`], which both fall back to). The CLI maps
+//! [`Error::is_usage`] to exit code 2 and everything else to 1.
 
 use std::path::{Path, PathBuf};
 
@@ -169,9 +173,240 @@ pub enum Error {
         /// The pieces that already exist.
         pieces: Vec<String>,
     },
-    /// Input the user gave is not acceptable (bad time range, empty content …).
-    #[error("{0}")]
-    Invalid(String),
+    /// A count, depth or budget outside what memlane accepts ([`crate::limits`]).
+    #[error("{what} must be between {min} and {max} (got {value})")]
+    LimitExceeded {
+        /// The parameter, as the caller spells it (`--limit`, `limit`).
+        what: String,
+        /// The smallest value accepted.
+        min: usize,
+        /// The largest value accepted.
+        max: usize,
+        /// What was given.
+        value: usize,
+    },
+    /// More names in one call than it reads.
+    #[error("{given} names asked for; read at most {max} per call")]
+    TooManyNames {
+        /// How many were given.
+        given: usize,
+        /// The most one call reads.
+        max: usize,
+    },
+    /// A threshold or temperature outside 0..=1.
+    #[error("{what} {value} is not between 0 and 1")]
+    NotAFraction {
+        /// Which input (`threshold`, `temperature`).
+        what: &'static str,
+        /// What was given.
+        value: f64,
+    },
+    /// A word that is not one of the accepted ones (an intent, a profile, a status). The message
+    /// does not repeat what was given: a front end may have been handed memory content by mistake.
+    #[error("unknown {what}: use {}", or_list(.allowed))]
+    UnknownChoice {
+        /// Which input (`intent`, `profile`, `status`).
+        what: &'static str,
+        /// The accepted words.
+        allowed: &'static [&'static str],
+    },
+    /// A status that is not `active` or `archived`, in a write.
+    #[error("{}unknown status `{status}` (allowed: active, archived)", .name.as_ref().map(|n| format!("{n}: ")).unwrap_or_default())]
+    UnknownStatus {
+        /// The memory, when the status came from its file.
+        name: Option<String>,
+        /// The status given.
+        status: String,
+    },
+    /// Two inputs that exclude each other were both given.
+    #[error("give {first} or {second}, not both")]
+    Exclusive {
+        /// One input.
+        first: &'static str,
+        /// The other.
+        second: &'static str,
+    },
+    /// A restore of an old version under a new name.
+    #[error("as_name restores a deleted memory; it cannot be combined with version")]
+    RenameWithVersion,
+    /// A tag with a control character in it.
+    #[error("tag {0:?} contains a control character")]
+    TagControlChar(String),
+    /// There is no home directory to put the per-user vault in.
+    #[error("cannot find a home directory for the per-user vault")]
+    NoHomeVault,
+    /// A file that is not UTF-8 text.
+    #[error("{} is not UTF-8 text", .0.display())]
+    NotUtf8(PathBuf),
+    /// A file memlane was about to write would not read back cleanly.
+    #[error("{name}: {problem}; nothing was written")]
+    WouldNotReadBack {
+        /// The memory.
+        name: String,
+        /// What reading it back would warn about.
+        problem: String,
+    },
+    /// A memory changed on disk between being read and being written.
+    #[error("{name} changed on disk while memlane was {doing} it; nothing was changed")]
+    ChangedOnDisk {
+        /// The memory.
+        name: String,
+        /// What memlane was doing (`updating`, `merging`, `splitting`).
+        doing: &'static str,
+    },
+    /// A raw update that changes the memory's id.
+    #[error("the new file changes `id` from {from} to {to}; ids are stable")]
+    IdChanged {
+        /// The memory.
+        name: String,
+        /// Its id.
+        from: String,
+        /// The id in the new file.
+        to: String,
+    },
+    /// Frontmatter that is not valid YAML once a secret in it is redacted.
+    #[error("the frontmatter held a secret and is not valid YAML once redacted: {problem}")]
+    RedactedYaml {
+        /// The YAML error.
+        problem: String,
+    },
+    /// A new name that holds private text or a credential (a name becomes a file name).
+    #[error(
+        "the name `{redacted}` holds private text or a credential; a name becomes a file name, so nothing was written"
+    )]
+    PrivateName {
+        /// The name with the private part redacted.
+        redacted: String,
+    },
+    /// A new name that lands in a reserved folder on a case-insensitive file system.
+    #[error(
+        "`{name}` would land in memlane's reserved folder `{dir}/` on macOS and Windows, which treat `{first}` and `{dir}` as one name; nothing was written"
+    )]
+    ReservedFolder {
+        /// The name given.
+        name: String,
+        /// The reserved folder.
+        dir: String,
+        /// The first part of the name.
+        first: String,
+    },
+    /// A new name that differs from an existing one only in letter case or Unicode form.
+    #[error(
+        "`{name}` {} the existing {} `{existing}` {}; nothing was written",
+        if *.accents_only { "is" } else { "differs from" },
+        if *.folder { "folder" } else { "memory" },
+        if *.accents_only {
+            "with its accents encoded differently (Unicode NFC/NFD); macOS and Windows treat them as one name, so one would be lost on checkout"
+        } else {
+            "only in letter case or Unicode form; macOS and Windows treat them as one name, so one would be lost on checkout"
+        }
+    )]
+    NameCollision {
+        /// The name given.
+        name: String,
+        /// The existing memory or folder (a folder ends in `/`).
+        existing: String,
+        /// Whether the existing one is a folder.
+        folder: bool,
+        /// Whether only the Unicode composition differs (NFC/NFD).
+        accents_only: bool,
+    },
+    /// Two memory files carry the same id.
+    #[error(
+        "`{name}` and `{other}` have the same id {id} ({} and {}; one is a copy of the other); nothing was changed, so that their histories never mix",
+        .path.display(), .other_path.display()
+    )]
+    SameId {
+        /// The memory.
+        name: String,
+        /// The other memory.
+        other: String,
+        /// The id.
+        id: String,
+        /// The memory's file.
+        path: PathBuf,
+        /// The other memory's file.
+        other_path: PathBuf,
+    },
+    /// A split of a memory with fewer than two top-level sections.
+    #[error(
+        "`{name}` has {sections} top-level section{}; a split needs at least two; nothing was written",
+        if *.sections == 1 { "" } else { "s" }
+    )]
+    TooFewSections {
+        /// The memory.
+        name: String,
+        /// How many sections it has.
+        sections: usize,
+    },
+    /// A split given fewer than two pieces.
+    #[error("a split of `{name}` needs at least two pieces, got {given}; nothing was written")]
+    TooFewPieces {
+        /// The memory.
+        name: String,
+        /// How many pieces were given.
+        given: usize,
+    },
+    /// A split piece that redaction leaves empty.
+    #[error("the piece `{piece}` of `{name}` is empty after redaction; nothing was written")]
+    EmptyPiece {
+        /// The memory being split.
+        name: String,
+        /// The piece.
+        piece: String,
+    },
+    /// A split piece or a merge target the write skipped.
+    #[error(
+        "{}`{name}` was not written ({reason}); nothing {} changed",
+        if *.piece { "the piece " } else { "" },
+        if *.piece { "was" } else { "else was" }
+    )]
+    NotWritten {
+        /// The piece or target.
+        name: String,
+        /// Why the write skipped it.
+        reason: String,
+        /// Whether it is a split piece (else a merge target).
+        piece: bool,
+    },
+    /// A merge of fewer than two memories.
+    #[error("a merge needs at least two sources ({given} given); nothing was changed")]
+    TooFewSources {
+        /// How many were given.
+        given: usize,
+        /// The merge target.
+        target: String,
+    },
+    /// A merge that names one source twice.
+    #[error("`{0}` is listed twice among the sources; nothing was changed")]
+    ListedTwice(String),
+    /// Another process held the vault's write lock too long.
+    #[error(
+        "cannot lock {}: another memlane process has held it for over {secs} s; nothing was written",
+        .path.display()
+    )]
+    VaultLocked {
+        /// The lock file.
+        path: PathBuf,
+        /// How long memlane waited.
+        secs: u64,
+    },
+    /// A result that cannot be encoded as JSON.
+    #[error("cannot encode {what}: {problem}")]
+    Encode {
+        /// What was encoded.
+        what: &'static str,
+        /// The serde error.
+        problem: String,
+    },
+    /// The MCP server failed.
+    #[error("{what}: {problem}")]
+    Server {
+        /// What failed (`MCP handshake failed` …).
+        what: &'static str,
+        /// Why.
+        problem: String,
+    },
     /// A write would leave the vault (through a symlink).
     #[error("refusing to write {}: it resolves outside the vault (through a symbolic link)", .0.display())]
     OutsideVault(PathBuf),
@@ -219,7 +454,7 @@ pub enum Error {
         /// The memory.
         name: String,
         /// Why.
-        problem: String,
+        problem: FrontmatterError,
     },
     /// A path given for a memory that is not inside the vault.
     #[error("`{input}` is outside the vault {}", .vault.display())]
@@ -242,8 +477,8 @@ pub enum Error {
     #[error("no free name starting with `{0}`")]
     NoFreeName(String),
     /// An unknown link type.
-    #[error("{0}")]
-    UnknownEdgeType(String),
+    #[error(transparent)]
+    UnknownEdgeType(crate::model::links::LinkError),
     /// A memory linked to itself.
     #[error("`{0}` cannot link to itself")]
     SelfLink(String),
@@ -341,6 +576,15 @@ impl ErrorKind {
     }
 }
 
+/// `a, b or c`.
+fn or_list(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
 /// `did you mean `a`, `b`?` for close names that do exist, or `None` when there are none: the
 /// suggestion every front end gives for [`Error::NotFound`].
 pub fn did_you_mean(suggestions: &[String]) -> Option<String> {
@@ -371,7 +615,30 @@ impl Error {
             Error::Name(_)
             | Error::UnknownType { .. }
             | Error::Frontmatter { .. }
-            | Error::Invalid(_)
+            | Error::LimitExceeded { .. }
+            | Error::TooManyNames { .. }
+            | Error::NotAFraction { .. }
+            | Error::UnknownChoice { .. }
+            | Error::UnknownStatus { .. }
+            | Error::Exclusive { .. }
+            | Error::RenameWithVersion
+            | Error::TagControlChar(_)
+            | Error::NoHomeVault
+            | Error::NotUtf8(_)
+            | Error::WouldNotReadBack { .. }
+            | Error::ChangedOnDisk { .. }
+            | Error::IdChanged { .. }
+            | Error::RedactedYaml { .. }
+            | Error::PrivateName { .. }
+            | Error::ReservedFolder { .. }
+            | Error::NameCollision { .. }
+            | Error::SameId { .. }
+            | Error::TooFewSections { .. }
+            | Error::TooFewPieces { .. }
+            | Error::EmptyPiece { .. }
+            | Error::NotWritten { .. }
+            | Error::TooFewSources { .. }
+            | Error::ListedTwice(_)
             | Error::NoContent { .. }
             | Error::CannotRewrite { .. }
             | Error::EmptyAfterRedaction { .. }
@@ -386,12 +653,35 @@ impl Error {
             | Error::LinkOutsideVault(_)
             | Error::PathOutsideVault { .. } => K::Refused,
             Error::Config(_) => K::Config,
-            Error::Io(_) => K::Io,
+            Error::Io(_) | Error::VaultLocked { .. } => K::Io,
             Error::Model { .. } | Error::Embed(_) => K::Model,
-            Error::Index(_) | Error::Lifecycle(_) | Error::Watch(_) | Error::Editor { .. } => {
-                K::Internal
-            }
+            Error::Index(_)
+            | Error::Lifecycle(_)
+            | Error::Watch(_)
+            | Error::Editor { .. }
+            | Error::Encode { .. }
+            | Error::Server { .. } => K::Internal,
         }
+    }
+
+    /// A hint that names no command and no tool, so every front end gives it as it is (`choose
+    /// another name`). A front end's own hints (`src/cli/hints.rs`, `mcp::hints`) come first; this
+    /// is what they fall back to.
+    pub fn neutral_hint(&self) -> Option<String> {
+        Some(match self {
+            Error::NotAFraction { .. } => "use a number from 0 to 1, such as 0.8".into(),
+            Error::IdChanged { from, .. } => format!("keep `id: {from}` or remove the line"),
+            Error::PrivateName { .. } => "choose a name without it".into(),
+            Error::ReservedFolder { .. } => "choose another folder name".into(),
+            Error::NameCollision { existing, .. } => {
+                format!("use `{existing}`, or choose another name")
+            }
+            Error::ListedTwice(_) => "name each memory once".into(),
+            Error::Watch(crate::watch::WatchError::Start { .. }) => {
+                "on Linux, raise fs.inotify.max_user_watches or max_user_instances".into()
+            }
+            _ => return None,
+        })
     }
 
     /// Whether this is the user's input or a missing thing (exit code 2) rather than a failure
@@ -400,11 +690,14 @@ impl Error {
         !matches!(
             self,
             Error::Io(_)
+                | Error::VaultLocked { .. }
                 | Error::Editor { .. }
                 | Error::Embed(_)
                 | Error::Index(_)
                 | Error::Lifecycle(_)
                 | Error::Watch(_)
+                | Error::Encode { .. }
+                | Error::Server { .. }
         )
     }
 }

@@ -31,8 +31,15 @@
 //!   duplicate checks, usage tracking, the order of a write) live in [`ops`] and below.
 //! - The JSON shapes (`--json`, MCP results) are defined once, in [`ops::wire`] and the serde
 //!   types the operations return.
-//! - Library errors are typed ([`Error`], with an [`ErrorKind`]); they say what went wrong. How to
-//!   fix it is said by each front end, in its own words (`src/cli/hints.rs`, `mcp::hints`).
+//! - Library errors are typed ([`Error`], with an [`ErrorKind`]): one variant per failure, with
+//!   the data as fields, no `Invalid(String)`. They say what went wrong and never how to fix it:
+//!   no `hint:` text, no `memlane …` command and no MCP tool name in a library message. Each front
+//!   end adds the hint in its own words, in one place: `src/cli/hints.rs` (commands and flags,
+//!   also for the CLI's own `CliError`s) and `mcp::hints` (tools and parameters). A warning or a
+//!   `doctor` finding the library returns is a typed value too ([`vault::ScanProblem`],
+//!   [`vault::GitignoreAdvice`]). A hint that names no command and no tool (`rename it`,
+//!   `choose another name`) may stay in the library, on the value ([`vault::Unreachable::hint`],
+//!   [`Error::neutral_hint`]), so that the front ends do not write it twice.
 //! - Files are written atomically and all-or-nothing, through [`disk`] (one file, a group of
 //!   files, a whole directory); the indices are never trusted over the files and are rebuilt when
 //!   they disagree ([`index::store`]).

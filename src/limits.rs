@@ -32,9 +32,7 @@ pub fn check(what: &str, value: usize, min: usize, max: usize) -> Result<usize, 
     if (min..=max).contains(&value) {
         return Ok(value);
     }
-    Err(Error::Invalid(format!(
-        "{what} must be between {min} and {max} (got {value})\n  hint: ask for fewer; memlane refuses sizes past {max}"
-    )))
+    Err(Error::LimitExceeded { what: what.to_owned(), min, max, value })
 }
 
 /// [`check`] of an optional value.

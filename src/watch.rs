@@ -47,7 +47,7 @@ use crate::vault::Vault;
 pub enum WatchError {
     /// notify could not start watching the vault.
     #[error(
-        "cannot watch {}\n  hint: on Linux, raise fs.inotify.max_user_watches or max_user_instances",
+        "cannot watch {}",
         .path.display()
     )]
     Start {
@@ -60,6 +60,9 @@ pub enum WatchError {
     /// The worker thread could not be started.
     #[error("cannot start the watcher thread")]
     Thread(#[source] std::io::Error),
+    /// The worker thread ended before it was ready.
+    #[error("the watcher thread stopped while starting")]
+    Stopped,
 }
 
 /// `{:#}`-style "outer: inner" text of an error and its sources, for logs.
@@ -491,7 +494,7 @@ impl VaultWatcher {
         match ready_rx.recv() {
             Ok(Ok(())) => Ok(watcher),
             Ok(Err(e)) => Err(e),
-            Err(_) => Err(Error::Invalid("the watcher thread stopped while starting".into())),
+            Err(_) => Err(WatchError::Stopped.into()),
         }
     }
 

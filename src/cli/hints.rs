@@ -4,6 +4,71 @@
 //! The MCP server has its own hints, in tool names (`src/mcp/hints.rs`).
 
 use memlane::Error;
+use memlane::index::hub::{DEFAULT_MODEL, HubError};
+use memlane::index::store::IndexError;
+use memlane::vault::GitignoreAdvice;
+
+use super::error::CliError;
+
+/// The hint for the first error in `err`'s chain that has one.
+pub(crate) fn hint_for(err: &anyhow::Error) -> Option<String> {
+    err.chain().find_map(|e| {
+        if let Some(e) = e.downcast_ref::<Error>() {
+            hint(e)
+        } else if let Some(e) = e.downcast_ref::<CliError>() {
+            cli_hint(e)
+        } else if let Some(e) = e.downcast_ref::<HubError>() {
+            hub_hint(e)
+        } else {
+            None
+        }
+    })
+}
+
+/// How to fix a vault's `.gitignore`, for `doctor`.
+pub(crate) fn gitignore_hint(advice: &GitignoreAdvice) -> String {
+    match advice {
+        GitignoreAdvice::Missing { .. } => {
+            "run `memlane init` again to write it (it changes nothing else)".into()
+        }
+        GitignoreAdvice::Unmentioned { missing, .. } => format!(
+            "add the line{} `{}` (or `!{}` to commit {} on purpose); `memlane init` writes them in new vaults",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join("`, `"),
+            missing.join("`, `!"),
+            if missing.len() == 1 { "it" } else { "them" },
+        ),
+    }
+}
+
+/// The hint for an error in the command line's own input.
+fn cli_hint(e: &CliError) -> Option<String> {
+    Some(match e {
+        CliError::BadNow(_) => "use e.g. 2026-01-10T10:00:00Z or 2026-01-10".into(),
+        CliError::NotKeyValue(_) => "e.g. `-c default_type=fact`".into(),
+        CliError::BadDuration { .. } => "use e.g. 30d, 12h, 2w".into(),
+        CliError::NoModelDir => "set HOME".into(),
+        CliError::Hub(h) => return hub_hint(h),
+        CliError::FileNotUtf8(_) | CliError::DebounceTooLong { .. } => return None,
+    })
+}
+
+/// The hint for a failed `memlane model pull`.
+fn hub_hint(e: &HubError) -> Option<String> {
+    Some(match e {
+        HubError::BadName(_) => format!("use a Hugging Face repository name such as `{DEFAULT_MODEL}` or `BAAI/bge-small-en-v1.5`, optionally with `@revision`"),
+        HubError::Network { .. } => "check the network (or MEMLANE_HF_ENDPOINT / HF_ENDPOINT); run the same `memlane model pull` again to resume".into(),
+        HubError::Status { status: 401 | 403, .. } => "the repository is private or gated; memlane pulls public models only (download it yourself and use `memlane model import DIR`)".into(),
+        HubError::Status { status: 404, .. } => "check the model name and revision (names are `organisation/name`)".into(),
+        HubError::Status { status: 429, .. } => "the hub is rate-limiting; try again later".into(),
+        HubError::Status { .. } => "try again later; run the same `memlane model pull` to resume".into(),
+        HubError::BadListing { .. } => "is MEMLANE_HF_ENDPOINT / HF_ENDPOINT a Hugging Face Hub?".into(),
+        HubError::MissingFile { .. } => format!("pick a BERT sentence-transformer with safetensors weights, such as `{DEFAULT_MODEL}`"),
+        HubError::Checksum { .. } => "run `memlane model pull` again; if it fails the same way, the mirror or a proxy is altering the file".into(),
+        HubError::Busy(_) => "another `memlane model pull` holds it: wait for it to finish".into(),
+        _ => return None,
+    })
+}
 
 /// The hint for `e`, if there is one.
 pub(crate) fn hint(e: &Error) -> Option<String> {
@@ -35,6 +100,22 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::CannotRewrite { name, .. } => format!("make the change by hand with `memlane edit {name}`"),
         Error::PathOutsideVault { .. } => "name a memory by its name (`memlane list` shows them), or give a path to a file inside the vault".into(),
         Error::EmptyAfterRedaction { .. } => "give the text with `--content`".into(),
-        _ => return None,
+        Error::LimitExceeded { min, value, .. } if value < min => format!("ask for at least {min}"),
+        Error::LimitExceeded { max, .. } => format!("ask for fewer; memlane refuses sizes past {max}"),
+        Error::NoHomeVault => "set MEMLANE_VAULT (or pass --vault PATH)".into(),
+        Error::NotUtf8(_) => "memories are Markdown files; convert it or move it out of the vault".into(),
+        Error::ChangedOnDisk { .. } => "run the command again".into(),
+        Error::VaultLocked { .. } => "run the command again once it is done".into(),
+        Error::NameCollision { existing, folder, accents_only: true, .. } => format!("use `memlane show` / `update` on the existing {} `{existing}`, or choose another name", if *folder { "folder" } else { "memory" }),
+        Error::SameId { .. } => "remove the `id:` line from the copy in an editor: it then gets its own id".into(),
+        Error::TooFewSections { name, .. } => format!("mark the pieces with headings of one level (`## …`) with `memlane edit {name}`, or give the pieces yourself (the MCP tool split_memory takes them)"),
+        Error::EmptyPiece { name, .. } => format!("that section holds only private text; edit it with `memlane edit {name}`, or keep the memory whole"),
+        Error::TooFewSources { target, .. } => format!("name two or more memories to merge into `{target}`"),
+        Error::Index(e) => match e.as_ref() {
+            IndexError::LockTimeout(_) => "wait for it to finish (a reindex of a large vault can take a while) and run the command again".into(),
+            IndexError::Unreadable(_) => "delete that folder and run `memlane reindex`; if this persists, please report it".into(),
+            _ => return None,
+        },
+        _ => return e.neutral_hint(),
     })
 }

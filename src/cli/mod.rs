@@ -6,6 +6,7 @@
 mod args;
 mod commands;
 mod complete;
+mod error;
 mod hints;
 mod output;
 #[cfg(test)]
@@ -146,11 +147,9 @@ impl Ctx {
     fn clock(&self) -> anyhow::Result<Clock> {
         match &self.global.now {
             None => Ok(Clock::system()),
-            Some(s) => memlane::model::time::parse_timestamp(s).map(Clock::pinned).ok_or_else(|| {
-                anyhow::Error::new(memlane::Error::Invalid(format!(
-                    "--now / MEMLANE_NOW `{s}` is not an ISO-8601 time\n  hint: use e.g. 2026-01-10T10:00:00Z or 2026-01-10"
-                )))
-            }),
+            Some(s) => memlane::model::time::parse_timestamp(s)
+                .map(Clock::pinned)
+                .ok_or_else(|| error::CliError::BadNow(s.clone()).into()),
         }
     }
 
@@ -170,11 +169,8 @@ impl Ctx {
             .config_overrides
             .iter()
             .map(|kv| {
-                let (k, v) = kv.split_once('=').ok_or_else(|| {
-                    memlane::Error::Invalid(format!(
-                        "`-c {kv}` is not KEY=VALUE\n  hint: e.g. `-c default_type=fact`"
-                    ))
-                })?;
+                let (k, v) =
+                    kv.split_once('=').ok_or_else(|| error::CliError::NotKeyValue(kv.clone()))?;
                 let value = toml::from_str::<toml::Table>(&format!("v = {v}"))
                     .ok()
                     .and_then(|mut t| t.remove("v"))
@@ -275,6 +271,9 @@ fn error_kind(err: &anyhow::Error) -> &'static str {
     if let Some(e) = library_error(err) {
         return e.kind().as_str();
     }
+    if let Some(e) = err.chain().find_map(|e| e.downcast_ref::<error::CliError>()) {
+        return e.kind().as_str();
+    }
     if err.chain().any(|e| e.downcast_ref::<memlane::config::ConfigError>().is_some()) {
         return memlane::ErrorKind::Config.as_str();
     }
@@ -290,7 +289,7 @@ fn error_kind(err: &anyhow::Error) -> &'static str {
 fn report_error(ctx: &Ctx, err: &anyhow::Error) {
     use std::io::Write as _;
     let message = format!("{err:#}");
-    let hint = library_error(err).and_then(hints::hint);
+    let hint = hints::hint_for(err);
     if ctx.out.json {
         let v = serde_json::json!({
             "error": { "kind": error_kind(err), "message": message, "hint": hint }
@@ -308,6 +307,9 @@ fn exit_code(err: &anyhow::Error) -> u8 {
     for e in err.chain() {
         if let Some(m) = e.downcast_ref::<memlane::Error>() {
             return if m.is_usage() { 2 } else { 1 };
+        }
+        if let Some(c) = e.downcast_ref::<error::CliError>() {
+            return if c.is_usage() { 2 } else { 1 };
         }
         if e.downcast_ref::<memlane::config::ConfigError>().is_some() {
             return 2;

@@ -46,19 +46,15 @@ const MODEL_FILES: &[(&str, bool)] = &[
     ("config_sentence_transformers.json", false),
 ];
 
-/// Why a pull failed. Every variant says what to do next.
+/// Why a pull failed. The command line adds what to do next (`src/cli/hints.rs`).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum HubError {
     /// The model name is not `organisation/name[@revision]`.
-    #[error(
-        "invalid model name `{0}`\n  hint: use a Hugging Face repository name such as `{DEFAULT_MODEL}` or `BAAI/bge-small-en-v1.5`, optionally with `@revision`"
-    )]
+    #[error("invalid model name `{0}`")]
     BadName(String),
     /// The hub could not be reached or the connection broke.
-    #[error(
-        "cannot download {url}: {message}\n  hint: check the network (or MEMLANE_HF_ENDPOINT / HF_ENDPOINT); run the same `memlane model pull` again to resume"
-    )]
+    #[error("cannot download {url}: {message}")]
     Network {
         /// The URL being fetched.
         url: String,
@@ -66,7 +62,7 @@ pub enum HubError {
         message: String,
     },
     /// The hub answered with an error status.
-    #[error("{url} answered HTTP {status}{}", status_hint(*.status))]
+    #[error("{url} answered HTTP {status}")]
     Status {
         /// The URL.
         url: String,
@@ -74,9 +70,7 @@ pub enum HubError {
         status: u16,
     },
     /// The hub's file listing is not what the hub API returns.
-    #[error(
-        "unexpected answer from {url}: {what}\n  hint: is MEMLANE_HF_ENDPOINT / HF_ENDPOINT a Hugging Face Hub?"
-    )]
+    #[error("unexpected answer from {url}: {what}")]
     BadListing {
         /// The API URL.
         url: String,
@@ -85,7 +79,7 @@ pub enum HubError {
     },
     /// The repository lacks a file every sentence-transformer model needs.
     #[error(
-        "{repo}@{revision} has no `{file}`, so it is not a sentence-transformers model memlane can run\n  hint: pick a BERT sentence-transformer with safetensors weights, such as `{DEFAULT_MODEL}`"
+        "{repo}@{revision} has no `{file}`, so it is not a sentence-transformers model memlane can run"
     )]
     MissingFile {
         /// The repository.
@@ -97,7 +91,7 @@ pub enum HubError {
     },
     /// A downloaded file does not match the hub's checksum.
     #[error(
-        "`{file}` from {repo} is corrupt: its {kind} is {found}, but the hub lists {expected}; the download was discarded and the installed model was not changed\n  hint: run `memlane model pull` again; if it fails the same way, the mirror or a proxy is altering the file"
+        "`{file}` from {repo} is corrupt: its {kind} is {found}, but the hub lists {expected}; the download was discarded and the installed model was not changed"
     )]
     Checksum {
         /// The repository.
@@ -113,7 +107,7 @@ pub enum HubError {
     },
     /// Another pull is running.
     #[error(
-        "another `memlane model pull` is running (lock {})\n  hint: wait for it to finish",
+        "another model pull is running (lock {})",
         .0.display()
     )]
     Busy(PathBuf),
@@ -129,17 +123,6 @@ pub enum HubError {
     /// A file could not be read or written.
     #[error(transparent)]
     Io(#[from] PathError),
-}
-
-fn status_hint(status: u16) -> &'static str {
-    match status {
-        401 | 403 => {
-            "\n  hint: the repository is private or gated; memlane pulls public models only (download it yourself and use `memlane model import DIR`)"
-        }
-        404 => "\n  hint: check the model name and revision (names are `organisation/name`)",
-        429 => "\n  hint: the hub is rate-limiting; try again later",
-        _ => "\n  hint: try again later; run the same `memlane model pull` to resume",
-    }
 }
 
 /// A model on the hub: `organisation/name` at a revision (a branch, tag or commit).

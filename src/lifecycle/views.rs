@@ -161,7 +161,7 @@ pub fn summarize(
     if let Some(t) = temperature
         && !(0.0..=1.0).contains(&t)
     {
-        return Err(crate::Error::Invalid(format!("temperature {t} is not between 0 and 1")));
+        return Err(crate::Error::NotAFraction { what: "temperature", value: t });
     }
     if content.trim().is_empty() {
         return Err(crate::Error::NoContent { what: "summarize" });

@@ -26,7 +26,8 @@ pub(super) fn done(r: crate::Result<Value>) -> CallToolResult {
 }
 
 fn outcome_json<T: serde::Serialize>(o: &T) -> crate::Result<Value> {
-    serde_json::to_value(o).map_err(|e| Error::Invalid(format!("cannot encode the result: {e}")))
+    serde_json::to_value(o)
+        .map_err(|e| Error::Encode { what: "the result", problem: e.to_string() })
 }
 
 /// `45.2KB`, as ragdocs' `get_memory_stats` reports sizes.
@@ -57,7 +58,7 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
     q.tags = p.tags.unwrap_or_default();
     if let Some(st) = p.status {
         if st != "active" && st != "archived" {
-            return Err(Error::Invalid("unknown status; use active or archived".to_owned()));
+            return Err(Error::UnknownChoice { what: "status", allowed: &["active", "archived"] });
         }
         q.statuses = vec![st];
     }
@@ -79,9 +80,7 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
         |key: &'static str, iso: Option<String>, secs: Option<i64>, unix: &'static str| match (
             iso, secs,
         ) {
-            (Some(_), Some(_)) => {
-                Err(Error::Invalid(format!("give {key} or {key}_timestamp, not both")))
-            }
+            (Some(_), Some(_)) => Err(Error::Exclusive { first: key, second: unix }),
             (Some(s), None) => window::parse_time(key, &s).map(Some),
             (None, Some(n)) => window::from_unix(unix, n).map(Some),
             (None, None) => Ok(None),
@@ -114,10 +113,7 @@ impl MemlaneServer {
     /// failed call.
     pub(super) fn read_many(&self, p: &NamesParams) -> crate::Result<Value> {
         if p.names.len() > MAX_READ {
-            return Err(Error::Invalid(format!(
-                "{} names asked for; read at most {MAX_READ} per call",
-                p.names.len()
-            )));
+            return Err(Error::TooManyNames { given: p.names.len(), max: MAX_READ });
         }
         let mut used = Vec::new();
         let items: Vec<Value> = p
@@ -334,9 +330,7 @@ impl MemlaneServer {
     pub(super) fn restore(&self, p: &RestoreParams) -> crate::Result<Value> {
         if let Some(version) = p.version {
             if p.as_name.is_some() {
-                return Err(Error::Invalid(
-                    "as_name restores a deleted memory; it cannot be combined with version".into(),
-                ));
+                return Err(Error::RenameWithVersion);
             }
             return outcome_json(&ops::trash::restore_version(self, &p.name, version)?);
         }

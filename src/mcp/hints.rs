@@ -4,6 +4,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
 
 use crate::Error;
+use crate::index::store::IndexError;
 
 /// The hint for `e`, in tool names, if there is one.
 pub(crate) fn hint(e: &Error) -> Option<String> {
@@ -27,7 +28,28 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::PathOutsideVault { .. } => "name a memory by its name, or give a path to a file inside the vault".into(),
         Error::EmptyAfterRedaction { .. } => "give the text in summary_content".into(),
         Error::NoContent { .. } => "send the text in content".into(),
-        _ => return None,
+        Error::LimitExceeded { min, value, .. } if value < min => format!("pass at least {min}, or leave the parameter out for the default"),
+        Error::LimitExceeded { max, .. } => format!("ask for fewer: pass a smaller value (at most {max}), or leave the parameter out for the default"),
+        Error::TooManyNames { max, .. } => format!("split the names over several read_memories calls of at most {max}"),
+        Error::Exclusive { .. } => "pass only one of the two parameters".into(),
+        Error::RenameWithVersion => "call restore_memory with version to bring back an old version in place, or with as_name (no version) to restore a deleted memory under a new name".into(),
+        Error::NotUtf8(_) => "the file is not Markdown text; a person must convert it or move it out of the vault".into(),
+        Error::VaultLocked { .. } => "call the tool again once it is done".into(),
+        Error::ChangedOnDisk { .. } => "the file was edited meanwhile; call the tool again (read_memory shows the new version)".into(),
+        Error::IdChanged { from, .. } => format!("keep `id: {from}` in the new file or remove the line"),
+        Error::NameCollision { existing, accents_only: true, .. } => format!("use read_memory / update_memory on the existing `{existing}`, or choose another name"),
+        Error::SameId { .. } => "one file is a copy of the other; a person must remove the `id:` line from the copy: it then gets its own id".into(),
+        Error::TooFewSections { .. } => "pass the pieces yourself in pieces (two or more, each with content)".into(),
+        Error::TooFewPieces { .. } => "pass two or more pieces".into(),
+        Error::EmptyPiece { .. } => "give that piece content that is not all private text".into(),
+        Error::TooFewSources { .. } => "pass two or more names in source_files".into(),
+        Error::ListedTwice(_) => "name each memory once in source_files".into(),
+        Error::Index(e) => match e.as_ref() {
+            IndexError::LockTimeout(_) => "wait for it to finish (a reindex of a large vault can take a while) and call the tool again".into(),
+            IndexError::Unreadable(_) => "delete that folder and restart the server: it rebuilds the indices from the memory files; if this persists, please report it".into(),
+            _ => return None,
+        },
+        _ => return e.neutral_hint(),
     })
 }
 

@@ -99,7 +99,10 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
         Ok(r) => r,
         Err(e) => {
             finish.await;
-            return Err(crate::Error::Invalid(format!("MCP handshake failed: {e}")));
+            return Err(crate::Error::Server {
+                what: "MCP handshake failed",
+                problem: e.to_string(),
+            });
         }
     };
     let peer = running.peer().clone();
@@ -140,15 +143,15 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
         tracing::warn!("cannot save the usage state: {e}");
     }
     finish.await;
-    result.map_err(|e| crate::Error::Invalid(format!("MCP server stopped: {e}")))?;
+    result
+        .map_err(|e| crate::Error::Server { what: "MCP server stopped", problem: e.to_string() })?;
     Ok(())
 }
 
 /// [`serve_stdio`] on a current-thread tokio runtime, for synchronous callers.
 pub fn serve_stdio_blocking(vault: Vault) -> crate::Result<()> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| crate::Error::Invalid(format!("cannot start the async runtime: {e}")))?;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| {
+        crate::Error::Server { what: "cannot start the async runtime", problem: e.to_string() }
+    })?;
     rt.block_on(serve_stdio(vault))
 }

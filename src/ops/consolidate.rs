@@ -96,7 +96,7 @@ pub fn suggest_merges<S: Session>(
     let vault = s.vault();
     let threshold = threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
     if !(0.0..=1.0).contains(&threshold) {
-        return Err(Error::Invalid(format!("threshold {threshold} is not between 0 and 1")));
+        return Err(Error::NotAFraction { what: "threshold", value: threshold });
     }
     if let Some(t) = memory_type {
         vault.check_type(t)?;

@@ -17,7 +17,7 @@ pub enum LinkTarget {
 
 /// The canonical name of an edge type (`related_to`, `supersedes` …).
 pub fn edge_type(t: &str) -> crate::Result<String> {
-    EdgeType::canonical(t).map_err(|e| Error::UnknownEdgeType(e.to_string()))
+    EdgeType::canonical(t).map_err(Error::UnknownEdgeType)
 }
 
 /// Adds a typed link from `from` to `to` in `from`'s frontmatter (once: an existing link of

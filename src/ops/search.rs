@@ -61,14 +61,17 @@ pub struct Expanded {
 /// Parses a search intent (`general`, `recall`, `exact`, `explore`). The error does not repeat
 /// what was given: a front end may have been handed memory content by mistake.
 pub fn intent(s: &str) -> crate::Result<Intent> {
-    s.parse()
-        .map_err(|_| Error::Invalid("unknown intent: use general, recall, exact or explore".into()))
+    s.parse().map_err(|_| Error::UnknownChoice {
+        what: "intent",
+        allowed: &["general", "recall", "exact", "explore"],
+    })
 }
 
 /// Parses a ranking profile (`balanced`, `ragdocs`, `mnestra`, `remindb`, `mira`).
 pub fn profile(s: &str) -> crate::Result<SearchProfile> {
-    s.parse().map_err(|_| {
-        Error::Invalid("unknown profile: use balanced, ragdocs, mnestra, remindb or mira".into())
+    s.parse().map_err(|_| Error::UnknownChoice {
+        what: "profile",
+        allowed: &["balanced", "ragdocs", "mnestra", "remindb", "mira"],
     })
 }
 

@@ -183,7 +183,10 @@ impl Vault {
             if entries.is_empty() {
                 return Ok(());
             }
-            let json = serde_json::to_vec(&entries).map_err(|e| Error::Invalid(e.to_string()))?;
+            let json = serde_json::to_vec(&entries).map_err(|e| Error::Encode {
+                what: "the operation journal",
+                problem: e.to_string(),
+            })?;
             let file = j.dir.join(format!("{:06}.json", j.next));
             super::write::atomic_write(&file, &json)?;
             j.next += 1;

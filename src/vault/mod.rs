@@ -16,7 +16,10 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use intent::INTENTS_DIR;
-pub use scan::{EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState};
+pub use scan::{
+    EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
+    UnreachableWhy,
+};
 pub use temp::TEMP_STALE_AFTER;
 pub use write::{
     AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus, atomic_write,
@@ -76,6 +79,43 @@ impl Clock {
     }
 }
 
+/// What is wrong with a vault's `.gitignore` (see [`Vault::gitignore_advice`]). It reads as the
+/// problem; each front end says how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitignoreAdvice {
+    /// There is no `.gitignore`.
+    Missing {
+        /// Where it should be.
+        path: PathBuf,
+    },
+    /// It does not mention some of the folders memlane keeps out of git.
+    Unmentioned {
+        /// The file.
+        path: PathBuf,
+        /// The folders it does not mention (`.history/` …).
+        missing: Vec<&'static str>,
+    },
+}
+
+impl std::fmt::Display for GitignoreAdvice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GitignoreAdvice::Missing { path } => write!(
+                f,
+                "{} is missing, so git would track the derived indices, usage state, history and trash",
+                path.display()
+            ),
+            GitignoreAdvice::Unmentioned { path, missing } => write!(
+                f,
+                "{} does not mention {}, so git would track {}",
+                path.display(),
+                missing.join(", "),
+                if missing.len() == 1 { "its files" } else { "their files" },
+            ),
+        }
+    }
+}
+
 /// Where to look for a vault.
 #[derive(Debug, Clone)]
 pub enum Location {
@@ -118,9 +158,7 @@ pub fn locate(loc: &Location) -> crate::Result<PathBuf> {
             Err(Error::NoVault(start.clone()))
         }
         Location::User => {
-            let dir = user_vault_dir().ok_or_else(|| {
-                Error::Invalid("cannot find a home directory for the per-user vault\n  hint: set MEMLANE_VAULT".into())
-            })?;
+            let dir = user_vault_dir().ok_or(Error::NoHomeVault)?;
             if dir.is_dir() { Ok(dir) } else { Err(Error::VaultMissing(dir)) }
         }
     }
@@ -134,12 +172,7 @@ pub fn init_target(loc: &Location) -> crate::Result<PathBuf> {
             Ok(if nested.is_dir() { nested } else { p.clone() })
         }
         Location::Discover(start) => Ok(start.join(VAULT_DIR)),
-        Location::User => user_vault_dir().ok_or_else(|| {
-            Error::Invalid(
-                "cannot find a home directory for the per-user vault\n  hint: set MEMLANE_VAULT"
-                    .into(),
-            )
-        }),
+        Location::User => user_vault_dir().ok_or(Error::NoHomeVault),
     }
 }
 
@@ -225,13 +258,10 @@ impl Vault {
     /// memlane keeps out of git ([`GITIGNORE`]), whether ignored or re-included with `!`; else
     /// which folders it does not mention (a vault made before they were added, or a hand-made
     /// file), so `git status` would list their files. `init` never overwrites a user's file.
-    pub fn gitignore_advice(&self) -> Option<String> {
+    pub fn gitignore_advice(&self) -> Option<GitignoreAdvice> {
         let path = self.root.join(".gitignore");
         let Ok(text) = std::fs::read_to_string(&path) else {
-            return Some(format!(
-                "{} is missing, so git would track the derived indices, usage state, history and trash\n  hint: run `memlane init` again to write it (it changes nothing else)",
-                path.display()
-            ));
+            return Some(GitignoreAdvice::Missing { path });
         };
         let mentions = |dir: &str| {
             let bare = dir.trim_end_matches('/');
@@ -241,18 +271,7 @@ impl Vault {
             })
         };
         let missing: Vec<&str> = GITIGNORED.iter().copied().filter(|d| !mentions(d)).collect();
-        (!missing.is_empty()).then(|| {
-            format!(
-                "{} does not mention {}, so git would track {}\n  hint: add the line{} `{}` (or `!{}` to commit {} on purpose); `memlane init` writes them in new vaults",
-                path.display(),
-                missing.join(", "),
-                if missing.len() == 1 { "its files" } else { "their files" },
-                if missing.len() == 1 { "" } else { "s" },
-                missing.join("`, `"),
-                missing.join("`, `!"),
-                if missing.len() == 1 { "it" } else { "them" },
-            )
-        })
+        (!missing.is_empty()).then_some(GitignoreAdvice::Unmentioned { path, missing })
     }
 
     /// Checks a memory type against the configured ones.

@@ -48,6 +48,79 @@ pub struct EscapingLink {
     pub folder: bool,
 }
 
+/// A `.md` file in the vault that no command can name; it is never read. `doctor` reports it
+/// and `list` warns about it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Unreachable {
+    /// The file, as shown (control characters escaped).
+    pub path: String,
+    /// Why no command can name it.
+    pub why: UnreachableWhy,
+}
+
+/// Why no command can name a file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum UnreachableWhy {
+    /// Its name is not UTF-8.
+    NotUtf8,
+    /// Its name starts with `.`.
+    Hidden,
+    /// Its name is not a memory name (the reason).
+    BadName(String),
+}
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = &self.path;
+        match &self.why {
+            UnreachableWhy::NotUtf8 => write!(
+                f,
+                "{path}: the file name is not UTF-8, so no command can name it; it is not read"
+            ),
+            UnreachableWhy::Hidden => write!(
+                f,
+                "{path}: hidden files (names starting with `.`) are not memories; it is not read"
+            ),
+            UnreachableWhy::BadName(e) => {
+                write!(f, "{path}: no command can name this file ({e}); it is not read")
+            }
+        }
+    }
+}
+
+impl Unreachable {
+    /// What to do about it (the same in every front end: it is about the file, not a command).
+    pub fn hint(&self) -> &'static str {
+        match self.why {
+            UnreachableWhy::Hidden => "rename it without the leading `.` to make it one",
+            UnreachableWhy::NotUtf8 | UnreachableWhy::BadName(_) => "rename it",
+        }
+    }
+}
+
+/// A file [`Vault::scan`] could not read as a memory.
+#[derive(Debug)]
+pub enum ScanProblem {
+    /// A file no command can name.
+    Unreachable(Unreachable),
+    /// A memory file that does not load (not UTF-8, past the limits, a merge conflict …).
+    Unreadable {
+        /// The memory.
+        name: MemoryName,
+        /// Why.
+        error: Error,
+    },
+}
+
+impl std::fmt::Display for ScanProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScanProblem::Unreachable(u) => u.fmt(f),
+            ScanProblem::Unreadable { name, error } => write!(f, "{name}: {error}"),
+        }
+    }
+}
+
 /// One memory as read from disk.
 #[derive(Debug, Clone)]
 pub struct Memory {
@@ -129,12 +202,7 @@ impl Vault {
             return Err(Error::LinkOutsideVault(name.rel_path()));
         }
         let bytes = std::fs::read(&path).at("read", &path)?;
-        let raw = String::from_utf8(bytes).map_err(|_| {
-            Error::Invalid(format!(
-                "{} is not UTF-8 text\n  hint: memories are Markdown files; convert it or move it out of the vault",
-                path.display()
-            ))
-        })?;
+        let raw = String::from_utf8(bytes).map_err(|_| Error::NotUtf8(path.clone()))?;
         self.memory_from_text(name.clone(), path, raw)
     }
 
@@ -299,7 +367,7 @@ impl Vault {
     /// `.md` files in the vault that no command can reach, each with why: names memlane
     /// cannot use (control characters, `\\`, `:` …, not UTF-8) and hidden files (`.x.md`,
     /// `...md`). `list` warns about them and `doctor` reports them; they are never read.
-    pub fn unreachable_files(&self) -> crate::Result<Vec<String>> {
+    pub fn unreachable_files(&self) -> crate::Result<Vec<Unreachable>> {
         let mut out = Vec::new();
         self.walk(Some(&mut out))?;
         out.sort();
@@ -312,7 +380,7 @@ impl Vault {
     #[allow(clippy::type_complexity)]
     fn walk(
         &self,
-        mut unreachable: Option<&mut Vec<String>>,
+        mut unreachable: Option<&mut Vec<Unreachable>>,
     ) -> crate::Result<(Vec<(String, PathBuf, bool)>, Vec<EscapingLink>)> {
         let root = self.root();
         let mut escaping = Vec::new();
@@ -338,10 +406,10 @@ impl Vault {
                     if let Some(out) = unreachable.as_deref_mut()
                         && file_name.as_encoded_bytes().ends_with(b".md")
                     {
-                        out.push(format!(
-                            "{}: the file name is not UTF-8, so no command can name it; it is not read\n  hint: rename it",
-                            entry.path().display()
-                        ));
+                        out.push(Unreachable {
+                            path: entry.path().display().to_string(),
+                            why: UnreachableWhy::NotUtf8,
+                        });
                     }
                     continue;
                 };
@@ -353,10 +421,10 @@ impl Vault {
                         && fname.ends_with(".md")
                         && entry.file_type().is_ok_and(|t| !t.is_dir())
                     {
-                        out.push(format!(
-                            "{}: hidden files (names starting with `.`) are not memories; it is not read\n  hint: rename it without the leading `.` to make it one",
-                            entry.path().display().to_string().escape_debug()
-                        ));
+                        out.push(Unreachable {
+                            path: entry.path().display().to_string().escape_debug().to_string(),
+                            why: UnreachableWhy::Hidden,
+                        });
                     }
                     continue;
                 }
@@ -376,10 +444,10 @@ impl Vault {
                     }
                 } else if fname.ends_with(".md") {
                     match (unreachable.as_deref_mut(), MemoryName::parse(&rel)) {
-                        (Some(out), Err(e)) => out.push(format!(
-                            "{}: no command can name this file ({e}); it is not read\n  hint: rename it",
-                            entry.path().display().to_string().escape_debug()
-                        )),
+                        (Some(out), Err(e)) => out.push(Unreachable {
+                            path: entry.path().display().to_string().escape_debug().to_string(),
+                            why: UnreachableWhy::BadName(e.to_string()),
+                        }),
                         _ => found.push((rel, entry.path(), false)),
                     }
                 }
@@ -488,14 +556,15 @@ impl Vault {
         Ok(self.files()?.into_iter().map(|f| f.name).collect())
     }
 
-    /// Loads every memory. Files that cannot be read at all are returned as warnings.
-    pub fn scan(&self) -> crate::Result<(Vec<Memory>, Vec<String>)> {
+    /// Loads every memory. Files that cannot be read at all are returned as problems.
+    pub fn scan(&self) -> crate::Result<(Vec<Memory>, Vec<ScanProblem>)> {
         let mut out = Vec::new();
-        let mut problems = self.unreachable_files()?;
+        let mut problems: Vec<ScanProblem> =
+            self.unreachable_files()?.into_iter().map(ScanProblem::Unreachable).collect();
         for name in self.names()? {
             match self.load(&name) {
                 Ok(m) => out.push(m),
-                Err(e) => problems.push(format!("{name}: {e}")),
+                Err(error) => problems.push(ScanProblem::Unreadable { name, error }),
             }
         }
         Ok((out, problems))
@@ -621,7 +690,7 @@ impl Vault {
         Some(MemoryName::parse(&rel.join("/")).map_err(Error::from))
     }
     /// Lists memories matching `filter`, sorted.
-    pub fn list(&self, filter: &ListFilter) -> crate::Result<(Vec<Memory>, Vec<String>)> {
+    pub fn list(&self, filter: &ListFilter) -> crate::Result<(Vec<Memory>, Vec<ScanProblem>)> {
         let (mut all, problems) = self.scan()?;
         all.retain(|m| filter.matches(m));
         match filter.sort {

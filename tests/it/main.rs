@@ -14,6 +14,7 @@ mod freshness;
 mod generated;
 mod graph;
 mod hardening;
+mod hints;
 mod lifecycle;
 mod mcp;
 mod mcp_sdk;

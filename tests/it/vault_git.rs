@@ -122,15 +122,15 @@ fn init_keeps_a_users_gitignore_and_doctor_suggests_the_missing_lines() {
     env.run(["init"]).success();
     assert_eq!(env.read(".gitignore"), before, "init never overwrites a user's .gitignore");
     let doctor = env.run(["doctor", "--json"]).success().json();
-    let advice: Vec<&str> = doctor["problems"]
+    let advice: Vec<&serde_json::Value> = doctor["problems"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|p| p["kind"] == "gitignore")
-        .map(|p| p["message"].as_str().unwrap())
         .collect();
     assert_eq!(advice.len(), 1, "{doctor:#}");
-    assert!(advice[0].contains(".history/, .trash/") && advice[0].contains("hint:"), "{advice:?}");
+    assert!(advice[0]["message"].as_str().unwrap().contains(".history/, .trash/"), "{advice:?}");
+    assert!(advice[0]["hint"].as_str().unwrap().contains("`.history/`, `.trash/`"), "{advice:?}");
 }
 
 /// A memory whose frontmatter both branches changed, merged with `git merge`.

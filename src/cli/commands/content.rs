@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use memlane::Error;
 use memlane::vault::{WriteOutcome, WriteStatus};
 
 use crate::cli::Ctx;
+use crate::cli::error::CliError;
 
 /// Where content comes from: an argument, a file, or standard input.
 pub(crate) fn read_content(
@@ -20,8 +20,7 @@ pub(crate) fn read_content(
             return ctx.read_stdin();
         }
         let bytes = std::fs::read(f).with_context(|| format!("cannot read {}", f.display()))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| Error::Invalid(format!("{} is not UTF-8 text", f.display())))?;
+        let text = String::from_utf8(bytes).map_err(|_| CliError::FileNotUtf8(f.to_owned()))?;
         return Ok(Some(text));
     }
     match arg {

@@ -1,6 +1,7 @@
 //! `memlane doctor`: check the config and the vault.
 
 use crate::cli::Ctx;
+use crate::cli::hints;
 use serde_json::json;
 
 /// Check the config and the vault: hand-written files with problems, links to missing memories
@@ -52,11 +53,12 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
         };
         problems.push(json!({ "kind": "link_outside_vault", "memory": link.name, "target": link.target, "message": message }));
     }
-    if let Some(message) = vault.gitignore_advice() {
-        problems.push(json!({ "kind": "gitignore", "message": message }));
+    if let Some(advice) = vault.gitignore_advice() {
+        let hint = hints::gitignore_hint(&advice);
+        problems.push(json!({ "kind": "gitignore", "message": advice.to_string(), "hint": hint }));
     }
-    for p in vault.unreachable_files()? {
-        problems.push(json!({ "kind": "unreachable", "message": p }));
+    for u in vault.unreachable_files()? {
+        problems.push(json!({ "kind": "unreachable", "message": u.to_string(), "hint": u.hint() }));
     }
     for (name, e) in &idx.manifest().entries {
         for w in &e.warnings {
@@ -108,6 +110,9 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
                 .map(|m| format!("{m}: "))
                 .unwrap_or_default();
             text.push_str(&format!("  {who}{}\n", p["message"].as_str().unwrap_or_default()));
+            if let Some(hint) = p.get("hint").and_then(|v| v.as_str()) {
+                text.push_str(&format!("    hint: {hint}\n"));
+            }
         }
     }
     ctx.out.text(&text)

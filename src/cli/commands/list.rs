@@ -2,9 +2,10 @@
 
 use memlane::model::time::format_timestamp;
 use memlane::ops::wire::{self, MemoryJson};
-use memlane::vault::{ListFilter, ListSort};
+use memlane::vault::{ListFilter, ListSort, ScanProblem};
 
 use crate::cli::Ctx;
+use crate::cli::hints;
 use crate::cli::output::Style;
 
 /// How to sort.
@@ -100,7 +101,14 @@ pub(crate) fn run(ctx: &mut Ctx, args: &ListArgs) -> anyhow::Result<()> {
         memories.truncate(limit);
     }
     for p in &problems {
-        ctx.out.warn(p);
+        let hint = match p {
+            ScanProblem::Unreachable(u) => Some(u.hint().to_owned()),
+            ScanProblem::Unreadable { error, .. } => hints::hint(error),
+        };
+        match hint {
+            Some(h) => ctx.out.warn(format!("{p}\n  hint: {h}")),
+            None => ctx.out.warn(p.to_string()),
+        }
     }
     for m in &memories {
         for w in &m.warnings {

@@ -1,6 +1,7 @@
 //! `memlane model import|pull|list`.
 
 use crate::cli::Ctx;
+use crate::cli::error::CliError;
 use memlane::Error;
 use std::path::PathBuf;
 
@@ -29,16 +30,10 @@ enum ModelCommand {
     List,
 }
 
-fn bad(msg: String) -> anyhow::Error {
-    Error::Invalid(msg).into()
-}
-
 pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
     match &args.command {
         ModelCommand::Import { dir } => {
-            let dest = memlane::index::select::default_model_dir().ok_or_else(|| {
-                bad("cannot find the user data directory for models\n  hint: set HOME".into())
-            })?;
+            let dest = memlane::index::select::default_model_dir().ok_or(CliError::NoModelDir)?;
             let installed = memlane::index::select::import_model(dir, &dest)?;
             // The import is now the model `auto` uses, not an earlier pull.
             memlane::index::hub::clear_default_pointer().map_err(Error::from)?;

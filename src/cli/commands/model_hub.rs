@@ -3,22 +3,17 @@
 use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
-use memlane::Error;
-use memlane::index::hub::{self, HubError, ModelRef};
+use memlane::index::hub::{self, ModelRef};
 use memlane::index::select::{Choice, choose};
 
 use crate::cli::Ctx;
-
-fn no_data_dir() -> anyhow::Error {
-    Error::Invalid("cannot find the user data directory for models\n  hint: set HOME".into()).into()
-}
+use crate::cli::error::CliError;
 
 /// `memlane model pull [NAME]`.
 pub(crate) fn pull(ctx: &mut Ctx, name: Option<&str>) -> anyhow::Result<()> {
     let name = name.unwrap_or(hub::DEFAULT_MODEL);
-    let model =
-        ModelRef::parse(name).map_err(|e| anyhow::Error::from(Error::Invalid(e.to_string())))?;
-    let root = hub::models_root().ok_or_else(no_data_dir)?;
+    let model = ModelRef::parse(name).map_err(CliError::Hub)?;
+    let root = hub::models_root().ok_or(CliError::NoModelDir)?;
     let endpoint = hub::endpoint();
     let show = !ctx.out.quiet && !ctx.out.json && std::io::stderr().is_terminal();
     ctx.out.note(format!("pulling {}@{} from {endpoint}", model.repo, model.revision));
@@ -27,10 +22,7 @@ pub(crate) fn pull(ctx: &mut Ctx, name: Option<&str>) -> anyhow::Result<()> {
     } else {
         hub::pull(&root, &model, &endpoint, &mut hub::NoProgress)
     };
-    let report = report.map_err(|e| match e {
-        HubError::BadName(_) => anyhow::Error::from(Error::Invalid(e.to_string())),
-        other => anyhow::Error::from(other),
-    })?;
+    let report = report.map_err(CliError::Hub)?;
     if ctx.out.json {
         return ctx.out.json(&report);
     }
@@ -63,7 +55,7 @@ pub(crate) fn pull(ctx: &mut Ctx, name: Option<&str>) -> anyhow::Result<()> {
 
 /// `memlane model list`.
 pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
-    let root = hub::models_root().ok_or_else(no_data_dir)?;
+    let root = hub::models_root().ok_or(CliError::NoModelDir)?;
     let models = hub::installed_models(&root);
     let interrupted = hub::interrupted_pulls(&root);
     // The current vault's setting, when there is a vault here; else the user config's.

@@ -2,9 +2,9 @@
 
 use crate::cli::Ctx;
 use crate::cli::commands::content::print_outcome;
+use crate::cli::error::CliError;
 use crate::cli::output::{Style, human_size};
 use crate::cli::session::CliSession;
-use memlane::Error;
 use memlane::model::time::parse_duration_secs;
 use memlane::ops;
 
@@ -67,10 +67,9 @@ pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
             let secs = older_than
                 .as_deref()
                 .map(|s| {
-                    parse_duration_secs(s).ok_or_else(|| {
-                        Error::Invalid(format!(
-                            "--older-than `{s}` is not a duration\n  hint: use e.g. 30d, 12h, 2w"
-                        ))
+                    parse_duration_secs(s).ok_or_else(|| CliError::BadDuration {
+                        flag: "--older-than",
+                        value: s.to_owned(),
                     })
                 })
                 .transpose()?;

@@ -7,6 +7,7 @@ use memlane::watch::{BatchKind, BatchReport, VaultWatcher, WatchOptions};
 use serde_json::json;
 
 use crate::cli::Ctx;
+use crate::cli::error::CliError;
 
 /// Keep the indices fresh while files change, until interrupted
 ///
@@ -27,11 +28,10 @@ pub(crate) struct WatchArgs {
 
 pub(crate) fn run(ctx: &mut Ctx, args: &WatchArgs) -> anyhow::Result<()> {
     if args.debounce > memlane::limits::MAX_DEBOUNCE_MS {
-        return Err(memlane::Error::Invalid(format!(
-            "--debounce must be at most {} ms (one hour); got {}",
-            memlane::limits::MAX_DEBOUNCE_MS,
-            args.debounce
-        ))
+        return Err(CliError::DebounceTooLong {
+            max: memlane::limits::MAX_DEBOUNCE_MS,
+            value: args.debounce,
+        }
         .into());
     }
     let vault = Arc::new(ctx.open_vault()?);

@@ -535,7 +535,7 @@ mod unwritable_tests {
         // Not a write failure: a missing file, an invalid request.
         let e: Error = path_error(2).into();
         assert_eq!(unwritable(&e), None);
-        assert_eq!(unwritable(&Error::Invalid("bad".into())), None);
+        assert_eq!(unwritable(&Error::RawWithoutContent), None);
         // Tantivy keeps only the OS's words.
         let e = KeywordError::Tantivy {
             action: "open a reader",

@@ -55,7 +55,7 @@ pub enum IndexError {
     Graph(#[from] super::graph::GraphError),
     /// Another process held the lock too long.
     #[error(
-        "another memlane process has held the index lock {} for over {} s\n  hint: wait for it to finish (a reindex of a large vault can take a while) and run the command again",
+        "another memlane process has held the index lock {} for over {} s",
         .0.display(), LOCK_TIMEOUT.as_secs()
     )]
     LockTimeout(PathBuf),
@@ -64,7 +64,7 @@ pub enum IndexError {
     Embed(String),
     /// Reading the indices failed inside the search library, even after they were rebuilt.
     #[error(
-        "the search indices in {} cannot be read, even rebuilt from the memory files\n  hint: delete that folder and run `memlane reindex`; if this persists, please report it",
+        "the search indices in {} cannot be read, even rebuilt from the memory files",
         .0.display()
     )]
     Unreadable(PathBuf),

@@ -51,18 +51,12 @@ pub fn merge(
     archive: bool,
 ) -> crate::Result<MergeOutcome> {
     if sources.len() < 2 {
-        return Err(Error::Invalid(format!(
-            "a merge needs at least two sources ({} given); nothing was changed\n  hint: name two or more memories to merge into `{target}`",
-            sources.len()
-        )));
+        return Err(Error::TooFewSources { given: sources.len(), target: target.to_string() });
     }
     let mut seen = HashSet::new();
     for m in sources {
         if !seen.insert(m.name.as_str()) {
-            return Err(Error::Invalid(format!(
-                "`{}` is listed twice among the sources; nothing was changed\n  hint: name each memory once",
-                m.name
-            )));
+            return Err(Error::ListedTwice(m.name.to_string()));
         }
     }
     for m in sources {
@@ -129,10 +123,11 @@ fn merge_writes(
 ) -> crate::Result<MergeOutcome> {
     let created = vault.create_with_frontmatter(target, body, fields)?;
     if created.status != WriteStatus::Created {
-        return Err(Error::Invalid(format!(
-            "`{target}` was not written ({}); nothing else was changed",
-            created.reason.as_deref().unwrap_or("skipped")
-        )));
+        return Err(Error::NotWritten {
+            name: target.to_string(),
+            reason: created.reason.as_deref().unwrap_or("skipped").to_owned(),
+            piece: false,
+        });
     }
 
     let mut source_outcomes = Vec::with_capacity(sources.len());
@@ -162,13 +157,10 @@ fn merge_writes(
 
 /// Refuses a memory that is gone or changed on disk since it was read (its bytes are about to be
 /// copied, moved or replaced).
-pub(super) fn check_current(vault: &Vault, m: &Memory, doing: &str) -> crate::Result<()> {
+pub(super) fn check_current(vault: &Vault, m: &Memory, doing: &'static str) -> crate::Result<()> {
     match std::fs::read(vault.path_of(&m.name)) {
         Ok(bytes) if bytes == m.raw.as_bytes() => Ok(()),
-        Ok(_) => Err(Error::Invalid(format!(
-            "{} changed on disk while memlane was {doing} it; nothing was changed\n  hint: run the command again",
-            m.name
-        ))),
+        Ok(_) => Err(Error::ChangedOnDisk { name: m.name.to_string(), doing }),
         Err(_) => Err(Error::NotFound { name: m.name.to_string(), suggestions: Vec::new() }),
     }
 }

@@ -82,12 +82,10 @@ pub fn split(vault: &Vault, m: &Memory, replace: bool) -> crate::Result<Vec<Writ
     let body = m.content();
     let parts = sections_of(body);
     if parts.sections.len() < 2 {
-        return Err(Error::Invalid(format!(
-            "`{}` has {} top-level section{}; a split needs at least two; nothing was written\n  hint: mark the pieces with headings of one level (`## …`), or give the pieces yourself (MCP)",
-            m.name,
-            parts.sections.len(),
-            if parts.sections.len() == 1 { "" } else { "s" }
-        )));
+        return Err(Error::TooFewSections {
+            name: m.name.to_string(),
+            sections: parts.sections.len(),
+        });
     }
     let mut pieces: Vec<(String, &str)> = Vec::new();
     if let Some(intro) = parts.intro {
@@ -153,11 +151,7 @@ pub fn split_into(
 ) -> crate::Result<Vec<WriteOutcome>> {
     check_current(vault, m, "splitting")?;
     if pieces.len() < 2 {
-        return Err(Error::Invalid(format!(
-            "a split of `{}` needs at least two pieces, got {}; nothing was written",
-            m.name,
-            pieces.len()
-        )));
+        return Err(Error::TooFewPieces { name: m.name.to_string(), given: pieces.len() });
     }
     let mut planned: Vec<(MemoryName, &str)> = Vec::with_capacity(pieces.len());
     let mut existing: Vec<String> = Vec::new();
@@ -190,10 +184,7 @@ fn write_split(
 ) -> crate::Result<Vec<WriteOutcome>> {
     for (name, text) in planned {
         if sanitize(text, vault.config.privacy.scrub_secrets).is_empty() {
-            return Err(Error::Invalid(format!(
-                "the piece `{name}` of `{}` is empty after redaction; nothing was written",
-                m.name
-            )));
+            return Err(Error::EmptyPiece { name: m.name.to_string(), piece: name.to_string() });
         }
     }
     vault.check_type(&m.memory_type)?;
@@ -225,10 +216,11 @@ fn split_writes(
             if out.status == WriteStatus::Created {
                 Ok(out)
             } else {
-                Err(Error::Invalid(format!(
-                    "the piece `{name}` was not written ({}); nothing was written",
-                    out.reason.as_deref().unwrap_or("skipped")
-                )))
+                Err(Error::NotWritten {
+                    name: name.to_string(),
+                    reason: out.reason.as_deref().unwrap_or("skipped").to_owned(),
+                    piece: true,
+                })
             }
         });
         match written {

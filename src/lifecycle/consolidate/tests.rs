@@ -160,8 +160,11 @@ fn merge_refusals_change_nothing() {
     let t = |s: &str| MemoryName::parse(s).unwrap();
 
     assert!(matches!(merge(&vault, &[&a, &b], &t("taken"), None, false), Err(Error::Exists(_))));
-    assert!(matches!(merge(&vault, &[&a], &t("new"), None, false), Err(Error::Invalid(_))));
-    assert!(matches!(merge(&vault, &[&a, &a], &t("new"), None, false), Err(Error::Invalid(_))));
+    assert!(matches!(
+        merge(&vault, &[&a], &t("new"), None, false),
+        Err(Error::TooFewSources { given: 1, .. })
+    ));
+    assert!(matches!(merge(&vault, &[&a, &a], &t("new"), None, false), Err(Error::ListedTwice(_))));
     let mut ghost = b.clone();
     ghost.name = t("gone");
     ghost.path = vault.path_of(&ghost.name);
@@ -174,7 +177,10 @@ fn merge_refusals_change_nothing() {
     // A source edited since it was read.
     std::fs::write(vault.path_of(&b.name), format!("{}more\n", b.raw)).unwrap();
     let changed = snapshot(vault.root());
-    assert!(matches!(merge(&vault, &[&a, &b], &t("new"), None, false), Err(Error::Invalid(_))));
+    assert!(matches!(
+        merge(&vault, &[&a, &b], &t("new"), None, false),
+        Err(Error::ChangedOnDisk { doing: "merging", .. })
+    ));
     assert_eq!(snapshot(vault.root()), changed);
     std::fs::write(vault.path_of(&b.name), &b.raw).unwrap();
     assert_eq!(snapshot(vault.root()), before);

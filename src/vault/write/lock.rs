@@ -50,14 +50,7 @@ impl Vault {
         let Some(file) =
             crate::disk::lock_file(&path, WRITE_LOCK_TIMEOUT, std::time::Duration::from_millis(2))?
         else {
-            let source = std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!(
-                    "another memlane process has held it for over {} s; nothing was written (run the command again once it is done)",
-                    WRITE_LOCK_TIMEOUT.as_secs()
-                ),
-            );
-            return Err(PathError { action: "lock", path, source }.into());
+            return Err(crate::Error::VaultLocked { path, secs: WRITE_LOCK_TIMEOUT.as_secs() });
         };
         HELD.with(|h| h.borrow_mut().push(path.clone()));
         let lock = WriteLock { path, _file: Some(file) };

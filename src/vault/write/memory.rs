@@ -67,14 +67,15 @@ impl Vault {
             .map_err(|problem| Error::Frontmatter { what: name.to_string(), problem })?;
         let (meta, warnings) = Meta::from_mapping(&map);
         if let Some(w) = warnings.first() {
-            return Err(Error::Invalid(format!("{name}: {w}\n  hint: nothing was written")));
+            return Err(Error::WouldNotReadBack { name: name.to_string(), problem: w.to_string() });
         }
         if let Some(st) = map.get("status").and_then(Value::as_str)
             && !STATUSES.contains(&st)
         {
-            return Err(Error::Invalid(format!(
-                "{name}: unknown status `{st}` (allowed: active, archived)"
-            )));
+            return Err(Error::UnknownStatus {
+                name: Some(name.to_string()),
+                status: st.to_owned(),
+            });
         }
         if let Some(t) = &meta.memory_type {
             self.check_type(t)?;
@@ -100,10 +101,7 @@ impl Vault {
             // Refuse to clobber a change someone else made since we read the file.
             let current = std::fs::read(&target).at("read", &target)?;
             if current != m.raw.as_bytes() {
-                return Err(Error::Invalid(format!(
-                    "{} changed on disk while memlane was updating it; nothing was written\n  hint: run the command again",
-                    m.name
-                )));
+                return Err(Error::ChangedOnDisk { name: m.name.to_string(), doing: "updating" });
             }
             let version = self.record_history(m, action)?;
             self.note(&[&target])?;
@@ -127,10 +125,11 @@ impl Vault {
                 if let Some(id) = map.get("id").and_then(Value::as_str)
                     && id != m.id.as_str()
                 {
-                    return Err(Error::Invalid(format!(
-                        "the new file changes `id` from {} to {id}; ids are stable\n  hint: keep `id: {}` or remove the line",
-                        m.id, m.id
-                    )));
+                    return Err(Error::IdChanged {
+                        name: m.name.to_string(),
+                        from: m.id.to_string(),
+                        to: id.to_owned(),
+                    });
                 }
                 let clean = sanitize(new_doc.content(), scrub);
                 if clean.text != new_doc.content() {
@@ -145,7 +144,7 @@ impl Vault {
                 let yaml_clean = sanitize(&new_doc.yaml(), scrub);
                 if yaml_clean.had_private_content {
                     let map: serde_yaml_ng::Mapping = serde_yaml_ng::from_str(&yaml_clean.text)
-                        .map_err(|e| Error::Invalid(format!("the frontmatter held a secret and is not valid YAML once redacted: {e}")))?;
+                        .map_err(|e| Error::RedactedYaml { problem: e.to_string() })?;
                     new_doc.replace_mapping(&map);
                 }
                 out.private_blocks += clean.private_blocks + yaml_clean.private_blocks;
@@ -176,9 +175,7 @@ impl Vault {
         }
         if let Some(s) = &req.status {
             if !STATUSES.contains(&s.as_str()) {
-                return Err(Error::Invalid(format!(
-                    "unknown status `{s}`\n  hint: allowed: active, archived"
-                )));
+                return Err(Error::UnknownStatus { name: None, status: s.clone() });
             }
             doc.set("status", &str_value(s));
         }

@@ -186,7 +186,7 @@ fn normalize_tags(tags: &[String], scrub: bool) -> crate::Result<RedactedTags> {
     let out = redact_tags(&read_tags(&joined).unwrap_or_default(), scrub);
     for t in &out.tags {
         if t.chars().any(char::is_control) {
-            return Err(Error::Invalid(format!("tag {t:?} contains a control character")));
+            return Err(Error::TagControlChar(t.clone()));
         }
     }
     Ok(out)
@@ -207,10 +207,7 @@ impl WriteOutcome {
 
 /// Refuses a rewrite that would change frontmatter keys it was not asked to change.
 fn check_edits(name: &MemoryName, doc: &Document) -> crate::Result<()> {
-    doc.verify_edits().map_err(|problem| Error::CannotRewrite {
-        name: name.to_string(),
-        problem: problem.to_string(),
-    })
+    doc.verify_edits().map_err(|problem| Error::CannotRewrite { name: name.to_string(), problem })
 }
 
 fn exists_or(e: PathError, name: &MemoryName) -> Error {

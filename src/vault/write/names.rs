@@ -44,28 +44,23 @@ impl Vault {
     ) -> crate::Result<()> {
         let clean = sanitize(name.as_str(), self.config.privacy.scrub_secrets);
         if clean.had_private_content {
-            return Err(Error::Invalid(format!(
-                "the name `{}` holds private text or a credential; a name becomes a file name, so nothing was written\n  hint: choose a name without it",
-                clean.text
-            )));
+            return Err(Error::PrivateName { redacted: clean.text });
         }
         let Some(existing) = self.colliding_name(name, except)? else { return Ok(()) };
         if let Some(dir) = existing.strip_suffix('/').filter(|d| RESERVED_DIRS.contains(d)) {
-            return Err(Error::Invalid(format!(
-                "`{name}` would land in memlane's reserved folder `{dir}/` on macOS and Windows, which treat `{}` and `{dir}` as one name; nothing was written\n  hint: choose another folder name",
-                name.as_str().split('/').next().unwrap_or_default()
-            )));
+            return Err(Error::ReservedFolder {
+                name: name.to_string(),
+                dir: dir.to_owned(),
+                first: name.as_str().split('/').next().unwrap_or_default().to_owned(),
+            });
         }
-        let what = if existing.ends_with('/') { "folder" } else { "memory" };
-        if nfc(&existing) == nfc(name.as_str()) {
+        Err(Error::NameCollision {
+            name: name.to_string(),
+            folder: existing.ends_with('/'),
             // Same letters, composed differently (NFC `é` against NFD `e` + accent).
-            return Err(Error::Invalid(format!(
-                "`{name}` is the existing {what} `{existing}` with its accents encoded differently (Unicode NFC/NFD); macOS and Windows treat them as one name, so one would be lost on checkout; nothing was written\n  hint: use `memlane show` / `update` on the existing {what}, or choose another name"
-            )));
-        }
-        Err(Error::Invalid(format!(
-            "`{name}` differs from the existing {what} `{existing}` only in letter case or Unicode form; macOS and Windows treat them as one name, so one would be lost on checkout; nothing was written\n  hint: use `{existing}`, or choose another name"
-        )))
+            accents_only: nfc(&existing) == nfc(name.as_str()),
+            existing,
+        })
     }
 
     /// The existing memory (`name`) or folder (`name/`) that `name` collides with, if any: the
@@ -126,13 +121,13 @@ impl Vault {
     }
 
     pub(super) fn duplicate_id(&self, m: &Memory, other: &MemoryName) -> Error {
-        Error::Invalid(format!(
-            "`{}` and `{other}` have the same id {} ({} and {}; one is a copy of the other); nothing was changed, so that their histories never mix\n  hint: remove the `id:` line from the copy in an editor: it then gets its own id",
-            m.name,
-            m.id,
-            m.path.display(),
-            self.path_of(other).display()
-        ))
+        Error::SameId {
+            name: m.name.to_string(),
+            other: other.to_string(),
+            id: m.id.to_string(),
+            path: m.path.clone(),
+            other_path: self.path_of(other),
+        }
     }
 
     /// Refuses an id-based operation (history, restore) on a memory whose id another file in the

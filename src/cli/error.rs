@@ -1,0 +1,59 @@
+//! Errors of the command line's own input (flags, environment, files it reads for a command),
+//! beside the library's [`memlane::Error`]. Their hints are in `hints.rs` with the library's.
+
+use std::path::PathBuf;
+
+use memlane::ErrorKind;
+use memlane::index::hub::HubError;
+
+/// A command-line input memlane cannot use, or a model download that failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CliError {
+    /// `--now` / `MEMLANE_NOW` that does not parse.
+    #[error("--now / MEMLANE_NOW `{0}` is not an ISO-8601 time")]
+    BadNow(String),
+    /// A `-c` override without `=`.
+    #[error("`-c {0}` is not KEY=VALUE")]
+    NotKeyValue(String),
+    /// A duration flag that does not parse.
+    #[error("{flag} `{value}` is not a duration")]
+    BadDuration {
+        /// The flag (`--older-than`).
+        flag: &'static str,
+        /// What was given.
+        value: String,
+    },
+    /// A `--file` that is not UTF-8 text.
+    #[error("{} is not UTF-8 text", .0.display())]
+    FileNotUtf8(PathBuf),
+    /// There is no user data directory to keep models in.
+    #[error("cannot find the user data directory for models")]
+    NoModelDir,
+    /// A `--debounce` past [`memlane::limits::MAX_DEBOUNCE_MS`].
+    #[error("--debounce must be at most {max} ms (one hour); got {value}")]
+    DebounceTooLong {
+        /// The longest accepted.
+        max: u64,
+        /// What was given.
+        value: u64,
+    },
+    /// A model pull that failed (a bad name is the user's input; the rest is the network's).
+    #[error(transparent)]
+    Hub(#[from] HubError),
+}
+
+impl CliError {
+    /// What kind of failure this is (the `kind` of a `--json` error).
+    pub(crate) fn kind(&self) -> ErrorKind {
+        match self {
+            CliError::Hub(HubError::BadName(_)) => ErrorKind::Invalid,
+            CliError::Hub(_) => ErrorKind::Internal,
+            _ => ErrorKind::Invalid,
+        }
+    }
+
+    /// Whether this is the user's input (exit code 2) rather than a failure (exit code 1).
+    pub(crate) fn is_usage(&self) -> bool {
+        self.kind() == ErrorKind::Invalid
+    }
+}
