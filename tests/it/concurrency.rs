@@ -106,14 +106,20 @@ fn body_of(env: &TestEnv, name: &str) -> String {
 /// The derived files a rebuild must reproduce byte for byte.
 fn derived(env: &TestEnv) -> BTreeMap<&'static str, String> {
     let dir = env.vault().join("indices");
-    [
-        ("manifest", "manifest.tsv"),
-        ("graph", "graph/graph.json"),
-        ("supersedes", "graph/supersedes.tsv"),
-    ]
-    .into_iter()
-    .map(|(k, f)| (k, std::fs::read_to_string(dir.join(f)).unwrap_or_default()))
-    .collect()
+    let mut out: BTreeMap<&'static str, String> =
+        [("manifest", "manifest.tsv"), ("supersedes", "graph/supersedes.tsv")]
+            .into_iter()
+            .map(|(k, f)| (k, std::fs::read_to_string(dir.join(f)).unwrap_or_default()))
+            .collect();
+    // The graph as it loads (its file plus its journal), written whole.
+    let graph = memlane::index::graph::LinkGraph::load(&dir.join("graph")).unwrap();
+    let whole = graph.map(|mut g| {
+        let tmp = tempfile::tempdir().unwrap();
+        g.save(tmp.path()).unwrap();
+        std::fs::read_to_string(tmp.path().join(memlane::index::graph::FILE)).unwrap()
+    });
+    out.insert("graph", whole.unwrap_or_default());
+    out
 }
 
 /// The indices are consistent: the next command needs no rebuild (nothing disagrees), every

@@ -249,6 +249,10 @@ fn damage(env: &TestEnv, how: &str) {
         "corrupt graph.json" => {
             std::fs::write(dir.join("graph/graph.json"), "{\"format\": 1, \"nodes\": [tr").unwrap();
         }
+        "a torn line in the graph's journal" => {
+            std::fs::write(dir.join("graph/journal.jsonl"), "{\"op\":\"set\",\"memory\":\"memo")
+                .unwrap();
+        }
         other => {
             // "scribble inside the .<ext> files": bytes overwritten in place (same size).
             let ext = other
@@ -282,6 +286,7 @@ fn reading_commands_rebuild_damaged_indices_on_their_own() {
         "scribble inside the .term files",
         "scribble inside the .store files",
         "corrupt graph.json",
+        "a torn line in the graph's journal",
     ] {
         let env = TestEnv::with_vault("basic");
         env.run(["reindex"]).success();

@@ -51,35 +51,30 @@ pub const SUPERSEDES_FILE: &str = "supersedes.tsv";
 
 impl Indexes {
     pub(super) fn save_supersedes(&mut self) -> crate::Result<()> {
+        // One pass over the graph's edges (not a lookup per memory: 10k of them).
+        let pairs: Vec<(String, String)> = self
+            .graph()
+            .edges_of_type(crate::index::graph::SUPERSEDES)
+            .filter_map(|(source, target)| {
+                let name = source.strip_prefix("memory:")?;
+                let old = target.strip_prefix("memory:")?;
+                self.manifest.entries.contains_key(name).then(|| (old.to_owned(), name.to_owned()))
+            })
+            .collect();
         if self.ephemeral {
-            let mut map = HashMap::new();
-            let g = self.graph();
-            for name in self.manifest.entries.keys() {
-                for (target, e) in g.outgoing(&format!("memory:{name}")) {
-                    if e.edge_type == crate::index::graph::SUPERSEDES
-                        && let Some(old) = target.strip_prefix("memory:")
-                    {
-                        map.insert(old.to_owned(), name.clone());
-                    }
-                }
-            }
-            self.supersedes = std::sync::OnceLock::from(map);
+            self.supersedes =
+                std::sync::OnceLock::from(pairs.into_iter().collect::<HashMap<_, _>>());
             return Ok(());
         }
-        let mut lines: Vec<String> = Vec::new();
-        let g = self.graph();
-        for name in self.manifest.entries.keys() {
-            for (target, e) in g.outgoing(&format!("memory:{name}")) {
-                if e.edge_type == crate::index::graph::SUPERSEDES
-                    && let Some(old) = target.strip_prefix("memory:")
-                {
-                    lines.push(format!("{old}\t{name}"));
-                }
-            }
-        }
+        let mut lines: Vec<String> =
+            pairs.iter().map(|(old, new)| format!("{old}\t{new}")).collect();
         lines.sort();
+        let text = lines.join("\n");
         let path = self.dir.join("graph").join(SUPERSEDES_FILE);
-        crate::vault::atomic_write(&path, lines.join("\n").as_bytes())?;
+        // Most changes leave the supersedes links as they were: nothing to write then.
+        if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
+            crate::vault::atomic_write(&path, text.as_bytes())?;
+        }
         self.supersedes = std::sync::OnceLock::new();
         Ok(())
     }
