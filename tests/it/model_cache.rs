@@ -119,3 +119,23 @@ fn commands_that_do_not_embed_never_read_the_weights() {
     assert!(shown.stdout.contains("vaccinations"), "{shown}");
     assert!(Path::new(&weights).is_file());
 }
+
+#[test]
+fn the_tokenizer_is_read_from_its_cache_and_a_damaged_cache_changes_nothing() {
+    let Some(env) = with_model() else { return };
+    let want =
+        env.run(["search", "which pet needs shots", "--json", "--no-touch"]).success().json();
+    let dir = env.root.join("home/.local/share/memlane/tokenizers");
+    let cached: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    assert_eq!(cached.len(), 1, "one tokenizer cached: {cached:?}");
+    assert!(cached[0].extension().is_some_and(|e| e == "wordpiece"));
+    // From the cache: the same answer.
+    let out = env.run(["search", "which pet needs shots", "--json", "--no-touch"]).success().json();
+    assert_eq!(out["results"], want["results"]);
+    // A cut cache file is not used: the answer stays, and the file is written whole again.
+    let text = std::fs::read_to_string(&cached[0]).unwrap();
+    std::fs::write(&cached[0], &text[..text.len() / 2]).unwrap();
+    let out = env.run(["search", "which pet needs shots", "--json", "--no-touch"]).success().json();
+    assert_eq!(out["results"], want["results"]);
+    assert_eq!(std::fs::read_to_string(&cached[0]).unwrap(), text);
+}

@@ -26,6 +26,7 @@ mod import;
 mod stamp;
 #[cfg(test)]
 mod tests;
+mod wordpiece;
 
 use config::{
     BertConfig, PoolingConfig, SentenceBertConfig, StModule, load_tokenizer,
@@ -192,8 +193,78 @@ pub struct SentenceEmbedder {
 
 /// The parts of a model that cost time to load.
 struct Heavy {
-    tokenizer: Tokenizer,
+    tokenizer: Tokens,
     encoder: BertEncoder,
+}
+
+/// The model's tokenizer: memlane's own BERT WordPiece (loads in about a millisecond from its
+/// cache, see [`wordpiece`]) when `tokenizer.json` is the plain BERT pipeline, the `tokenizers`
+/// crate's otherwise.
+enum Tokens {
+    WordPiece(wordpiece::WordPiece),
+    Hf(Box<Tokenizer>),
+}
+
+/// One tokenized text: its ids and token type ids.
+struct Encoded {
+    ids: Vec<u32>,
+    type_ids: Vec<u32>,
+}
+
+impl Tokens {
+    /// Reads the tokenizer of `tokenizer.json` (`bytes`): from the WordPiece cache in memlane's
+    /// data directory when it is there, else from the JSON (and fills the cache).
+    fn load(
+        path: &Path,
+        bytes: &[u8],
+        max_tokens: usize,
+        config: &BertConfig,
+    ) -> Result<Tokens, ModelError> {
+        let cached = wordpiece_cache_dir().map(|dir| wordpiece::WordPiece::cache_path(&dir, bytes));
+        let wp = match cached.as_deref().and_then(wordpiece::WordPiece::load) {
+            Some(wp) => Some(wp),
+            None => {
+                let wp = wordpiece::WordPiece::from_tokenizer_json(bytes);
+                if let (Some(wp), Some(cache)) = (&wp, &cached)
+                    && let Err(e) = wp.save(cache)
+                {
+                    tracing::debug!(error = %e, "cannot cache the tokenizer");
+                }
+                wp
+            }
+        };
+        match wp {
+            Some(wp) if wp.vocab_size() <= config.vocab_size => Ok(Tokens::WordPiece(wp)),
+            // What the `tokenizers` crate checks and reports, for the rest.
+            _ => Ok(Tokens::Hf(Box::new(load_tokenizer(path, bytes, max_tokens, config)?))),
+        }
+    }
+
+    fn encode(&self, texts: &[&str], max_tokens: usize) -> Result<Vec<Encoded>, ModelError> {
+        match self {
+            Tokens::WordPiece(wp) => Ok(texts
+                .iter()
+                .map(|t| {
+                    let ids = wp.encode(t, max_tokens);
+                    Encoded { type_ids: vec![0; ids.len()], ids }
+                })
+                .collect()),
+            Tokens::Hf(tokenizer) => Ok(tokenizer
+                .encode_batch(texts.to_vec(), true)
+                .map_err(ModelError::Tokenize)?
+                .into_iter()
+                .map(|e| Encoded { ids: e.get_ids().to_vec(), type_ids: e.get_type_ids().to_vec() })
+                .collect()),
+        }
+    }
+}
+
+/// Where tokenizers are cached: `<user data dir>/memlane/tokenizers/` (never in unit tests).
+fn wordpiece_cache_dir() -> Option<PathBuf> {
+    if cfg!(test) {
+        return None;
+    }
+    Some(directories::ProjectDirs::from("", "", "memlane")?.data_dir().join("tokenizers"))
 }
 
 /// What the small configuration files say.
@@ -313,7 +384,7 @@ impl SentenceEmbedder {
         let tokenizer_path = dir.join(TOKENIZER_FILE);
         let tokenizer_bytes = read(Path::new(TOKENIZER_FILE), true)?.unwrap_or_default();
         let tokenizer =
-            load_tokenizer(&tokenizer_path, &tokenizer_bytes, setup.max_tokens, &setup.config)?;
+            Tokens::load(&tokenizer_path, &tokenizer_bytes, setup.max_tokens, &setup.config)?;
         let weight_bytes = read(Path::new(WEIGHTS_FILE), true)?.unwrap_or_default();
         let encoder = load_weights(dir, Some(&weight_bytes), &setup.config)?;
         drop(weight_bytes);
@@ -396,7 +467,7 @@ impl SentenceEmbedder {
         let start = std::time::Instant::now();
         let tokenizer_path = self.dir.join(TOKENIZER_FILE);
         let bytes = fs::read(&tokenizer_path).at("read", &tokenizer_path)?;
-        let tokenizer = load_tokenizer(&tokenizer_path, &bytes, self.max_tokens, &self.config)?;
+        let tokenizer = Tokens::load(&tokenizer_path, &bytes, self.max_tokens, &self.config)?;
         let t_tokenizer = start.elapsed();
         let encoder = load_weights(&self.dir, None, &self.config)?;
         tracing::debug!(
@@ -461,13 +532,13 @@ impl SentenceEmbedder {
         let heavy = self.heavy()?;
         let encodings = if self.lowercase {
             let lower: Vec<String> = texts.iter().map(|t| t.to_lowercase()).collect();
-            heavy.tokenizer.encode_batch(lower, true)
+            let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
+            heavy.tokenizer.encode(&lower, self.max_tokens)
         } else {
-            heavy.tokenizer.encode_batch(texts.to_vec(), true)
-        }
-        .map_err(ModelError::Tokenize)?;
+            heavy.tokenizer.encode(texts, self.max_tokens)
+        }?;
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&i| encodings[i].len());
+        order.sort_by_key(|&i| encodings[i].ids.len());
 
         let mut out = vec![Vec::new(); texts.len()];
         let mut start = 0;
@@ -476,12 +547,11 @@ impl SentenceEmbedder {
             let mut end = start + 1;
             while end < order.len()
                 && end - start < MAX_BATCH_TEXTS
-                && (end - start + 1) * encodings[order[end]].len() <= MAX_BATCH_TOKENS
+                && (end - start + 1) * encodings[order[end]].ids.len() <= MAX_BATCH_TOKENS
             {
                 end += 1;
             }
-            let batch: Vec<&tokenizers::Encoding> =
-                order[start..end].iter().map(|&i| &encodings[i]).collect();
+            let batch: Vec<&Encoded> = order[start..end].iter().map(|&i| &encodings[i]).collect();
             for (&i, vector) in order[start..end].iter().zip(self.embed_encoded(heavy, &batch)?) {
                 out[i] = vector;
             }
@@ -494,20 +564,19 @@ impl SentenceEmbedder {
     fn embed_encoded(
         &self,
         heavy: &Heavy,
-        batch: &[&tokenizers::Encoding],
+        batch: &[&Encoded],
     ) -> Result<Vec<Vec<f32>>, ModelError> {
         let b = batch.len();
-        let l = batch.iter().map(|e| e.len()).max().unwrap_or(0).max(1);
+        let l = batch.iter().map(|e| e.ids.len()).max().unwrap_or(0).max(1);
         let mut ids = vec![0u32; b * l];
         let mut type_ids = vec![0u32; b * l];
         let mut mask = vec![0f32; b * l];
         for (row, enc) in batch.iter().enumerate() {
             let base = row * l;
-            ids[base..base + enc.len()].copy_from_slice(enc.get_ids());
-            type_ids[base..base + enc.len()].copy_from_slice(enc.get_type_ids());
-            for (m, &a) in mask[base..base + enc.len()].iter_mut().zip(enc.get_attention_mask()) {
-                *m = a as f32;
-            }
+            let n = enc.ids.len();
+            ids[base..base + n].copy_from_slice(&enc.ids);
+            type_ids[base..base + n].copy_from_slice(&enc.type_ids);
+            mask[base..base + n].fill(1.0);
         }
         let ids = Tensor::from_vec(ids, (b, l), &self.device)?;
         let type_ids = Tensor::from_vec(type_ids, (b, l), &self.device)?;

@@ -614,3 +614,143 @@ fn minilm_throughput() {
         16.0 / single.as_secs_f64()
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// memlane's WordPiece against the `tokenizers` crate
+// ---------------------------------------------------------------------------------------------
+
+/// Texts that exercise every step of the BERT pipeline.
+const TRICKY: &[&str] = &[
+    "",
+    "   ",
+    "Hello, World! How's it going?!?",
+    "Café déjà vu — naïve résumé; Ångström façade",
+    "ΣΊΣΥΦΟΣ ΟΔΟΣ: Greek capitals, final sigma",
+    "東京で会議がありました。中文字符测试",
+    "tab\there\nnewline\r\nand\u{0}nul\u{fffd}replacement\u{200b}zero-width\u{7}bell",
+    "emoji 🚀🔥 and symbols © ® ™ ± § ¶ • … « » „ “ ” ‘ ’",
+    "[CLS] already [SEP] and [MASK] tokens[MASK]glued [UNK] [PAD]",
+    "supercalifragilisticexpialidocious antidisestablishmentarianism pneumonoultramicroscopic",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa too long",
+    "snake_case camelCase kebab-case dotted.name path/to/file.rs e-mail@example.com https://x.io/a?b=c",
+    "1,234.56 $99 50% 3×4 ½ ¾ x² H₂O",
+    "Ｆｕｌｌｗｉｄｔｈ ｌｅｔｔｅｒｓ and ﬁ ligature",
+    "Türkçe İstanbul ıi; Deutsch STRASSE Straße",
+    "עברית العربية हिन्दी ไทย 한국어",
+];
+
+/// Random text over an alphabet mixing all of the above.
+fn random_texts(n: usize) -> Vec<String> {
+    let alphabet: Vec<char> =
+        "abcXYZ éÉüÑ日本語中 \t\n.,!?;:'\"()[]{}-_/\\@#$%^&*~`|<>+=0123456789ΣσςİıßǅﬁＡ🚀\u{0}\u{301}\u{200d}\u{fffd}\u{85}\u{a0}"
+            .chars()
+            .collect();
+    let words = ["[MASK]", "[CLS]", "[SEP]", "[UNK]", "running", "unbelievable", "ing", "##"];
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    (0..n)
+        .map(|_| {
+            let len = (next() % 60) as usize;
+            let mut s = String::new();
+            for _ in 0..len {
+                if next() % 9 == 0 {
+                    s.push_str(words[(next() % words.len() as u64) as usize]);
+                } else {
+                    s.push(alphabet[(next() % alphabet.len() as u64) as usize]);
+                }
+            }
+            s
+        })
+        .collect()
+}
+
+#[test]
+fn wordpiece_matches_the_tokenizers_crate() {
+    let Some(dir) = std::env::var_os("MEMLANE_TEST_MODEL_DIR") else {
+        eprintln!(
+            "skipping wordpiece_matches_the_tokenizers_crate: set MEMLANE_TEST_MODEL_DIR to an \
+             all-MiniLM-L6-v2 directory"
+        );
+        return;
+    };
+    let path = Path::new(&dir).join(TOKENIZER_FILE);
+    let bytes = fs::read(&path).unwrap();
+    let config: BertConfig =
+        serde_json::from_slice(&fs::read(Path::new(&dir).join("config.json")).unwrap()).unwrap();
+    let wp = wordpiece::WordPiece::from_tokenizer_json(&bytes).expect("a BERT WordPiece tokenizer");
+    // Through its cache file too: what later processes use.
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = wordpiece::WordPiece::cache_path(tmp.path(), &bytes);
+    wp.save(&cache).unwrap();
+    let cached = wordpiece::WordPiece::load(&cache).expect("the cache reads back");
+
+    let mut texts: Vec<String> = TRICKY.iter().map(|t| (*t).to_owned()).collect();
+    for entry in walkdir::WalkDir::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures")) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_some_and(|e| e == "md") {
+            texts.push(fs::read_to_string(entry.path()).unwrap());
+        }
+    }
+    texts.extend(random_texts(3000));
+    // Real abstracts and dialogue, where the benchmark data is beside the repository.
+    let bench = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench");
+    if let Ok(corpus) = fs::read_to_string(bench.join("scifact/corpus.jsonl")) {
+        for line in corpus.lines().take(400) {
+            let doc: serde_json::Value = serde_json::from_str(line).unwrap();
+            texts.push(format!("{}\n{}", doc["title"].as_str().unwrap_or(""), doc["text"]));
+        }
+    }
+    if let Ok(raw) = fs::read_to_string(bench.join("locomo-dev/locomo-dev.json")) {
+        let data: serde_json::Value = serde_json::from_str(&raw).unwrap();
+        let turns =
+            data.as_array().into_iter().flatten().filter_map(|s| s["conversation"].as_object());
+        for conv in turns {
+            for session in conv.values().filter_map(|v| v.as_array()) {
+                for turn in session.iter().take(40) {
+                    if let (Some(who), Some(text)) =
+                        (turn["speaker"].as_str(), turn["text"].as_str())
+                    {
+                        texts.push(format!("{who}: {text}"));
+                    }
+                }
+            }
+        }
+    }
+    let mut compared = 0;
+    for max_tokens in [256, 16, 3] {
+        let hf = load_tokenizer(&path, &bytes, max_tokens, &config).unwrap();
+        for text in &texts {
+            let want = hf.encode(text.as_str(), true).unwrap().get_ids().to_vec();
+            assert_eq!(wp.encode(text, max_tokens), want, "max {max_tokens}: {text:?}");
+            assert_eq!(cached.encode(text, max_tokens), want, "cached, max {max_tokens}: {text:?}");
+            compared += 1;
+        }
+    }
+    eprintln!("wordpiece: {compared} encodings identical to the tokenizers crate's");
+}
+
+#[test]
+fn a_wordpiece_cache_that_is_cut_or_foreign_is_not_used() {
+    let json = tiny_tokenizer().to_string();
+    let wp = wordpiece::WordPiece::from_tokenizer_json(json.as_bytes()).expect("tiny is BERT");
+    let tmp = tempfile::tempdir().unwrap();
+    let path = wordpiece::WordPiece::cache_path(tmp.path(), json.as_bytes());
+    wp.save(&path).unwrap();
+    assert!(wordpiece::WordPiece::load(&path).is_some());
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, &text[..text.len() - 10]).unwrap();
+    assert!(wordpiece::WordPiece::load(&path).is_none(), "a cut file is not used");
+    fs::write(&path, "{\"format\": 99}\n[PAD]\nend\n").unwrap();
+    assert!(wordpiece::WordPiece::load(&path).is_none(), "another format is not used");
+    // Another tokenizer.json has another cache file.
+    assert_ne!(path, wordpiece::WordPiece::cache_path(tmp.path(), b"{}"));
+    // A tokenizer that is not plain BERT is left to the tokenizers crate.
+    let mut other = tiny_tokenizer();
+    other["pre_tokenizer"] = serde_json::json!({"type": "Whitespace"});
+    assert!(wordpiece::WordPiece::from_tokenizer_json(other.to_string().as_bytes()).is_none());
+}
