@@ -401,7 +401,7 @@ fn env_help() -> String {
         fields.join(", ")
     ));
     format!(
-        "unset it or use one of {}, where KEY is a key of that section as `memlane config` \
+        "unset it or use one of {}, where KEY is a key of that section as the configuration lists it \
          prints it (nested keys are joined with `__`); MEMLANE_VAULT, MEMLANE_CONFIG, \
          MEMLANE_LOG, MEMLANE_NOW and MEMLANE_MODEL are read elsewhere",
         names.join(", ")

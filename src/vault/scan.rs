@@ -354,7 +354,7 @@ impl Vault {
             for link in escaping {
                 if !warned.contains(&link.name) {
                     tracing::warn!(
-                        "`{}` is a symbolic link that resolves outside the vault's memories; not read (`memlane doctor` lists such links)",
+                        "`{}` is a symbolic link that resolves outside the vault's memories; not read",
                         link.name
                     );
                     warned.push(link.name);
