@@ -283,4 +283,58 @@ mod incremental {
             assert!(!idx.manifest().entries.keys().any(|k| k.starts_with("outside")));
         }
     }
+
+    /// The graph as it loads (file plus journal), written whole, and the supersedes list.
+    fn graph_state(env: &TestEnv) -> (String, String) {
+        let dir = env.vault().join("indices/graph");
+        let mut g = graph::LinkGraph::load(&dir).unwrap().expect("the graph loads");
+        let tmp = tempfile::tempdir().unwrap();
+        g.save(tmp.path()).unwrap();
+        (
+            std::fs::read_to_string(tmp.path().join(graph::FILE)).unwrap(),
+            std::fs::read_to_string(dir.join("supersedes.tsv")).unwrap(),
+        )
+    }
+
+    /// A process that has not loaded the graph adds and removes memories by appending to the
+    /// graph's journal; what it leaves is what a rebuild makes, also when a new memory takes
+    /// over a ghost's links (which loads the graph).
+    #[test]
+    fn new_and_removed_memories_reach_the_graph_without_loading_it() {
+        let env = TestEnv::with_vault("links");
+        let (vault, mut idx) = open(&env);
+        idx.reconcile(&vault).unwrap();
+        let gdir = env.vault().join("indices/graph");
+        let base = std::fs::read(gdir.join(graph::FILE)).unwrap();
+
+        env.write(
+            "auth-v4.md",
+            "# Auth v4\n\nThis replaces [[memory:auth-v3]]; see [[future-notes]] and [[src/new.py]].\n",
+        );
+        std::fs::remove_file(env.vault().join("bug-login.md")).unwrap();
+        let (_, mut cold) = open(&env);
+        let report = cold.reconcile(&vault).unwrap();
+        assert_eq!((report.added, report.removed), (1, 1), "{report:?}");
+        assert_eq!(std::fs::read(gdir.join(graph::FILE)).unwrap(), base, "graph.json is kept");
+        let journal = std::fs::read_to_string(gdir.join(graph::JOURNAL)).unwrap();
+        assert_eq!(journal.lines().count(), 2, "{journal}");
+        let ghosts = graph::read_ghosts(&gdir).unwrap();
+        assert!(ghosts.contains("ghost:future-notes"), "{ghosts:?}");
+        let supersedes = std::fs::read_to_string(gdir.join("supersedes.tsv")).unwrap();
+        assert!(supersedes.contains("auth-v3\tauth-v4"), "{supersedes}");
+
+        // A new memory named like a ghost takes over its links.
+        env.write("future-notes.md", "# Future notes\n\nNothing yet.\n");
+        let (_, mut cold) = open(&env);
+        cold.reconcile(&vault).unwrap();
+        let (_, fresh) = open(&env);
+        let targets: Vec<String> =
+            fresh.graph().outgoing("memory:auth-v4").into_iter().map(|(t, _)| t).collect();
+        assert!(targets.iter().any(|t| t == "memory:future-notes"), "{targets:?}");
+
+        let appended = graph_state(&env);
+        let (_, mut again) = open(&env);
+        again.rebuild(&vault, &mut |_| {}).unwrap();
+        assert_eq!(appended, graph_state(&env), "the journal's graph is a rebuild's");
+    }
 }

@@ -56,7 +56,9 @@
 //! replayed by [`load`](LinkGraph::load), so that adding one memory to a 10k-memory vault writes
 //! a line instead of the whole 8 MB file. Past [`JOURNAL_MAX_LINES`] the graph is written whole
 //! and the journal removed. A journal line that does not parse makes the graph unreadable (the
-//! caller rebuilds), like a corrupt `graph.json`.
+//! caller rebuilds), like a corrupt `graph.json`. A process that has not loaded the graph can
+//! still add new memories and remove memories by appending their lines
+//! ([`append_unloaded`](LinkGraph::append_unloaded)), with [`GHOSTS`] telling it when it cannot.
 
 use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -76,6 +78,7 @@ mod tests;
 
 use edit::*;
 pub use query::*;
+pub use storage::read_ghosts;
 use storage::*;
 
 use crate::error::PathError;
@@ -91,6 +94,12 @@ pub const JOURNAL: &str = "journal.jsonl";
 
 /// Journal lines at most: a save past them writes the whole graph instead.
 pub const JOURNAL_MAX_LINES: usize = 2048;
+
+/// The file name of the list of ghost keys (one per line, sorted) beside [`FILE`]: what a
+/// process that has not loaded the graph checks before it adds a memory through
+/// [`LinkGraph::append_unloaded`] (a new memory named like a ghost takes over its links, which
+/// needs the graph). It may list ghosts that are gone (they then cost a load), never miss one.
+pub const GHOSTS: &str = "ghosts.txt";
 
 /// Key prefix of memory nodes.
 pub const MEMORY_PREFIX: &str = "memory:";

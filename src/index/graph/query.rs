@@ -3,19 +3,16 @@
 use super::*;
 
 impl LinkGraph {
-    /// Every edge of type `edge_type` as (source key, target key), in no particular order;
-    /// edges to missing memories are left out, as [`outgoing`](Self::outgoing) leaves them.
+    /// Every edge of type `edge_type` as (source key, target key), in no particular order,
+    /// edges to missing memories included.
     pub fn edges_of_type<'a>(
         &'a self,
         edge_type: &'a str,
     ) -> impl Iterator<Item = (&'a str, &'a str)> {
-        self.graph.edge_references().filter(move |e| e.weight().edge_type == edge_type).filter_map(
-            |e| {
-                let target = &self.graph[e.target()];
-                (!target.missing)
-                    .then(|| (self.graph[e.source()].key.as_str(), target.key.as_str()))
-            },
-        )
+        self.graph
+            .edge_references()
+            .filter(move |e| e.weight().edge_type == edge_type)
+            .map(|e| (self.graph[e.source()].key.as_str(), self.graph[e.target()].key.as_str()))
     }
 
     /// Whether `key` is a present memory, a ghost or an entity (false for missing memories).

@@ -129,6 +129,76 @@ impl LinkGraph {
         }
     }
 
+    /// Appends journal lines for new memories (`added`: key and parsed links) and removed ones
+    /// (`removed`: keys) without loading the graph, as [`save_changes`](Self::save_changes) of
+    /// the loaded graph would after `set_links` (all origins: a new memory has no other edges)
+    /// and `remove_memory`. Returns `false`, writing nothing, when the journal is too long for
+    /// them (the caller then loads the graph and saves it). Adds the new memories' ghost targets
+    /// to [`GHOSTS`].
+    pub fn append_unloaded(
+        dir: &Path,
+        added: &[(String, &[OutLink])],
+        removed: &[String],
+    ) -> Result<bool, GraphError> {
+        let path = dir.join(JOURNAL);
+        let lines = match std::fs::read(&path) {
+            Ok(b) => b.iter().filter(|&&c| c == b'\n').count(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(source) => return Err(PathError { action: "read", path, source }.into()),
+        };
+        if lines + added.len() + removed.len() > JOURNAL_MAX_LINES {
+            return Ok(false);
+        }
+        let mut bytes = Vec::new();
+        let mut ghosts = read_ghosts(dir).unwrap_or_default();
+        let ghosts_before = ghosts.len();
+        for (memory, links) in added {
+            let mut links: Vec<&OutLink> = links.iter().filter(|l| &l.target != memory).collect();
+            links.sort_by(|a, b| {
+                cmp_edge((a.target.as_str(), &a.data), (b.target.as_str(), &b.data))
+            });
+            links.dedup_by(|a, b| {
+                cmp_edge((a.target.as_str(), &a.data), (b.target.as_str(), &b.data))
+                    == Ordering::Equal
+            });
+            ghosts.extend(
+                links
+                    .iter()
+                    .filter(|l| NodeKind::of(&l.target) == NodeKind::Ghost)
+                    .map(|l| l.target.clone()),
+            );
+            let links = links
+                .into_iter()
+                .map(|l| {
+                    let d = sanitize(l.data.clone());
+                    LinkRecord {
+                        target: l.target.clone(),
+                        edge_type: d.edge_type,
+                        context: d.context,
+                        confidence: d.confidence,
+                        origin: d.origin,
+                    }
+                })
+                .collect();
+            let record = JournalRecord::Set { memory: memory.clone(), links };
+            serde_json::to_writer(&mut bytes, &record).map_err(GraphError::Encode)?;
+            bytes.push(b'\n');
+        }
+        for memory in removed {
+            let record = JournalRecord::Remove { memory: memory.clone() };
+            serde_json::to_writer(&mut bytes, &record).map_err(GraphError::Encode)?;
+            bytes.push(b'\n');
+        }
+        if bytes.is_empty() {
+            return Ok(true);
+        }
+        if ghosts.len() != ghosts_before {
+            write_ghosts(dir, &ghosts)?;
+        }
+        append(&path, &bytes)?;
+        Ok(true)
+    }
+
     /// Writes what changed since the graph was read from `dir` or last written there: a journal
     /// line per changed memory, or the whole graph (see the module's "On disk") when the folder
     /// does not hold this graph's base, the journal is long, or a rename happened.
@@ -168,14 +238,21 @@ impl LinkGraph {
             bytes.push(b'\n');
             self.journal_lines += 1;
         }
-        let path = dir.join(JOURNAL);
-        let appended = (|| {
-            use std::io::Write;
-            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-            f.write_all(&bytes)?;
-            f.sync_data()
-        })();
-        appended.map_err(|source| PathError { action: "write", path, source })?;
+        append(&dir.join(JOURNAL), &bytes)?;
+        self.save_ghosts(dir)
+    }
+
+    /// Writes [`GHOSTS`] from the graph, when it differs.
+    fn save_ghosts(&self, dir: &Path) -> Result<(), GraphError> {
+        let ghosts: BTreeSet<String> = self
+            .graph
+            .node_weights()
+            .filter(|n| NodeKind::of(&n.key) == NodeKind::Ghost)
+            .map(|n| n.key.clone())
+            .collect();
+        if read_ghosts(dir).as_ref() != Some(&ghosts) {
+            write_ghosts(dir, &ghosts)?;
+        }
         Ok(())
     }
 
@@ -220,6 +297,7 @@ impl LinkGraph {
     pub fn save(&mut self, dir: &Path) -> Result<(), GraphError> {
         let bytes = self.to_bytes()?;
         crate::vault::atomic_write(&dir.join(FILE), &bytes)?;
+        self.save_ghosts(dir)?;
         let journal = dir.join(JOURNAL);
         match std::fs::remove_file(&journal) {
             Ok(()) => {}
@@ -268,4 +346,33 @@ impl LinkGraph {
         bytes.push(b'\n');
         Ok(bytes)
     }
+}
+
+/// Appends `bytes` to the file at `path` (created if missing) and syncs it.
+fn append(path: &Path, bytes: &[u8]) -> Result<(), GraphError> {
+    let appended = (|| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        f.write_all(bytes)?;
+        f.sync_data()
+    })();
+    appended.map_err(|source| PathError { action: "write", path: path.to_owned(), source })?;
+    Ok(())
+}
+
+/// The ghost keys [`GHOSTS`] lists; `None` when there is no such file.
+pub fn read_ghosts(dir: &Path) -> Option<BTreeSet<String>> {
+    let text = std::fs::read_to_string(dir.join(GHOSTS)).ok()?;
+    Some(text.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect())
+}
+
+fn write_ghosts(dir: &Path, ghosts: &BTreeSet<String>) -> Result<(), GraphError> {
+    let mut text = String::new();
+    // A key with a line break is never `ghost:<a memory name>`: it need not be listed.
+    for g in ghosts.iter().filter(|g| !g.contains('\n')) {
+        text.push_str(g);
+        text.push('\n');
+    }
+    crate::vault::atomic_write(&dir.join(GHOSTS), text.as_bytes())?;
+    Ok(())
 }

@@ -50,8 +50,76 @@ pub(super) fn disk_stamp(dir: &Path) -> Vec<FileStamp> {
 pub const SUPERSEDES_FILE: &str = "supersedes.tsv";
 
 impl Indexes {
+    /// Updates `graph/supersedes.tsv` for memories added (with their links) and removed by an
+    /// [`LinkGraph::append_unloaded`], without the graph: what [`Self::save_supersedes`] of the
+    /// graph with those changes writes.
+    pub(super) fn update_supersedes_unloaded(
+        &mut self,
+        added: &[(String, &[OutLink])],
+        removed: &[String],
+    ) -> crate::Result<()> {
+        let path = self.dir.join("graph").join(SUPERSEDES_FILE);
+        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        let gone = |new: &str| {
+            removed
+                .iter()
+                .chain(added.iter().map(|(n, _)| n))
+                .any(|n| n.strip_prefix("memory:") == Some(new))
+        };
+        let mut lines: Vec<String> = old
+            .lines()
+            .filter(|l| l.split_once('\t').is_some_and(|(_, new)| !gone(new)))
+            .map(str::to_owned)
+            .collect();
+        for (key, links) in added {
+            let Some(name) = key.strip_prefix("memory:") else { continue };
+            for l in links.iter() {
+                if l.data.edge_type == crate::index::graph::SUPERSEDES
+                    && let Some(target) = l.target.strip_prefix("memory:")
+                    && target != name
+                {
+                    lines.push(format!("{target}\t{name}"));
+                }
+            }
+        }
+        lines.sort();
+        lines.dedup();
+        let text = lines.join("\n");
+        if text != old {
+            crate::vault::atomic_write(&path, text.as_bytes())?;
+        }
+        self.supersedes = std::sync::OnceLock::new();
+        Ok(())
+    }
+
+    /// Whether this reconcile may append its graph changes without loading the graph (see
+    /// [`LinkGraph::append_unloaded`]): indices on disk, the graph file and its journal as last
+    /// checked (so appending cannot hide damage), a ghost list, and no ghost named like one of
+    /// the `added` memories (it would take over the ghost's links).
+    pub(super) fn unloaded_ok<'a>(&self, added: impl Iterator<Item = &'a str>) -> bool {
+        if self.ephemeral || self.dir.join(PENDING_FILE).exists() {
+            return false;
+        }
+        let verified = load_verified(&self.dir);
+        let Some(graph) = stamp_of(&self.dir, GRAPH_REL) else { return false };
+        if !verified.contains(&graph)
+            || stamp_of(&self.dir, GRAPH_JOURNAL_REL).is_some_and(|j| !verified.contains(&j))
+        {
+            return false;
+        }
+        let Some(ghosts) = crate::index::graph::read_ghosts(&self.dir.join("graph")) else {
+            return false;
+        };
+        added.into_iter().all(|name| {
+            !ghosts.contains(&format!("ghost:{name}"))
+                && !ghosts.contains(&format!("ghost:{name}.md"))
+        })
+    }
+
     pub(super) fn save_supersedes(&mut self) -> crate::Result<()> {
-        // One pass over the graph's edges (not a lookup per memory: 10k of them).
+        // One pass over the graph's edges (not a lookup per memory: 10k of them). Links to
+        // memories that do not exist (yet) are kept: they are never asked about, and the file
+        // then changes only with its sources, so adding a memory can update it unloaded.
         let pairs: Vec<(String, String)> = self
             .graph()
             .edges_of_type(crate::index::graph::SUPERSEDES)
@@ -69,6 +137,7 @@ impl Indexes {
         let mut lines: Vec<String> =
             pairs.iter().map(|(old, new)| format!("{old}\t{new}")).collect();
         lines.sort();
+        lines.dedup();
         let text = lines.join("\n");
         let path = self.dir.join("graph").join(SUPERSEDES_FILE);
         // Most changes leave the supersedes links as they were: nothing to write then.

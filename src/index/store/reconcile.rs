@@ -257,6 +257,8 @@ impl Indexes {
                 .collect(),
         };
         let is_memory = |n: &str| on_disk.contains(n);
+        // Whether the graph's changes are appended to its journal without loading it.
+        let mut unloaded;
         let pending: Vec<Pending> = loop {
             if rebuild.is_some() {
                 self.manifest = Manifest::default();
@@ -331,8 +333,14 @@ impl Indexes {
                     relink: old.is_none_or(|o| o.links != links_hash),
                 });
             }
-            // The graph is needed only when a link changes (or a memory comes or goes).
+            // The graph is needed only when a link changes (or a memory comes or goes), and not
+            // even then when the change is only new and removed memories (see `unloaded_ok`).
+            unloaded = rebuild.is_none()
+                && self.graph.get().is_none()
+                && pending.iter().all(|p| !p.relink || !p.existed)
+                && self.unloaded_ok(pending.iter().filter(|p| p.relink).map(|p| p.name.as_str()));
             let needs_graph = rebuild.is_none()
+                && !unloaded
                 && (!removed.is_empty() || pending.iter().any(|p| p.relink))
                 && self.graph.get().is_none();
             if needs_graph {
@@ -390,7 +398,9 @@ impl Indexes {
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(name, ord)).map_err(IndexError::from)?;
                 }
-                self.graph_mut().remove_memory(&format!("memory:{name}"));
+                if !unloaded {
+                    self.graph_mut().remove_memory(&format!("memory:{name}"));
+                }
                 report.removed += 1;
                 report.removed_names.push(name.clone());
             }
@@ -475,7 +485,7 @@ impl Indexes {
                 })
                 .map_err(IndexError::from)?;
             }
-            if p.relink || rebuild.is_some() {
+            if (p.relink || rebuild.is_some()) && !unloaded {
                 self.graph_mut().set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
             }
             report.chunks += p.chunks.len();
@@ -499,7 +509,8 @@ impl Indexes {
         let added_names: Vec<&String> =
             pending.iter().filter(|p| !p.existed).map(|p| &p.name).collect();
         let mut relink: Vec<String> = Vec::new();
-        for name in added_names {
+        // Unloaded, no ghost has a new memory's name (checked by `unloaded_ok`).
+        for name in added_names.into_iter().filter(|_| !unloaded) {
             for ghost in [format!("ghost:{name}"), format!("ghost:{name}.md")] {
                 for (src, _) in self.graph().memories_linking_to(&ghost) {
                     relink.push(src);
@@ -522,10 +533,10 @@ impl Indexes {
         let t_index = start.elapsed();
         // Until the manifest is saved, the stores may disagree with it and with each other: a
         // crash in between leaves this marker, and the next open rebuilds (see: #6).
-        let pending = self.dir.join(PENDING_FILE);
+        let marker = self.dir.join(PENDING_FILE);
         let disk = !self.ephemeral;
         if disk {
-            crate::vault::atomic_write(&pending, b"an index update is being written\n")?;
+            crate::vault::atomic_write(&marker, b"an index update is being written\n")?;
         }
         kw.commit().map_err(IndexError::from)?;
         // No merge of this writer may outlive the lock (see `KeywordWriter::finish`).
@@ -535,9 +546,32 @@ impl Indexes {
             self.vector.save().map_err(IndexError::from)?;
         }
         let t_vector = start.elapsed();
-        if graph_changed {
+        let added: Vec<(String, &[OutLink])> = pending
+            .iter()
+            .filter(|p| unloaded && p.relink)
+            .map(|p| (format!("memory:{}", p.name), p.links.as_slice()))
+            .collect();
+        let removed_keys: Vec<String> =
+            (removed.iter()).filter(|_| unloaded).map(|n| format!("memory:{n}")).collect();
+        let gdir = self.dir.join("graph");
+        let appended = graph_changed
+            && unloaded
+            && LinkGraph::append_unloaded(&gdir, &added, &removed_keys)
+                .map_err(IndexError::from)?;
+        if appended {
+            self.update_supersedes_unloaded(&added, &removed_keys)?;
+            record_verified(&self.dir, &[GRAPH_REL, GRAPH_JOURNAL_REL]);
+        } else if graph_changed {
+            if unloaded {
+                // The journal is full: load the graph as it was, apply, save it whole.
+                for key in &removed_keys {
+                    self.graph_mut().remove_memory(key);
+                }
+                for (key, links) in &added {
+                    self.graph_mut().set_links(key, links, LINK_ORIGINS);
+                }
+            }
             if disk {
-                let gdir = self.dir.join("graph");
                 self.graph_mut().save_changes(&gdir).map_err(IndexError::from)?;
             }
             self.save_supersedes()?;
@@ -547,7 +581,7 @@ impl Indexes {
         let t_graph = start.elapsed();
         if disk {
             self.manifest.save(&self.dir.join("manifest.tsv"))?;
-            std::fs::remove_file(&pending).at("remove", &pending)?;
+            std::fs::remove_file(&marker).at("remove", &marker)?;
         }
         self.rebuild_keys();
         self.written = disk.then(|| disk_stamp(&self.dir));
