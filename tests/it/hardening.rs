@@ -247,7 +247,14 @@ fn damage(env: &TestEnv, how: &str) {
             }
         }
         "corrupt graph.json" => {
-            std::fs::write(dir.join("graph/graph.json"), "{\"format\": 1, \"nodes\": [tr").unwrap();
+            std::fs::write(dir.join("graph/graph.json"), "{\"format\": 2, \"nodes\": [tr").unwrap();
+        }
+        "a graph written by an older memlane" => {
+            std::fs::write(
+                dir.join("graph/graph.json"),
+                "{\"format\":1,\"nodes\":[],\"edges\":[]}",
+            )
+            .unwrap();
         }
         "a torn line in the graph's journal" => {
             std::fs::write(dir.join("graph/journal.jsonl"), "{\"op\":\"set\",\"memory\":\"memo")
@@ -287,6 +294,7 @@ fn reading_commands_rebuild_damaged_indices_on_their_own() {
         "scribble inside the .store files",
         "corrupt graph.json",
         "a torn line in the graph's journal",
+        "a graph written by an older memlane",
     ] {
         let env = TestEnv::with_vault("basic");
         env.run(["reindex"]).success();
@@ -297,6 +305,9 @@ fn reading_commands_rebuild_damaged_indices_on_their_own() {
         assert!(found.stdout.starts_with("1. deploy-notes"), "{how}: {found}");
         if how != "garbage in meta.json" {
             assert!(found.stderr.contains("were damaged"), "{how}: a warning says so: {found}");
+        }
+        if how.contains("older memlane") {
+            assert!(found.stderr.contains("another version of memlane"), "{how}: {found}");
         }
         if how.contains("segment") || how.contains("scribble") || how.contains(".term") {
             assert!(

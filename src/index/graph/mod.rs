@@ -83,8 +83,10 @@ use storage::*;
 
 use crate::error::PathError;
 
-/// The on-disk format; a file with another number is ignored (and rebuilt).
-pub const FORMAT: u32 = 1;
+/// The on-disk format; a file with another number is ignored (and rebuilt). 2: with the
+/// journal and ghost list (an older memlane, which ignores the journal, rebuilds instead of
+/// reading a graph this one wrote, and the other way round).
+pub const FORMAT: u32 = 2;
 
 /// The file name under the graph directory.
 pub const FILE: &str = "graph.json";

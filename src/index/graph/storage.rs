@@ -256,6 +256,24 @@ impl LinkGraph {
         Ok(())
     }
 
+    /// The format number a graph file at `path` declares, if it declares one.
+    pub fn file_format(path: &Path) -> Option<u32> {
+        #[derive(Deserialize)]
+        struct Head {
+            format: u32,
+        }
+        // The format is the first field: a short prefix tells, without parsing the graph.
+        let mut head = Vec::with_capacity(64);
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(std::fs::File::open(path).ok()?, 64),
+            &mut head,
+        )
+        .ok()?;
+        let text = std::str::from_utf8(&head).ok()?;
+        let end = text.find(',')?;
+        serde_json::from_str::<Head>(&format!("{}}}", &text[..end])).ok().map(|h| h.format)
+    }
+
     pub(super) fn from_file(file: GraphFile) -> Option<Self> {
         if file.format != FORMAT {
             return None;

@@ -419,8 +419,8 @@ fn missing_corrupt_or_foreign_files_load_as_none() {
         b"{not json",
         b"\xff\xfe",
         br#"{"format":999,"nodes":[],"edges":[]}"#,
-        br#"{"format":1,"nodes":[{"key":"memory:a"}],"edges":[{"source":"memory:a","target":"memory:zz","edge_type":"x","context":"","confidence":1.0,"origin":"keyword"}]}"#,
-        br#"{"format":1,"nodes":[{"key":"memory:a"},{"key":"memory:a"}],"edges":[]}"#,
+        br#"{"format":2,"nodes":[{"key":"memory:a"}],"edges":[{"source":"memory:a","target":"memory:zz","edge_type":"x","context":"","confidence":1.0,"origin":"keyword"}]}"#,
+        br#"{"format":2,"nodes":[{"key":"memory:a"},{"key":"memory:a"}],"edges":[]}"#,
     ];
     for bytes in bad {
         std::fs::write(&path, bytes).unwrap();
@@ -430,7 +430,7 @@ fn missing_corrupt_or_foreign_files_load_as_none() {
             String::from_utf8_lossy(bytes)
         );
     }
-    std::fs::write(&path, br#"{"format":1,"nodes":[{"key":"memory:a"}],"edges":[]}"#).unwrap();
+    std::fs::write(&path, br#"{"format":2,"nodes":[{"key":"memory:a"}],"edges":[]}"#).unwrap();
     let g = LinkGraph::load(dir.path()).unwrap().unwrap();
     assert!(g.contains("memory:a"));
     // An empty graph round-trips too.
@@ -549,4 +549,16 @@ fn a_change_appends_a_journal_line_and_a_long_journal_is_folded_into_the_file() 
     // A journal line that does not parse makes the graph unreadable: the caller rebuilds.
     std::fs::write(dir.path().join(JOURNAL), "{\"op\":\"set\",\"memory\":\n").unwrap();
     assert!(LinkGraph::load(dir.path()).unwrap().is_none());
+}
+
+#[test]
+fn the_format_of_a_graph_file_is_read_from_its_first_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    LinkGraph::new().save(dir.path()).unwrap();
+    assert_eq!(LinkGraph::file_format(&dir.path().join(FILE)), Some(FORMAT));
+    let old = dir.path().join("old.json");
+    std::fs::write(&old, br#"{"format":1,"nodes":[],"edges":[]}"#).unwrap();
+    assert_eq!(LinkGraph::file_format(&old), Some(1));
+    std::fs::write(&old, b"{not json").unwrap();
+    assert_eq!(LinkGraph::file_format(&old), None);
 }

@@ -498,12 +498,17 @@ pub(super) fn check_stores(
                     now.extend(journal);
                 }
                 Ok(None) => {
+                    let path = dir.join(GRAPH_REL);
+                    let other = LinkGraph::file_format(&path)
+                        .is_some_and(|f| f != crate::index::graph::FORMAT);
+                    let what = if other {
+                        "was written by another version of memlane"
+                    } else {
+                        "is corrupt"
+                    };
                     return Err(Damage {
                         keyword: false,
-                        words: format!(
-                            "the link graph {} is corrupt",
-                            dir.join(GRAPH_REL).display()
-                        ),
+                        words: format!("the link graph {} {what}", path.display()),
                     });
                 }
                 // Not readable (permissions): a rebuild would not fix it; `graph()` says so.
