@@ -250,11 +250,18 @@ fn damage(env: &TestEnv, how: &str) {
             std::fs::write(dir.join("graph/graph.json"), "{\"format\": 2, \"nodes\": [tr").unwrap();
         }
         "a graph written by an older memlane" => {
-            std::fs::write(
-                dir.join("graph/graph.json"),
-                "{\"format\":1,\"nodes\":[],\"edges\":[]}",
-            )
-            .unwrap();
+            let path = dir.join("graph/graph.json");
+            std::fs::write(&path, "{\"format\":1,\"nodes\":[],\"edges\":[]}").unwrap();
+            // As that version left it: its file recorded as checked.
+            let meta = std::fs::metadata(&path).unwrap();
+            let mtime = meta.modified().unwrap().duration_since(std::time::UNIX_EPOCH).unwrap();
+            let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+            let verified = std::fs::read_to_string(dir.join("verified.tsv")).unwrap_or_default();
+            let mut lines: Vec<String> =
+                verified.lines().filter(|l| !l.starts_with("graph/")).map(str::to_owned).collect();
+            lines.push(format!("graph/graph.json\t{}\t{ino}\t{}", meta.len(), mtime.as_nanos()));
+            let _ = std::fs::remove_file(dir.join("graph/journal.jsonl"));
+            std::fs::write(dir.join("verified.tsv"), lines.join("\n") + "\n").unwrap();
         }
         "a torn line in the graph's journal" => {
             std::fs::write(dir.join("graph/journal.jsonl"), "{\"op\":\"set\",\"memory\":\"memo")

@@ -487,7 +487,13 @@ pub(super) fn check_stores(
     if let Some(stamp) = stamp_of(dir, GRAPH_REL) {
         // The journal is part of the graph: the two are checked together.
         let journal = stamp_of(dir, GRAPH_JOURNAL_REL);
-        if verified.contains(&stamp) && journal.as_ref().is_none_or(|j| verified.contains(j)) {
+        // A file checked by another version of memlane may be of another format (64 bytes read).
+        let this_format =
+            LinkGraph::file_format(&dir.join(GRAPH_REL)) == Some(crate::index::graph::FORMAT);
+        if this_format
+            && verified.contains(&stamp)
+            && journal.as_ref().is_none_or(|j| verified.contains(j))
+        {
             now.insert(stamp);
             now.extend(journal);
         } else {
