@@ -302,7 +302,8 @@ impl Activation {
 
 /// A linear layer whose bias is added by the fused pass that follows its matrix product.
 pub(super) struct Dense {
-    /// (outputs, inputs), as stored.
+    /// (inputs, outputs): the stored matrix transposed once at load, so each product reads it
+    /// row by row.
     weight: Tensor,
     bias: Vec<f32>,
 }
@@ -318,12 +319,12 @@ impl Dense {
             Some(b) => b.to_vec1::<f32>()?,
             None => vec![0.0; l.weight().dim(0)?],
         };
-        Ok(Self { weight: l.weight().clone(), bias })
+        Ok(Self { weight: l.weight().t()?.contiguous()?, bias })
     }
 
     /// `x · weightᵀ` without the bias: (rows, inputs) → (rows, outputs).
     fn product(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        x.matmul(&self.weight.t()?)
+        x.matmul(&self.weight)
     }
 }
 
