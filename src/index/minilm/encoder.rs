@@ -309,7 +309,12 @@ pub(super) struct Dense {
 }
 
 impl Dense {
-    fn load(w: &Weights<'_>, name: &str, inputs: usize, outputs: usize) -> Result<Self, ModelError> {
+    fn load(
+        w: &Weights<'_>,
+        name: &str,
+        inputs: usize,
+        outputs: usize,
+    ) -> Result<Self, ModelError> {
         let l = w.linear(name, inputs, outputs)?;
         Self::from_linear(&l).map_err(ModelError::Inference)
     }

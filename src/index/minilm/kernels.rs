@@ -47,7 +47,7 @@ pub(super) fn exp(x: f32) -> f32 {
     let p = p.mul_add(r, 8.333_452e-3);
     let p = p.mul_add(r, 4.166_579_6e-2);
     let p = p.mul_add(r, 1.666_666_5e-1);
-    let p = p.mul_add(r, 5.000_000_1e-1);
+    let p = p.mul_add(r, 0.5);
     let p = p.mul_add(r * r, r) + 1.0;
     // 2^n from the integer in t's low bits: (n + 127) << 23 is 2^n's bit pattern.
     let scale = f32::from_bits(t.to_bits().wrapping_add(127) << 23);
@@ -128,8 +128,7 @@ pub(super) fn bias_activation(y: &mut [f32], bias: &[f32], act: Act) {
         }
     }
     let width = bias.len();
-    y.par_chunks_mut(width * ROWS_PER_TASK)
-        .for_each(|rows| vectorized(Op { rows, bias, act }));
+    y.par_chunks_mut(width * ROWS_PER_TASK).for_each(|rows| vectorized(Op { rows, bias, act }));
 }
 
 /// `y[r] = layer_norm(y[r] + bias + residual[r]) · gamma + beta`, row by row.
@@ -421,6 +420,108 @@ mod tests {
             let got = gelu_erf(x);
             assert!((got - want).abs() <= 1e-6 * (1.0 + want.abs()), "{x}: {got} vs {want}");
             x += 0.003_1;
+        }
+    }
+
+    /// Attention written the plain way: scores, masked softmax, weighted sum, per head.
+    fn naive_attention(qkv: &[f32], bias: &[f32], valid: &[usize], s: AttentionShape) -> Vec<f32> {
+        let hidden = s.heads * s.head_dim;
+        let mut out = vec![0f32; s.batch * s.len * hidden];
+        let at = |b: usize, i: usize, which: usize, h: usize, d: usize| {
+            let col = which * hidden + h * s.head_dim + d;
+            qkv[(b * s.len + i) * 3 * hidden + col] + bias[col]
+        };
+        for b in 0..s.batch {
+            for h in 0..s.heads {
+                for i in 0..valid[b] {
+                    let scores: Vec<f64> = (0..valid[b])
+                        .map(|j| {
+                            (0..s.head_dim)
+                                .map(|d| {
+                                    f64::from(at(b, i, 0, h, d)) * f64::from(at(b, j, 1, h, d))
+                                })
+                                .sum()
+                        })
+                        .collect();
+                    let m = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                    let e: Vec<f64> = scores.iter().map(|x| (x - m).exp()).collect();
+                    let total: f64 = e.iter().sum();
+                    for d in 0..s.head_dim {
+                        let c: f64 = e
+                            .iter()
+                            .enumerate()
+                            .map(|(j, p)| p * f64::from(at(b, j, 2, h, d)))
+                            .sum();
+                        out[(b * s.len + i) * hidden + h * s.head_dim + d] = (c / total) as f32;
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn attention_matches_the_plain_computation_with_padding() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32 * 4.0 - 2.0
+        };
+        // MiniLM's head size, an odd one, and one smaller than a vector.
+        for (heads, head_dim) in [(3, 32), (2, 12), (2, 4)] {
+            let s = AttentionShape { batch: 3, len: 37, heads, head_dim };
+            let hidden = heads * head_dim;
+            let qkv: Vec<f32> = (0..s.batch * s.len * 3 * hidden).map(|_| next()).collect();
+            let bias: Vec<f32> = (0..3 * hidden).map(|_| next()).collect();
+            let valid = [37, 1, 20];
+            let got = attention(&qkv, &bias, &valid, s);
+            let want = naive_attention(&qkv, &bias, &valid, s);
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!((g - w).abs() < 1e-5, "{heads}×{head_dim}, element {i}: {g} vs {w}");
+            }
+        }
+    }
+
+    #[test]
+    fn layer_norm_and_activation_match_the_formulas() {
+        let width = 40;
+        let y0: Vec<f32> = (0..3 * width).map(|i| ((i * 37) % 23) as f32 * 0.3 - 3.0).collect();
+        let residual: Vec<f32> = (0..3 * width).map(|i| ((i * 11) % 7) as f32 * 0.1).collect();
+        let bias: Vec<f32> = (0..width).map(|i| i as f32 * 0.01).collect();
+        let gamma: Vec<f32> = (0..width).map(|i| 1.0 + i as f32 * 0.02).collect();
+        let beta: Vec<f32> = (0..width).map(|i| i as f32 * -0.03).collect();
+        let mut y = y0.clone();
+        bias_residual_layer_norm(&mut y, &residual, &bias, &gamma, &beta, 1e-12);
+        for r in 0..3 {
+            let x: Vec<f64> = (0..width)
+                .map(|c| f64::from(y0[r * width + c] + residual[r * width + c] + bias[c]))
+                .collect();
+            let mean = x.iter().sum::<f64>() / width as f64;
+            let var = x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / width as f64;
+            for c in 0..width {
+                let want =
+                    (x[c] - mean) / (var + 1e-12).sqrt() * f64::from(gamma[c]) + f64::from(beta[c]);
+                let got = f64::from(y[r * width + c]);
+                assert!((got - want).abs() < 1e-5, "row {r} col {c}: {got} vs {want}");
+            }
+        }
+        let mut z = y0.clone();
+        bias_activation(&mut z, &bias, Act::GeluErf);
+        for (i, (&got, &x)) in z.iter().zip(&y0).enumerate() {
+            let x = x + bias[i % width];
+            let want = 0.5 * x * (1.0 + candle_core::cpu::erf::erf_f32(x / 2f32.sqrt()));
+            assert!((got - want).abs() < 1e-6, "{x}: {got} vs {want}");
+        }
+        let mut z = y0.clone();
+        bias_activation(&mut z, &bias, Act::GeluTanh);
+        for (i, (&got, &x)) in z.iter().zip(&y0).enumerate() {
+            let x = x + bias[i % width];
+            let want = 0.5
+                * x
+                * (1.0 + ((2.0 / std::f32::consts::PI).sqrt() * (x + 0.044715 * x * x * x)).tanh());
+            assert!((got - want).abs() < 1e-5, "{x}: {got} vs {want}");
         }
     }
 }
