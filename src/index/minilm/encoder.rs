@@ -302,8 +302,8 @@ impl Activation {
 
 /// A linear layer whose bias is added by the fused pass that follows its matrix product.
 pub(super) struct Dense {
-    /// (inputs, outputs): the stored matrix transposed once at load, so each product reads it
-    /// row by row.
+    /// (outputs, inputs), as stored (gemm reads the transposed view as fast as a transposed
+    /// copy, and a copy would cost the model load time).
     weight: Tensor,
     bias: Vec<f32>,
 }
@@ -324,12 +324,12 @@ impl Dense {
             Some(b) => b.to_vec1::<f32>()?,
             None => vec![0.0; l.weight().dim(0)?],
         };
-        Ok(Self { weight: l.weight().t()?.contiguous()?, bias })
+        Ok(Self { weight: l.weight().clone(), bias })
     }
 
     /// `x · weightᵀ` without the bias: (rows, inputs) → (rows, outputs).
     fn product(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        x.matmul(&self.weight)
+        x.matmul(&self.weight.t()?)
     }
 }
 
