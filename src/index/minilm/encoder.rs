@@ -15,6 +15,7 @@ use candle_core::{D, DType, Device, IndexOp, Tensor};
 use candle_nn::{Embedding, LayerNorm, Linear, Module};
 
 use super::config::BertConfig;
+use super::kernels;
 use super::{ModelError, Pooling};
 
 /// Where the tensors are.
@@ -298,26 +299,150 @@ impl Activation {
         }
     }
 
-    pub(super) fn apply(self, x: &Tensor) -> candle_core::Result<Tensor> {
+    fn kernel(self) -> kernels::Act {
         match self {
-            Self::GeluErf if x.dtype() == DType::F32 && x.is_contiguous() => {
-                x.apply_op1_no_bwd(&ParallelGeluErf)
-            }
-            Self::GeluErf => x.gelu_erf(),
-            Self::GeluTanh => x.gelu(),
-            Self::Relu => x.relu(),
+            Self::GeluErf => kernels::Act::GeluErf,
+            Self::GeluTanh => kernels::Act::GeluTanh,
+            Self::Relu => kernels::Act::Relu,
         }
     }
 }
 
-/// candle's exact GELU (`gelu_erf`), the same formula element by element, spread over the
-/// threads candle uses for matmuls: candle runs it on one thread, and on (tokens × 1,536)
-/// intermediate activations it is a large share of a forward pass.
-struct ParallelGeluErf;
+/// A linear layer whose bias is added by the fused pass that follows its matrix product.
+pub(super) struct Dense {
+    /// (outputs, inputs), as stored (gemm reads the transposed view as fast as a transposed
+    /// copy, and a copy would cost the model load time).
+    weight: Tensor,
+    bias: Vec<f32>,
+}
 
-impl candle_core::CustomOp1 for ParallelGeluErf {
+impl Dense {
+    fn load(
+        w: &Weights<'_>,
+        name: &str,
+        inputs: usize,
+        outputs: usize,
+    ) -> Result<Self, ModelError> {
+        let l = w.linear(name, inputs, outputs)?;
+        Self::from_linear(&l).map_err(ModelError::Inference)
+    }
+
+    fn from_linear(l: &Linear) -> candle_core::Result<Self> {
+        let bias = match l.bias() {
+            Some(b) => b.to_vec1::<f32>()?,
+            None => vec![0.0; l.weight().dim(0)?],
+        };
+        Ok(Self { weight: l.weight().clone(), bias })
+    }
+
+    /// `x · weightᵀ` without the bias: (rows, inputs) → (rows, outputs).
+    fn product(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        x.matmul(&self.weight.t()?)
+    }
+}
+
+/// A layer norm's scale and shift.
+pub(super) struct Norm {
+    gamma: Vec<f32>,
+    beta: Vec<f32>,
+    eps: f32,
+}
+
+impl Norm {
+    fn load(w: &Weights<'_>, name: &str, size: usize, eps: f64) -> Result<Self, ModelError> {
+        let n = w.layer_norm(name, size, eps)?;
+        let vec = |t: &Tensor| t.to_vec1::<f32>().map_err(ModelError::Inference);
+        let beta = match n.bias() {
+            Some(b) => vec(b)?,
+            None => vec![0.0; size],
+        };
+        Ok(Self { gamma: vec(n.weight())?, beta, eps: eps as f32 })
+    }
+}
+
+/// The f32 slice a contiguous CPU tensor's storage holds.
+fn f32_slice<'a>(
+    storage: &'a candle_core::CpuStorage,
+    layout: &candle_core::Layout,
+    what: &str,
+) -> candle_core::Result<&'a [f32]> {
+    match (storage, layout.contiguous_offsets()) {
+        (candle_core::CpuStorage::F32(data), Some((start, end))) => Ok(&data[start..end]),
+        _ => Err(candle_core::Error::Msg(format!("{what}: needs a contiguous f32 tensor"))),
+    }
+}
+
+/// In place: `y = act(y + bias)` (the intermediate layer's bias and activation in one pass).
+struct BiasActivation<'a> {
+    bias: &'a [f32],
+    act: kernels::Act,
+}
+
+impl candle_core::InplaceOp1 for BiasActivation<'_> {
     fn name(&self) -> &'static str {
-        "parallel-gelu-erf"
+        "bias-activation"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &mut candle_core::CpuStorage,
+        layout: &candle_core::Layout,
+    ) -> candle_core::Result<()> {
+        let (candle_core::CpuStorage::F32(data), Some((start, end))) =
+            (storage, layout.contiguous_offsets())
+        else {
+            return Err(candle_core::Error::Msg("bias-activation: contiguous f32".into()));
+        };
+        kernels::bias_activation(&mut data[start..end], self.bias, self.act);
+        Ok(())
+    }
+}
+
+/// In place: `y = layer_norm(y + bias + residual)` (a sublayer's output bias, its residual
+/// connection and the layer norm in one pass).
+struct BiasResidualNorm<'a> {
+    bias: &'a [f32],
+    norm: &'a Norm,
+}
+
+impl candle_core::InplaceOp2 for BiasResidualNorm<'_> {
+    fn name(&self) -> &'static str {
+        "bias-residual-norm"
+    }
+
+    fn cpu_fwd(
+        &self,
+        dst: &mut candle_core::CpuStorage,
+        dst_l: &candle_core::Layout,
+        src: &candle_core::CpuStorage,
+        src_l: &candle_core::Layout,
+    ) -> candle_core::Result<()> {
+        let residual = f32_slice(src, src_l, "bias-residual-norm")?;
+        let (candle_core::CpuStorage::F32(data), Some((start, end))) =
+            (dst, dst_l.contiguous_offsets())
+        else {
+            return Err(candle_core::Error::Msg("bias-residual-norm: contiguous f32".into()));
+        };
+        let y = &mut data[start..end];
+        if y.len() != residual.len() {
+            return Err(candle_core::Error::Msg("bias-residual-norm: shapes differ".into()));
+        }
+        let n = self.norm;
+        kernels::bias_residual_layer_norm(y, residual, self.bias, &n.gamma, &n.beta, n.eps);
+        Ok(())
+    }
+}
+
+/// Self-attention from the fused, bias-less QKV product (see [`kernels::attention`]).
+struct Attention<'a> {
+    bias: &'a [f32],
+    valid: &'a [usize],
+    shape: kernels::AttentionShape,
+}
+
+impl candle_core::CustomOp1 for Attention<'_> {
+    fn name(&self) -> &'static str {
+        "attention"
     }
 
     fn cpu_fwd(
@@ -325,32 +450,14 @@ impl candle_core::CustomOp1 for ParallelGeluErf {
         storage: &candle_core::CpuStorage,
         layout: &candle_core::Layout,
     ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
-        let (candle_core::CpuStorage::F32(data), Some((start, end))) =
-            (storage, layout.contiguous_offsets())
-        else {
-            return Err(candle_core::Error::Msg("parallel-gelu-erf: f32, contiguous".into()));
-        };
-        let src = &data[start..end];
-        let mut out = vec![0f32; src.len()];
-        let gelu = |dst: &mut [f32], src: &[f32]| {
-            for (d, &v) in dst.iter_mut().zip(src) {
-                *d = (candle_core::cpu::erf::erf_f32(v * std::f32::consts::FRAC_1_SQRT_2) + 1.)
-                    * 0.5
-                    * v;
-            }
-        };
-        let threads = candle_core::utils::get_num_threads().max(1);
-        if threads == 1 || src.len() < 1 << 16 {
-            gelu(&mut out, src);
-        } else {
-            let per = src.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                for (dst, src) in out.chunks_mut(per).zip(src.chunks(per)) {
-                    scope.spawn(move || gelu(dst, src));
-                }
-            });
+        let qkv = f32_slice(storage, layout, "attention")?;
+        let s = self.shape;
+        if qkv.len() != s.batch * s.len * 3 * s.heads * s.head_dim {
+            return Err(candle_core::Error::Msg("attention: qkv shape".into()));
         }
-        Ok((candle_core::CpuStorage::F32(out), layout.shape().clone()))
+        let ctx = kernels::attention(qkv, self.bias, self.valid, s);
+        let shape = (s.batch * s.len, s.heads * s.head_dim).into();
+        Ok((candle_core::CpuStorage::F32(ctx), shape))
     }
 }
 
@@ -366,15 +473,17 @@ pub(super) struct BertEncoder {
     activation: Activation,
 }
 
+/// One transformer layer. Biases are not added by the matrix products but by the fused pass
+/// after each (attention, bias + activation, bias + residual + layer norm).
 pub(super) struct BertLayer {
     /// Query, key and value in one matrix, (3·hidden, hidden): one matmul instead of three;
-    /// the query rows are pre-scaled by 1/√head_dim.
-    qkv: Linear,
-    attention_out: Linear,
-    attention_norm: LayerNorm,
-    intermediate: Linear,
-    output: Linear,
-    output_norm: LayerNorm,
+    /// the query rows (and bias) are pre-scaled by 1/√head_dim.
+    qkv: Dense,
+    attention_out: Dense,
+    attention_norm: Norm,
+    intermediate: Dense,
+    output: Dense,
+    output_norm: Norm,
 }
 
 impl BertEncoder {
@@ -386,19 +495,21 @@ impl BertEncoder {
                 let p = format!("encoder.layer.{i}");
                 Ok(BertLayer {
                     qkv: fused_qkv(w, &p, h, c.num_attention_heads)?,
-                    attention_out: w.linear(&format!("{p}.attention.output.dense"), h, h)?,
-                    attention_norm: w.layer_norm(
+                    attention_out: Dense::load(w, &format!("{p}.attention.output.dense"), h, h)?,
+                    attention_norm: Norm::load(
+                        w,
                         &format!("{p}.attention.output.LayerNorm"),
                         h,
                         eps,
                     )?,
-                    intermediate: w.linear(
+                    intermediate: Dense::load(
+                        w,
                         &format!("{p}.intermediate.dense"),
                         h,
                         c.intermediate_size,
                     )?,
-                    output: w.linear(&format!("{p}.output.dense"), c.intermediate_size, h)?,
-                    output_norm: w.layer_norm(&format!("{p}.output.LayerNorm"), h, eps)?,
+                    output: Dense::load(w, &format!("{p}.output.dense"), c.intermediate_size, h)?,
+                    output_norm: Norm::load(w, &format!("{p}.output.LayerNorm"), h, eps)?,
                 })
             })
             .collect::<Result<Vec<_>, ModelError>>()?;
@@ -418,8 +529,9 @@ impl BertEncoder {
         })
     }
 
-    /// `ids`, `type_ids`: (b, l) u32; `mask`: (b, l) f32, 1 for tokens and 0 for padding.
-    /// Returns the last layer's token vectors, (b, l, hidden).
+    /// `ids`, `type_ids`: (b, l) u32; `mask`: (b, l) f32, 1 for tokens and 0 for padding, which
+    /// comes after a text's tokens. Returns the last layer's token vectors, (b, l, hidden);
+    /// those of padding positions are finite but meaningless.
     pub(super) fn forward(
         &self,
         ids: &Tensor,
@@ -435,12 +547,11 @@ impl BertEncoder {
             .broadcast_add(&self.position.forward(&positions)?)?;
         // Token vectors stay 2-D, (b·l, hidden), so each linear layer is one matmul.
         let mut x = self.norm.forward(&x.reshape((b * l, self.hidden))?)?;
-        // Added to attention scores: 0 for tokens, the most negative f32 for padding (softmax
-        // then gives padding exactly 0 weight), shaped (b, 1, 1, l) to broadcast over heads and
-        // query positions.
-        let bias = mask.affine(f64::from(f32::MAX), f64::from(f32::MIN))?.reshape((b, 1, 1, l))?;
+        // Real tokens per text: attention never looks past them.
+        let valid: Vec<usize> =
+            mask.sum(1)?.to_vec1::<f32>()?.iter().map(|&m| m.round() as usize).collect();
         for layer in &self.layers {
-            x = self.layer_forward(layer, &x, &bias, b, l)?;
+            x = self.layer_forward(layer, &x, &valid, b, l)?;
         }
         x.reshape((b, l, self.hidden))
     }
@@ -449,42 +560,49 @@ impl BertEncoder {
         &self,
         layer: &BertLayer,
         x: &Tensor,
-        bias: &Tensor,
+        valid: &[usize],
         b: usize,
         l: usize,
     ) -> candle_core::Result<Tensor> {
-        let head_dim = self.hidden / self.heads;
-        // (b·l, hidden) → (b, heads, l, head_dim)
-        let split = |t: Tensor| -> candle_core::Result<Tensor> {
-            t.reshape((b, l, self.heads, head_dim))?.transpose(1, 2)?.contiguous()
+        let shape = kernels::AttentionShape {
+            batch: b,
+            len: l,
+            heads: self.heads,
+            head_dim: self.hidden / self.heads,
         };
-        let qkv = layer.qkv.forward(x)?; // (b·l, 3·hidden)
-        let q = split(qkv.narrow(1, 0, self.hidden)?)?;
-        let k = split(qkv.narrow(1, self.hidden, self.hidden)?)?;
-        let v = split(qkv.narrow(1, 2 * self.hidden, self.hidden)?)?;
-        let scores = q.matmul(&k.t()?)?.broadcast_add(bias)?; // (b, heads, l, l)
-        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-        let context =
-            probs.matmul(&v)?.transpose(1, 2)?.contiguous()?.reshape((b * l, self.hidden))?;
-        let attended =
-            layer.attention_norm.forward(&layer.attention_out.forward(&context)?.add(x)?)?;
-        let inner = self.activation.apply(&layer.intermediate.forward(&attended)?)?;
-        layer.output_norm.forward(&layer.output.forward(&inner)?.add(&attended)?)
+        let qkv = layer.qkv.product(x)?; // (b·l, 3·hidden), no bias
+        let context = qkv.apply_op1_no_bwd(&Attention { bias: &layer.qkv.bias, valid, shape })?;
+        let attended = layer.attention_out.product(&context)?;
+        attended.inplace_op2(
+            x,
+            &BiasResidualNorm { bias: &layer.attention_out.bias, norm: &layer.attention_norm },
+        )?;
+        let inner = layer.intermediate.product(&attended)?;
+        inner.inplace_op1(&BiasActivation {
+            bias: &layer.intermediate.bias,
+            act: self.activation.kernel(),
+        })?;
+        let out = layer.output.product(&inner)?;
+        out.inplace_op2(
+            &attended,
+            &BiasResidualNorm { bias: &layer.output.bias, norm: &layer.output_norm },
+        )?;
+        Ok(out)
     }
 }
 
 /// The query, key and value projections of layer `p` as one linear layer (see [`BertLayer`]).
-fn fused_qkv(w: &Weights<'_>, p: &str, h: usize, heads: usize) -> Result<Linear, ModelError> {
+fn fused_qkv(w: &Weights<'_>, p: &str, h: usize, heads: usize) -> Result<Dense, ModelError> {
     let scale = 1.0 / ((h / heads) as f64).sqrt();
     let part = |name: &str| w.linear(&format!("{p}.attention.self.{name}"), h, h);
     let (q, k, v) = (part("query")?, part("key")?, part("value")?);
     let bias =
         |l: &Linear| l.bias().cloned().ok_or_else(|| candle_core::Error::Msg("no bias".into()));
-    let fuse = || -> candle_core::Result<Linear> {
+    let fuse = || -> candle_core::Result<Dense> {
         let weight =
             Tensor::cat(&[(q.weight() * scale)?, k.weight().clone(), v.weight().clone()], 0)?;
         let b = Tensor::cat(&[(bias(&q)? * scale)?, bias(&k)?, bias(&v)?], 0)?;
-        Ok(Linear::new(weight, Some(b)))
+        Dense::from_linear(&Linear::new(weight, Some(b)))
     };
     fuse().map_err(ModelError::Inference)
 }

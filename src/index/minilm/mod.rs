@@ -23,6 +23,7 @@ use xxhash_rust::xxh3::Xxh3;
 mod config;
 mod encoder;
 mod import;
+mod kernels;
 mod stamp;
 #[cfg(test)]
 mod tests;
