@@ -46,10 +46,13 @@ struct Settings {
 #[derive(Debug, Clone)]
 pub(super) struct WordPiece {
     settings: Settings,
-    vocab: HashMap<String, u32>,
-    /// Tokens in id order (what the cache file stores).
+    vocab: Vocab,
+    /// Tokens in id order (what the cache file stores); empty when read from the cache.
     tokens: Vec<String>,
 }
+
+/// Token → id, with a fast hash (the map is built in every process that embeds).
+type Vocab = HashMap<Box<str>, u32, xxhash_rust::xxh3::Xxh3Builder>;
 
 // What `tokenizer.json` must say for this tokenizer to apply.
 #[derive(Deserialize)]
@@ -156,12 +159,13 @@ impl WordPiece {
             max_chars: m.max_input_chars_per_word.unwrap_or(100),
             special,
         };
-        Some(WordPiece { settings, vocab: m.vocab, tokens })
+        let vocab = m.vocab.into_iter().map(|(t, id)| (t.into_boxed_str(), id)).collect();
+        Some(WordPiece { settings, vocab, tokens })
     }
 
     /// The vocabulary size.
     pub(super) fn vocab_size(&self) -> usize {
-        self.tokens.len()
+        self.vocab.len()
     }
 
     /// Where the tokenizer of a `tokenizer.json` with these bytes is kept, in `cache_dir`.
@@ -180,20 +184,24 @@ impl WordPiece {
             return None;
         }
         let body = body.strip_suffix("\nend\n")?;
-        let tokens: Vec<String> = body.split('\n').map(str::to_owned).collect();
-        let vocab: HashMap<String, u32> =
-            tokens.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+        let lines = body.split('\n');
+        let mut vocab = Vocab::with_capacity_and_hasher(body.len() / 6, Default::default());
+        let mut count = 0;
+        for (id, token) in lines.enumerate() {
+            vocab.insert(token.into(), id as u32);
+            count += 1;
+        }
         let max = [settings.unk, settings.cls, settings.sep].into_iter().max()?;
-        if vocab.len() != tokens.len() || max as usize >= tokens.len() {
+        if vocab.len() != count || max as usize >= count {
             return None;
         }
-        Some(WordPiece { settings, vocab, tokens })
+        Some(WordPiece { settings, vocab, tokens: Vec::new() })
     }
 
     /// Writes this tokenizer to `path` (atomically), for [`load`](Self::load).
     pub(super) fn save(&self, path: &Path) -> Result<(), crate::error::PathError> {
-        if self.tokens.iter().any(|t| t.contains('\n')) {
-            return Ok(()); // not expressible one per line: never cached
+        if self.tokens.len() != self.vocab.len() || self.tokens.iter().any(|t| t.contains('\n')) {
+            return Ok(()); // read from a cache, or not expressible one per line: not cached
         }
         let mut text = serde_json::to_string(&self.settings).expect("settings serialise");
         text.push('\n');
