@@ -202,7 +202,7 @@ struct Heavy {
 /// cache, see [`wordpiece`]) when `tokenizer.json` is the plain BERT pipeline, the `tokenizers`
 /// crate's otherwise.
 enum Tokens {
-    WordPiece(wordpiece::WordPiece),
+    WordPiece(Box<wordpiece::WordPiece>),
     Hf(Box<Tokenizer>),
 }
 
@@ -235,7 +235,7 @@ impl Tokens {
             }
         };
         match wp {
-            Some(wp) if wp.vocab_size() <= config.vocab_size => Ok(Tokens::WordPiece(wp)),
+            Some(wp) if wp.vocab_size() <= config.vocab_size => Ok(Tokens::WordPiece(Box::new(wp))),
             // What the `tokenizers` crate checks and reports, for the rest.
             _ => Ok(Tokens::Hf(Box::new(load_tokenizer(path, bytes, max_tokens, config)?))),
         }
