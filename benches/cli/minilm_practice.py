@@ -64,6 +64,7 @@ def main():
         root = tmp / "vault"
         root.mkdir()
         generate(root, args.n)
+        print(f"vault and data in {tmp} (reuse them with --home {tmp})", file=sys.stderr)
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp), "XDG_DATA_HOME": str(tmp / "data"),
            "XDG_CONFIG_HOME": str(tmp / "config"), "MEMLANE_VAULT": str(root),
            "MEMLANE_NOW": "2026-01-10T10:00:00Z", "RAYON_NUM_THREADS": "2"}
