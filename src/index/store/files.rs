@@ -59,15 +59,14 @@ impl Indexes {
         removed: &[String],
     ) -> crate::Result<()> {
         let path = self.dir.join("graph").join(SUPERSEDES_FILE);
-        let old = std::fs::read_to_string(&path).unwrap_or_default();
+        let old = std::fs::read_to_string(&path).ok();
         let gone = |new: &str| {
             removed
                 .iter()
                 .chain(added.iter().map(|(n, _)| n))
                 .any(|n| n.strip_prefix("memory:") == Some(new))
         };
-        let mut lines: Vec<String> = old
-            .lines()
+        let mut lines: Vec<String> = (old.as_deref().unwrap_or_default().lines())
             .filter(|l| l.split_once('\t').is_some_and(|(_, new)| !gone(new)))
             .map(str::to_owned)
             .collect();
@@ -82,10 +81,19 @@ impl Indexes {
                 }
             }
         }
+        self.write_supersedes(lines, old.as_deref())
+    }
+
+    /// Writes `old<TAB>new` `lines` as `graph/supersedes.tsv` (sorted, once each) unless the
+    /// file (`old`: its text, `None` when missing) already says the same, and drops this
+    /// process's copy.
+    fn write_supersedes(&mut self, mut lines: Vec<String>, old: Option<&str>) -> crate::Result<()> {
         lines.sort();
         lines.dedup();
         let text = lines.join("\n");
-        if text != old {
+        // Most changes leave the supersedes links as they were: nothing to write then.
+        if old != Some(text.as_str()) {
+            let path = self.dir.join("graph").join(SUPERSEDES_FILE);
             crate::vault::atomic_write(&path, text.as_bytes())?;
         }
         self.supersedes = std::sync::OnceLock::new();
@@ -134,18 +142,9 @@ impl Indexes {
                 std::sync::OnceLock::from(pairs.into_iter().collect::<HashMap<_, _>>());
             return Ok(());
         }
-        let mut lines: Vec<String> =
-            pairs.iter().map(|(old, new)| format!("{old}\t{new}")).collect();
-        lines.sort();
-        lines.dedup();
-        let text = lines.join("\n");
-        let path = self.dir.join("graph").join(SUPERSEDES_FILE);
-        // Most changes leave the supersedes links as they were: nothing to write then.
-        if std::fs::read(&path).ok().as_deref() != Some(text.as_bytes()) {
-            crate::vault::atomic_write(&path, text.as_bytes())?;
-        }
-        self.supersedes = std::sync::OnceLock::new();
-        Ok(())
+        let lines: Vec<String> = pairs.iter().map(|(old, new)| format!("{old}\t{new}")).collect();
+        let old = std::fs::read_to_string(self.dir.join("graph").join(SUPERSEDES_FILE)).ok();
+        self.write_supersedes(lines, old.as_deref())
     }
 }
 
