@@ -112,6 +112,14 @@ def main():
         times.append(dt * 1e3)
     print(f"add fresh process p50: {statistics.median(times):.0f} ms "
           f"(min {min(times):.0f}, max {max(times):.0f})")
+    for verb in ("update", "append"):
+        times = []
+        for i in range(args.reps):
+            text = " ".join(random.sample(WORDS, 20)) + f" {verb}{i}"
+            dt, _ = run(verb, f"fresh/new-{os.getpid()}-{i}", text)
+            times.append(dt * 1e3)
+        print(f"{verb} fresh process p50: {statistics.median(times):.0f} ms "
+              f"(min {min(times):.0f}, max {max(times):.0f})")
 
     p = subprocess.Popen([args.bin, "mcp"], env=env, stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
