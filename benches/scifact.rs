@@ -254,7 +254,7 @@ fn run_embedder(
     if report.changed() {
         notes.push(format!(
             "{label}: rebuild of {} memories, {chunks} chunks: {:.1} s ({:.0} chunks/s; embedder {})",
-            idx.manifest().entries.len(),
+            idx.manifest().entries().len(),
             build.as_secs_f64(),
             report.chunks as f64 / build.as_secs_f64(),
             idx.embedder().id()

@@ -246,12 +246,17 @@ fn init_logging(g: &GlobalArgs) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("MEMLANE_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let ansi = g.color.enabled(std::io::stderr().is_terminal());
-    let _ = tracing_subscriber::fmt()
+    let fmt = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(ansi)
-        .without_time()
-        .try_init();
+        .with_thread_names(g.verbose >= 2);
+    // At `-vv` and beyond each line carries the time since start: where a command's time goes.
+    let _ = if g.verbose >= 2 {
+        fmt.with_timer(tracing_subscriber::fmt::time::uptime()).try_init()
+    } else {
+        fmt.without_time().try_init()
+    };
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

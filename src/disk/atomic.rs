@@ -30,6 +30,18 @@ pub(crate) fn atomic_write_mode(
     Ok(())
 }
 
+/// Appends `bytes` to `path` (created when missing) in one write, synced: a journal's line. A
+/// reader may see the last line cut while it is written; a line that ends in its newline is whole.
+pub(crate) fn append_synced(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+    use std::io::Write as _;
+    let appended = (|| {
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+        f.write_all(bytes)?;
+        f.sync_data()
+    })();
+    appended.at("write", path)
+}
+
 /// Writes `bytes` to `path` atomically with permission bits `mode`, failing with
 /// `AlreadyExists` when `path` exists.
 pub(crate) fn atomic_create(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), PathError> {

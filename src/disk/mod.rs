@@ -10,7 +10,8 @@ mod lock;
 
 pub use atomic::atomic_write;
 pub(crate) use atomic::{
-    TEMP_SUFFIX, atomic_create, atomic_write_mode, file_mode, move_no_clobber, sync_dir,
+    TEMP_SUFFIX, append_synced, atomic_create, atomic_write_mode, file_mode, move_no_clobber,
+    sync_dir,
 };
 pub(crate) use group::{FileGroup, sync_folder};
 pub(crate) use install::{install_dir, staging_dir};

@@ -3,15 +3,24 @@
 //! One entry per memory file with its size, mtime and content hash (so a reconcile can tell an
 //! unchanged file from a changed one with a `stat`, and a touched-but-identical file with a hash),
 //! its chunk count (vector keys are derived from the name and chunk ordinal), and the metadata that
-//! search filters and ranks on without reading the file. Written atomically and always last, so a
-//! crash leaves an older manifest that the next reconcile repairs from.
+//! search filters and ranks on without reading the file. Written always last, so a crash leaves
+//! an older manifest that the next reconcile repairs from.
 //!
 //! On disk (`indices/manifest.tsv`) it is a JSON header line followed by one tab-separated line per
 //! memory: a no-change reconcile reads it on every command, and this parses several times faster
 //! than JSON at 10k memories. Fields escape `\\`, tab, newline and the list separator `\x1f`.
+//!
+//! Beside it, [`JOURNAL`]: the entries changed since `manifest.tsv` was written, one line each
+//! (`+` and the entry's line, or `-` and the removed name), appended by [`Manifest::save`], so that
+//! indexing one memory in a 10k-memory vault appends a line instead of rewriting 1.7 MB. Its first
+//! line names the base it extends (the header's `base`, a hash of the entry lines): a journal left
+//! beside another base is ignored, and the next save writes the whole file. Past
+//! [`JOURNAL_MAX_LINES`] (or more lines than the base has entries) the whole file is written again
+//! and the journal removed. A journal line that does not parse makes the manifest unreadable (the
+//! caller rebuilds); a last line without its newline is a write still under way, not yet there.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -20,10 +29,25 @@ use serde::{Deserialize, Serialize};
 /// 4: tags and warnings are redacted before they are recorded (see: #14), so a manifest written
 /// before that is rebuilt rather than trusted.
 /// 5: redaction markers (`[redacted]`, `«redacted:<kind>»`) are no longer indexed or embedded.
+/// A manifest with a journal keeps format 5: a memlane that does not know the journal finds its
+/// header without `base` and the stores ahead of the file, and rebuilds.
 pub const FORMAT: u32 = 5;
 
+/// The file name of the manifest under `indices/`.
+pub const FILE: &str = "manifest.tsv";
+
+/// The file name of its journal under `indices/`.
+pub const JOURNAL: &str = "manifest.journal";
+
+/// Journal lines at most: a save past them writes the whole manifest instead.
+pub const JOURNAL_MAX_LINES: usize = 1024;
+
 /// The manifest of one vault's indices.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+///
+/// Entries change only through [`insert`](Self::insert), [`remove`](Self::remove),
+/// [`set_links`](Self::set_links) and [`reset`](Self::reset), which note what [`save`](Self::save)
+/// must write.
+#[derive(Debug, Clone, Default)]
 pub struct Manifest {
     /// [`FORMAT`] when written.
     pub format: u32,
@@ -32,7 +56,33 @@ pub struct Manifest {
     /// Its vector length.
     pub dim: usize,
     /// One entry per memory, by name.
-    pub entries: BTreeMap<String, Entry>,
+    entries: BTreeMap<String, Entry>,
+    /// What is on disk and what changed since.
+    disk: DiskState,
+}
+
+/// How a [`Manifest`] relates to its files.
+#[derive(Debug, Clone, Default)]
+struct DiskState {
+    /// The `base` of the `manifest.tsv` this manifest was read from or last written as, when its
+    /// journal holds every change up to now except `changed`; `None`: write the whole file.
+    base: Option<u64>,
+    /// Lines in that journal (its first line, naming the base, not counted).
+    journal_lines: usize,
+    /// Names whose entry changed since (set, changed or removed).
+    changed: BTreeSet<String>,
+    /// The header changed (embedder, dimension, format): write the whole file.
+    rewrite: bool,
+}
+
+impl PartialEq for Manifest {
+    /// Equal content: the header and every entry (not how it is split between file and journal).
+    fn eq(&self, other: &Self) -> bool {
+        self.format == other.format
+            && self.embedder_id == other.embedder_id
+            && self.dim == other.dim
+            && self.entries == other.entries
+    }
 }
 
 /// What the indices know about one memory file.
@@ -84,9 +134,23 @@ pub struct Entry {
 impl Manifest {
     /// Ids that more than one memory carries, with those memories' names (sorted).
     pub fn duplicate_ids(&self) -> Vec<(String, Vec<String>)> {
+        self.shared_ids(None)
+    }
+
+    /// [`duplicate_ids`](Self::duplicate_ids) among the ids of `names` only: one pass over the
+    /// entries, for a reconcile that indexed a few memories.
+    pub fn duplicate_ids_of(&self, names: &[String]) -> Vec<(String, Vec<String>)> {
+        let ids: BTreeSet<&str> =
+            names.iter().filter_map(|n| self.entries.get(n)).map(|e| e.id.as_str()).collect();
+        self.shared_ids(Some(&ids))
+    }
+
+    fn shared_ids(&self, only: Option<&BTreeSet<&str>>) -> Vec<(String, Vec<String>)> {
         let mut by_id: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         for (name, e) in &self.entries {
-            by_id.entry(e.id.as_str()).or_default().push(name.clone());
+            if only.is_none_or(|ids| ids.contains(e.id.as_str())) {
+                by_id.entry(e.id.as_str()).or_default().push(name.clone());
+            }
         }
         by_id
             .into_iter()
@@ -95,9 +159,74 @@ impl Manifest {
             .collect()
     }
 
-    /// Reads a manifest; `None` when it is missing, unreadable, or of another format.
-    pub fn load(path: &Path) -> Option<Manifest> {
-        let text = std::fs::read_to_string(path).ok()?;
+    /// An empty manifest for `embedder_id` vectors of `dim`, whose next save writes the whole
+    /// file.
+    pub fn new(embedder_id: &str, dim: usize) -> Manifest {
+        Manifest {
+            format: FORMAT,
+            embedder_id: embedder_id.to_owned(),
+            dim,
+            entries: BTreeMap::new(),
+            disk: DiskState { rewrite: true, ..Default::default() },
+        }
+    }
+
+    /// Empties it for `embedder_id` vectors of `dim` (a rebuild): the next save writes the whole
+    /// file.
+    pub fn reset(&mut self, embedder_id: &str, dim: usize) {
+        *self = Manifest::new(embedder_id, dim);
+    }
+
+    /// Makes the header say [`FORMAT`], `embedder_id` and `dim` (the next save writes the whole
+    /// file if it did not).
+    pub fn ensure_header(&mut self, embedder_id: &str, dim: usize) {
+        if self.format != FORMAT || self.embedder_id != embedder_id || self.dim != dim {
+            self.format = FORMAT;
+            self.embedder_id = embedder_id.to_owned();
+            self.dim = dim;
+            self.disk.rewrite = true;
+        }
+    }
+
+    /// Every entry, by memory name.
+    pub fn entries(&self) -> &BTreeMap<String, Entry> {
+        &self.entries
+    }
+
+    /// Sets the entry of `name`.
+    pub fn insert(&mut self, name: String, entry: Entry) {
+        if self.entries.get(&name) != Some(&entry) {
+            self.disk.changed.insert(name.clone());
+            self.entries.insert(name, entry);
+        }
+    }
+
+    /// Removes the entry of `name`, returning it.
+    pub fn remove(&mut self, name: &str) -> Option<Entry> {
+        let old = self.entries.remove(name)?;
+        self.disk.changed.insert(name.to_owned());
+        Some(old)
+    }
+
+    /// Records the hash of `name`'s outgoing links (see [`Entry::links`]).
+    pub fn set_links(&mut self, name: &str, links: u64) {
+        if let Some(e) = self.entries.get_mut(name)
+            && e.links != links
+        {
+            e.links = links;
+            self.disk.changed.insert(name.to_owned());
+        }
+    }
+
+    /// The manifest file in the indices folder `dir`.
+    pub fn path_in(dir: &Path) -> PathBuf {
+        dir.join(FILE)
+    }
+
+    /// Reads the manifest of the indices folder `dir` (its file and journal); `None` when it is
+    /// missing, unreadable, or of another format.
+    pub fn load(dir: &Path) -> Option<Manifest> {
+        let text = std::fs::read_to_string(dir.join(FILE)).ok()?;
         let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
         let header: Header = serde_json::from_str(first).ok()?;
         if header.format != FORMAT {
@@ -124,29 +253,138 @@ impl Manifest {
         }?;
         // The lines are sorted by name, so this builds the map in one pass.
         let entries: BTreeMap<String, Entry> = parsed.into_iter().collect();
-        (entries.len() == header.entries).then_some(Manifest {
+        if entries.len() != header.entries {
+            return None;
+        }
+        let mut m = Manifest {
             format: header.format,
             embedder_id: header.embedder_id,
             dim: header.dim,
             entries,
-        })
+            disk: DiskState { base: header.base, ..Default::default() },
+        };
+        m.replay_journal(&dir.join(JOURNAL))?;
+        Some(m)
     }
 
-    /// Writes the manifest atomically.
-    pub fn save(&self, path: &Path) -> Result<(), crate::error::PathError> {
+    /// Applies the journal at `path` when it extends this manifest's base (see the module's
+    /// docs); `None` when a line does not parse.
+    fn replay_journal(&mut self, path: &Path) -> Option<()> {
+        let text = match std::fs::read(path) {
+            Ok(bytes) => String::from_utf8(bytes).ok()?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(()),
+            Err(_) => return None,
+        };
+        let mut lines = text.split_inclusive('\n');
+        let extends = lines
+            .next()
+            .and_then(|l| l.strip_suffix('\n')?.strip_prefix('#'))
+            .and_then(|b| u64::from_str_radix(b, 16).ok());
+        if self.disk.base.is_none() || self.disk.base != extends {
+            // Written for another base (or cut in its first line): not this file's changes.
+            self.disk.base = None;
+            return Some(());
+        }
+        for line in lines {
+            let Some(line) = line.strip_suffix('\n') else {
+                // A write under way; what is whole is the manifest as of now. The next save
+                // writes the whole file rather than append after a cut line.
+                self.disk.base = None;
+                break;
+            };
+            if let Some(name) = line.strip_prefix('-') {
+                self.entries.remove(&unescape(name)?);
+            } else {
+                let (name, entry) = decode_entry(line.strip_prefix('+')?)?;
+                self.entries.insert(name, entry);
+            }
+            self.disk.journal_lines += 1;
+        }
+        Some(())
+    }
+
+    /// Writes what changed since the manifest was read from `dir` or last written there: lines
+    /// appended to the journal, or the whole file (atomically, then the journal removed) when
+    /// there is no base to extend, the header changed, or the journal would grow past
+    /// [`JOURNAL_MAX_LINES`] or past the number of entries.
+    pub fn save(&mut self, dir: &Path) -> Result<(), crate::error::PathError> {
+        let lines = self.disk.journal_lines + self.disk.changed.len();
+        match self.disk.base {
+            Some(base)
+                if !self.disk.rewrite
+                    && lines <= JOURNAL_MAX_LINES
+                    && lines <= self.entries.len().max(16) =>
+            {
+                if self.disk.changed.is_empty() {
+                    return Ok(());
+                }
+                let path = dir.join(JOURNAL);
+                let mut out = String::new();
+                if self.disk.journal_lines == 0 {
+                    out.push_str(&format!("#{base:016x}\n"));
+                }
+                for name in &self.disk.changed {
+                    match self.entries.get(name) {
+                        Some(e) => {
+                            out.push('+');
+                            encode_entry(&mut out, name, e);
+                        }
+                        None => {
+                            out.push('-');
+                            escape(&mut out, name);
+                        }
+                    }
+                    out.push('\n');
+                }
+                if self.disk.journal_lines == 0 {
+                    // A journal of another base left behind (a save that died before removing
+                    // it) goes: this one starts with its own base.
+                    match std::fs::remove_file(&path) {
+                        Ok(()) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(source) => {
+                            return Err(crate::error::PathError { action: "remove", path, source });
+                        }
+                    }
+                }
+                crate::disk::append_synced(&path, out.as_bytes())?;
+                self.disk.journal_lines = lines;
+                self.disk.changed.clear();
+                Ok(())
+            }
+            _ => self.save_whole(dir),
+        }
+    }
+
+    /// Writes the whole manifest file atomically and removes the journal.
+    pub fn save_whole(&mut self, dir: &Path) -> Result<(), crate::error::PathError> {
+        let mut body = String::new();
+        for (name, e) in &self.entries {
+            encode_entry(&mut body, name, e);
+            body.push('\n');
+        }
+        let base = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
         let header = Header {
             format: self.format,
             embedder_id: self.embedder_id.clone(),
             dim: self.dim,
             entries: self.entries.len(),
+            base: Some(base),
         };
         let mut out = serde_json::to_string(&header).expect("a header always serialises");
         out.push('\n');
-        for (name, e) in &self.entries {
-            encode_entry(&mut out, name, e);
-            out.push('\n');
+        out.push_str(&body);
+        crate::vault::atomic_write(&dir.join(FILE), out.as_bytes())?;
+        let journal = dir.join(JOURNAL);
+        match std::fs::remove_file(&journal) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(source) => {
+                return Err(crate::error::PathError { action: "remove", path: journal, source });
+            }
         }
-        crate::vault::atomic_write(path, out.as_bytes())
+        self.disk = DiskState { base: Some(base), ..Default::default() };
+        Ok(())
     }
 
     /// The total number of chunks.
@@ -161,6 +399,26 @@ struct Header {
     embedder_id: String,
     dim: usize,
     entries: usize,
+    /// What a journal names to extend this file (see the module's docs).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "hex_u64")]
+    base: Option<u64>,
+}
+
+mod hex_u64 {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[allow(clippy::ref_option)]
+    pub fn serialize<S: Serializer>(v: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => s.serialize_str(&format!("{v:016x}")),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+        let s: Option<String> = Option::deserialize(d)?;
+        s.map(|s| u64::from_str_radix(&s, 16).map_err(serde::de::Error::custom)).transpose()
+    }
 }
 
 const LIST_SEP: char = '\u{1f}';
@@ -310,15 +568,21 @@ pub fn parse_chunk_id(id: &str) -> Option<(&str, usize)> {
 mod tests {
     use super::*;
 
+    fn entry(i: u64) -> Entry {
+        Entry {
+            size: i,
+            hash: format!("{i:016x}"),
+            title: format!("title\t{i}"),
+            tags: vec![format!("t{i}")],
+            chunks: 2,
+            ..Default::default()
+        }
+    }
+
     #[test]
     fn manifest_round_trips_through_its_file_with_awkward_text() {
-        let mut m = Manifest {
-            format: FORMAT,
-            embedder_id: "builtin-ngram-v1".into(),
-            dim: 384,
-            ..Default::default()
-        };
-        m.entries.insert(
+        let mut m = Manifest::new("builtin-ngram-v1", 384);
+        m.insert(
             "auth/jwt plan".into(),
             Entry {
                 size: 12,
@@ -340,43 +604,156 @@ mod tests {
                 links: 0xdead_beef_0123,
             },
         );
-        m.entries.insert("plain".into(), Entry::default());
+        m.insert("plain".into(), Entry::default());
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("manifest.tsv");
-        m.save(&path).unwrap();
-        assert_eq!(Manifest::load(&path), Some(m.clone()));
+        m.save(dir.path()).unwrap();
+        assert_eq!(Manifest::load(dir.path()), Some(m.clone()));
         // A truncated file is not trusted.
+        let path = dir.path().join(FILE);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, &text[..text.len() - 10]).unwrap();
-        assert_eq!(Manifest::load(&path), None);
+        assert_eq!(Manifest::load(dir.path()), None);
         std::fs::write(&path, "{not json\n").unwrap();
-        assert_eq!(Manifest::load(&path), None);
+        assert_eq!(Manifest::load(dir.path()), None);
     }
 
     #[test]
     fn a_large_manifest_is_parsed_in_halves_identically() {
-        let mut m =
-            Manifest { format: FORMAT, embedder_id: "e".into(), dim: 8, ..Default::default() };
+        let mut m = Manifest::new("e", 8);
         for i in 0..5_000 {
-            let e = Entry {
-                size: i,
-                hash: format!("{i:016x}"),
-                title: format!("title\t{i}"),
-                tags: vec![format!("t{i}")],
-                chunks: 2,
-                ..Default::default()
-            };
-            m.entries.insert(format!("dir{}/m{i:05}", i % 7), e);
+            m.insert(format!("dir{}/m{i:05}", i % 7), entry(i));
         }
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("manifest.tsv");
-        m.save(&path).unwrap();
+        m.save(dir.path()).unwrap();
+        let path = dir.path().join(FILE);
         assert!(std::fs::metadata(&path).unwrap().len() as usize > PARALLEL_PARSE_BYTES);
-        assert_eq!(Manifest::load(&path), Some(m));
+        assert_eq!(Manifest::load(dir.path()), Some(m));
         // A damaged line in the second half is caught too.
         let text = std::fs::read_to_string(&path).unwrap();
         let cut = text.rfind("\tt4").unwrap();
         std::fs::write(&path, format!("{}\tx\ty{}", &text[..cut], &text[cut..])).unwrap();
-        assert_eq!(Manifest::load(&path), None);
+        assert_eq!(Manifest::load(dir.path()), None);
+    }
+
+    #[test]
+    fn a_change_appends_a_journal_line_and_a_long_journal_is_folded_into_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, journal) = (dir.path().join(FILE), dir.path().join(JOURNAL));
+        let mut m = Manifest::new("e", 8);
+        for i in 0..100 {
+            m.insert(format!("m{i:03}"), entry(i));
+        }
+        m.save(dir.path()).unwrap();
+        assert!(!journal.exists(), "a first save writes the whole file");
+        let whole = std::fs::read(&file).unwrap();
+
+        // One new, one changed and one removed memory: three lines; the file is untouched.
+        let mut m = Manifest::load(dir.path()).unwrap();
+        m.insert("new".into(), entry(7));
+        m.insert("m001".into(), entry(1001));
+        m.remove("m002");
+        // Setting what is there already is no change.
+        m.insert("m003".into(), entry(3));
+        m.save(dir.path()).unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), whole);
+        let text = std::fs::read_to_string(&journal).unwrap();
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(text.lines().any(|l| l == "-m002"), "{text}");
+        assert_eq!(Manifest::load(dir.path()), Some(m.clone()));
+
+        // The same manifest saved again (loaded or kept) appends after what is there.
+        m.insert("m004".into(), entry(1004));
+        m.save(dir.path()).unwrap();
+        let mut again = Manifest::load(dir.path()).unwrap();
+        assert_eq!(again, m);
+        again.set_links("m005", 9);
+        again.save(dir.path()).unwrap();
+        assert_eq!(std::fs::read_to_string(&journal).unwrap().lines().count(), 6);
+        assert_eq!(Manifest::load(dir.path()), Some(again.clone()));
+
+        // More lines than entries: the whole file again, and no journal.
+        for i in 0..100 {
+            again.insert(format!("m{i:03}"), entry(2000 + i));
+        }
+        again.save(dir.path()).unwrap();
+        assert!(!journal.exists());
+        assert_eq!(Manifest::load(dir.path()), Some(again.clone()));
+
+        // A journal line that does not parse makes the manifest unreadable (a rebuild).
+        again.remove("m010");
+        again.save(dir.path()).unwrap();
+        std::fs::write(&journal, std::fs::read_to_string(&journal).unwrap() + "+m011\tbad\n")
+            .unwrap();
+        assert_eq!(Manifest::load(dir.path()), None);
+    }
+
+    #[test]
+    fn a_journal_of_another_base_or_a_cut_last_line_is_not_applied() {
+        let dir = tempfile::tempdir().unwrap();
+        let journal = dir.path().join(JOURNAL);
+        let mut m = Manifest::new("e", 8);
+        for i in 0..50 {
+            m.insert(format!("m{i:03}"), entry(i));
+        }
+        m.save(dir.path()).unwrap();
+        let before = Manifest::load(dir.path()).unwrap();
+        m.insert("late".into(), entry(77));
+        m.save(dir.path()).unwrap();
+        let line = std::fs::read_to_string(&journal).unwrap();
+
+        // A line still being written: what is whole is the manifest; the next save of what is
+        // read writes the whole file rather than append after the cut.
+        std::fs::write(&journal, &line[..line.len() - 5]).unwrap();
+        let mut read = Manifest::load(dir.path()).unwrap();
+        assert_eq!(read, before);
+        read.insert("other".into(), entry(5));
+        read.save(dir.path()).unwrap();
+        assert!(!journal.exists());
+        let mut expected = before.clone();
+        expected.insert("other".into(), entry(5));
+        assert_eq!(Manifest::load(dir.path()), Some(expected.clone()));
+
+        // A journal written for another base (as a save that died before removing it leaves)
+        // is ignored, and the next append starts a journal of this base.
+        std::fs::write(&journal, line.replacen('#', "#0", 1).replacen("0", "", 1)).unwrap();
+        std::fs::write(&journal, format!("#{:016x}\n+x\n", 1)).unwrap();
+        let mut read = Manifest::load(dir.path()).unwrap();
+        assert_eq!(read, expected);
+        read.insert("third".into(), entry(3));
+        read.save(dir.path()).unwrap();
+        expected.insert("third".into(), entry(3));
+        assert_eq!(Manifest::load(dir.path()), Some(expected));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(100))]
+        /// Whatever the edits and however often it is saved (and read back), what loads is what
+        /// was kept in memory.
+        #[test]
+        fn saving_the_changes_and_loading_gives_the_same_manifest(
+            ops in proptest::collection::vec((0u8..4, 0u64..12, 0u64..4), 1..80),
+            every in 1usize..5,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut m = Manifest::new("e", 8);
+            for (step, (op, name, value)) in ops.into_iter().enumerate() {
+                let name = format!("m{name}");
+                match op {
+                    0 | 1 => m.insert(name, entry(value)),
+                    2 => {
+                        m.remove(&name);
+                    }
+                    _ => m.set_links(&name, value),
+                }
+                if step % every == 0 {
+                    m.save(dir.path()).unwrap();
+                    if step % 3 == 0 {
+                        m = Manifest::load(dir.path()).unwrap();
+                    }
+                }
+            }
+            m.save(dir.path()).unwrap();
+            proptest::prop_assert_eq!(Manifest::load(dir.path()), Some(m));
+        }
     }
 }

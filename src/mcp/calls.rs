@@ -165,7 +165,7 @@ impl MemlaneServer {
             let mut by_status: std::collections::BTreeMap<&str, usize> = Default::default();
             let mut tags: std::collections::BTreeMap<&str, usize> = Default::default();
             let (mut pinned, mut bytes) = (0, 0);
-            for e in idx.manifest().entries.values() {
+            for e in idx.manifest().entries().values() {
                 *by_type.entry(&e.memory_type).or_default() += 1;
                 *by_status.entry(&e.status).or_default() += 1;
                 for t in &e.tags {
@@ -176,7 +176,7 @@ impl MemlaneServer {
             }
             let root = self.vault.root().display().to_string();
             Ok(json!({
-                "count": idx.manifest().entries.len(),
+                "count": idx.manifest().entries().len(),
                 "total_size": human_size(bytes),
                 "total_bytes": bytes,
                 "tags": tags,

@@ -79,9 +79,9 @@ struct Cached {
     idx: Indexes,
     /// The change counter when the indices were last reconciled.
     generation: Option<u64>,
-    /// The manifest file's (mtime, size) after our last reconcile: another process's index write
-    /// changes it.
-    manifest: Option<(SystemTime, u64, u64)>,
+    /// The manifest's and its journal's (mtime, size, inode) after our last reconcile: another
+    /// process's index write changes them.
+    manifest: ManifestStamp,
 }
 
 /// The server's state shared by every tool call.
@@ -108,8 +108,17 @@ impl std::fmt::Debug for Live {
     }
 }
 
+/// The stamps of the manifest and its journal in the indices folder `dir` (see [`file_stamp`]).
+type ManifestStamp = [Option<(SystemTime, u64, u64)>; 2];
+
+fn manifest_stamp(dir: &std::path::Path) -> ManifestStamp {
+    use crate::index::manifest::{FILE, JOURNAL};
+    [file_stamp(&dir.join(FILE)), file_stamp(&dir.join(JOURNAL))]
+}
+
 /// A file's identity and version: (mtime, size, inode). Every file this reads is replaced by
-/// rename when written, so a new inode shows a rewrite even within one mtime tick.
+/// rename when written, or only appended to (a journal), so a new inode or size shows a write
+/// even within one mtime tick.
 fn file_stamp(path: &std::path::Path) -> Option<(SystemTime, u64, u64)> {
     let md = std::fs::metadata(path).ok()?;
     #[cfg(unix)]
@@ -173,14 +182,14 @@ impl Live {
     /// reopened in the last case) before `f` runs. `f` must not have side effects.
     pub fn with_indexes<R>(&self, f: impl Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R> {
         let vault = &*self.vault;
-        let manifest_path = Indexes::dir_of(vault).join("manifest.tsv");
+        let index_dir = Indexes::dir_of(vault);
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let t0 = std::time::Instant::now();
         // The ticket is taken before anything is read: every change before it is counted.
         let source = self.source();
         let ticket = source.as_ref().and_then(|s| s.begin());
         let dirty = self.dirty.swap(false, Ordering::SeqCst);
-        let stamp = file_stamp(&manifest_path);
+        let stamp = manifest_stamp(&index_dir);
         let usable = !dirty
             && ticket.is_some()
             && cache.as_ref().is_some_and(|c| c.manifest == stamp && c.generation.is_some());
@@ -256,7 +265,7 @@ impl Live {
         if let (Some(s), Some(g)) = (&source, generation) {
             s.covered(g);
         }
-        *cache = Some(Cached { idx, generation, manifest: file_stamp(&manifest_path) });
+        *cache = Some(Cached { idx, generation, manifest: manifest_stamp(&index_dir) });
         tracing::debug!(
             sync_ms,
             checked_ms = t0.elapsed().as_secs_f64() * 1e3,
@@ -276,7 +285,7 @@ impl Live {
             );
         }
         cached.idx = fresh;
-        cached.manifest = file_stamp(&manifest_path);
+        cached.manifest = manifest_stamp(&index_dir);
         crate::index::store::catch_index_panic(|| f(&cached.idx)).unwrap_or_else(|| {
             Err(crate::index::store::IndexError::Unreadable(cached.idx.dir().to_owned()).into())
         })

@@ -90,7 +90,7 @@ pub fn neighbours<'m>(
     let reach = gap_seconds.saturating_mul(span as i64);
     let mut reaches: Vec<(i64, i64)> = names
         .iter()
-        .filter_map(|n| manifest.entries.get(*n))
+        .filter_map(|n| manifest.entries().get(*n))
         .map(|e| (e.created.saturating_sub(reach), e.created.saturating_add(reach)))
         .collect();
     reaches.sort_unstable();
@@ -106,7 +106,7 @@ pub fn neighbours<'m>(
         i > 0 && t <= merged[i - 1].1
     };
     let mut by_folder: HashMap<&str, Vec<(i64, &'m str)>> = HashMap::new();
-    for (name, entry) in &manifest.entries {
+    for (name, entry) in manifest.entries() {
         let f = folder(name);
         if near_a_candidate(entry.created) && folders.contains(f) {
             by_folder.entry(f).or_default().push((entry.created, name.as_str()));
@@ -166,7 +166,7 @@ mod tests {
         let mut m = Manifest::default();
         for (name, created) in items {
             let e = Entry { created: *created, ..Entry::default() };
-            m.entries.insert((*name).to_owned(), e);
+            m.insert((*name).to_owned(), e);
         }
         m
     }

@@ -464,7 +464,7 @@ pub fn search_ranked(
     // chunk keys or the excluded ones', whichever is smaller; a filter that excludes nothing
     // (the usual: every memory active) is no filter at all.
     let (mut let_in, mut keep_out): (Vec<Listed>, Vec<Listed>) = (Vec::new(), Vec::new());
-    for (name, e) in &manifest.entries {
+    for (name, e) in manifest.entries() {
         if allowed(e) { let_in.push((name, e)) } else { keep_out.push((name, e)) }
     }
     let chunks = |side: &[Listed]| side.iter().map(|(_, e)| e.chunks).sum::<usize>();
@@ -525,7 +525,7 @@ pub fn search_ranked(
     let mut cands: Vec<Candidate> = Vec::with_capacity(fused.len());
     let mut lexical_chunks: Vec<String> = Vec::with_capacity(fused.len());
     for (name, rrf) in &fused {
-        let Some(entry) = manifest.entries.get(*name) else { continue };
+        let Some(entry) = manifest.entries().get(*name) else { continue };
         // Fully faded past `expires_at`: out of the results (stage 7), and of the calibration.
         let past = entry.expires_at.map(|e| (now.as_second() - e) as f64 / 86_400.0);
         let Some(fade) = rank::expiry_factor(past, cfg.expiry_fade_days) else { continue };

@@ -106,11 +106,18 @@ fn body_of(env: &TestEnv, name: &str) -> String {
 /// The derived files a rebuild must reproduce byte for byte.
 fn derived(env: &TestEnv) -> BTreeMap<&'static str, String> {
     let dir = env.vault().join("indices");
-    let mut out: BTreeMap<&'static str, String> =
-        [("manifest", "manifest.tsv"), ("supersedes", "graph/supersedes.tsv")]
-            .into_iter()
-            .map(|(k, f)| (k, std::fs::read_to_string(dir.join(f)).unwrap_or_default()))
-            .collect();
+    let mut out: BTreeMap<&'static str, String> = BTreeMap::new();
+    out.insert(
+        "supersedes",
+        std::fs::read_to_string(dir.join("graph/supersedes.tsv")).unwrap_or_default(),
+    );
+    // The manifest as it loads (its file plus its journal), written whole.
+    let manifest = memlane::index::manifest::Manifest::load(&dir).map(|mut m| {
+        let tmp = tempfile::tempdir().unwrap();
+        m.save_whole(tmp.path()).unwrap();
+        std::fs::read_to_string(tmp.path().join(memlane::index::manifest::FILE)).unwrap()
+    });
+    out.insert("manifest", manifest.unwrap_or_default());
     // The graph as it loads (its file plus its journal), written whole.
     let graph = memlane::index::graph::LinkGraph::load(&dir.join("graph")).unwrap();
     let whole = graph.map(|mut g| {
@@ -665,10 +672,16 @@ fn an_interrupted_index_commit_is_rebuilt_and_a_live_one_is_left_alone() {
 
     // What a crash before the manifest save leaves: stores that hold a memory the manifest
     // does not know.
-    let old_manifest = std::fs::read(dir.join("manifest.tsv")).unwrap();
+    let manifest_files = ["manifest.tsv", "manifest.journal"];
+    let old_manifest = manifest_files.map(|f| std::fs::read(dir.join(f)).ok());
     run_ok(&env, &["add", "late", "--force", "# Late\n\nqzlatevx arrives after the manifest"]);
     run_ok(&env, &["search", "qzlatevx", "--no-touch"]);
-    std::fs::write(dir.join("manifest.tsv"), old_manifest).unwrap();
+    for (f, old) in manifest_files.iter().zip(old_manifest) {
+        match old {
+            Some(bytes) => std::fs::write(dir.join(f), bytes).unwrap(),
+            None => std::fs::remove_file(dir.join(f)).unwrap_or_default(),
+        }
+    }
     std::fs::write(&pending, "").unwrap();
     let out = run_ok(&env, &["search", "qzlatevx", "--json", "--no-touch"]);
     let hits: Value = serde_json::from_str(&out).unwrap();

@@ -216,9 +216,9 @@ mod incremental {
         assert_eq!(report.indexed, ["team-preferences"]);
         let total = b.manifest().total_chunks();
         assert_eq!(b.vector().len(), total);
-        assert_eq!(b.manifest().entries["cache-v1"], {
+        assert_eq!(b.manifest().entries()["cache-v1"], {
             let (_, fresh) = open(&env);
-            fresh.manifest().entries["cache-v1"].clone()
+            fresh.manifest().entries()["cache-v1"].clone()
         });
 
         // A finds B's change already indexed: nothing is written.
@@ -228,8 +228,8 @@ mod incremental {
         assert!(!report.changed(), "{report:?}");
         assert_eq!(before, snapshot(&dir), "a reconcile with nothing to do wrote files");
         assert_eq!(
-            a.manifest().entries["team-preferences"],
-            b.manifest().entries["team-preferences"]
+            a.manifest().entries()["team-preferences"],
+            b.manifest().entries()["team-preferences"]
         );
         assert_eq!(top(&env, &word(2)).as_deref(), Some("cache-v1"));
         assert_eq!(top(&env, &word(3)).as_deref(), Some("team-preferences"));
@@ -265,8 +265,8 @@ mod incremental {
         assert!(!report.changed(), "a whole reconcile found more to do: {report:?}");
         let (_, mut fresh) = open(&env);
         fresh.rebuild(&vault, &mut |_| {}).unwrap();
-        assert_eq!(idx.manifest().entries.keys().collect::<Vec<_>>(), {
-            fresh.manifest().entries.keys().collect::<Vec<_>>()
+        assert_eq!(idx.manifest().entries().keys().collect::<Vec<_>>(), {
+            fresh.manifest().entries().keys().collect::<Vec<_>>()
         });
 
         // A folder renamed: its path alone cannot say which memories moved.
@@ -280,7 +280,7 @@ mod incremental {
             std::os::unix::fs::symlink("/etc", root.join("outside")).unwrap();
             let report = idx.reconcile_paths(&vault, &[root.join("outside/passwd.md")]).unwrap();
             assert!(!report.changed(), "{report:?}");
-            assert!(!idx.manifest().entries.keys().any(|k| k.starts_with("outside")));
+            assert!(!idx.manifest().entries().keys().any(|k| k.starts_with("outside")));
         }
     }
 

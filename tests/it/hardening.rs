@@ -263,6 +263,14 @@ fn damage(env: &TestEnv, how: &str) {
             let _ = std::fs::remove_file(dir.join("graph/journal.jsonl"));
             std::fs::write(dir.join("verified.tsv"), lines.join("\n") + "\n").unwrap();
         }
+        "a damaged line in the manifest's journal" => {
+            let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
+            let header: serde_json::Value =
+                serde_json::from_str(manifest.lines().next().unwrap()).unwrap();
+            let base = header["base"].as_str().expect("the manifest names its base");
+            std::fs::write(dir.join("manifest.journal"), format!("#{base}\n+deploy-notes\t1\n"))
+                .unwrap();
+        }
         "a torn line in the graph's journal" => {
             std::fs::write(dir.join("graph/journal.jsonl"), "{\"op\":\"set\",\"memory\":\"memo")
                 .unwrap();
@@ -301,6 +309,7 @@ fn reading_commands_rebuild_damaged_indices_on_their_own() {
         "scribble inside the .store files",
         "corrupt graph.json",
         "a torn line in the graph's journal",
+        "a damaged line in the manifest's journal",
         "a graph written by an older memlane",
     ] {
         let env = TestEnv::with_vault("basic");

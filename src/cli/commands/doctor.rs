@@ -60,7 +60,7 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     for u in vault.unreachable_files()? {
         problems.push(json!({ "kind": "unreachable", "message": u.to_string(), "hint": u.hint() }));
     }
-    for (name, e) in &idx.manifest().entries {
+    for (name, e) in idx.manifest().entries() {
         for w in &e.warnings {
             problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
         }
@@ -79,7 +79,7 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     let stats = idx.graph().stats();
     let summary = json!({
         "vault": vault.root(),
-        "memories": idx.manifest().entries.len(),
+        "memories": idx.manifest().entries().len(),
         "chunks": idx.manifest().total_chunks(),
         "embedder": idx.embedder().id(),
         "graph": stats,
@@ -91,7 +91,7 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     let mut text = format!(
         "vault     {}\nmemories  {} ({} chunks)\nembedder  {}\ngraph     {} memories, {} documents, {} entities, {} links\n",
         vault.root().display(),
-        idx.manifest().entries.len(),
+        idx.manifest().entries().len(),
         idx.manifest().total_chunks(),
         idx.embedder().id(),
         stats.memories,

@@ -368,14 +368,7 @@ impl LinkGraph {
 
 /// Appends `bytes` to the file at `path` (created if missing) and syncs it.
 fn append(path: &Path, bytes: &[u8]) -> Result<(), GraphError> {
-    let appended = (|| {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
-        f.write_all(bytes)?;
-        f.sync_data()
-    })();
-    appended.map_err(|source| PathError { action: "write", path: path.to_owned(), source })?;
-    Ok(())
+    Ok(crate::disk::append_synced(path, bytes)?)
 }
 
 /// The ghost keys [`GHOSTS`] lists; `None` when there is no such file.

@@ -134,7 +134,10 @@ impl Indexes {
             .filter_map(|(source, target)| {
                 let name = source.strip_prefix("memory:")?;
                 let old = target.strip_prefix("memory:")?;
-                self.manifest.entries.contains_key(name).then(|| (old.to_owned(), name.to_owned()))
+                self.manifest
+                    .entries()
+                    .contains_key(name)
+                    .then(|| (old.to_owned(), name.to_owned()))
             })
             .collect();
         if self.ephemeral {

@@ -26,7 +26,7 @@ use super::embed::Embedder;
 use super::embed_cache::{CacheStats, EmbedCache};
 use super::graph::{EdgeData, LinkGraph, OutLink};
 use super::keyword::{KeywordDoc, KeywordError, KeywordIndex};
-use super::manifest::{Entry, Manifest, chunk_id, chunk_key};
+use super::manifest::{self, Entry, Manifest, chunk_id, chunk_key};
 use super::vector::{OpenOutcome, VectorIndex};
 use crate::error::{Error, IoResultExt};
 use crate::model::MemoryName;
@@ -233,7 +233,7 @@ impl Indexes {
         for sub in ["keyword", "vector", "graph"] {
             remove_damaged(&dir.join(sub))?;
         }
-        for file in ["manifest.tsv", PENDING_FILE, VERIFIED_FILE] {
+        for file in [manifest::FILE, manifest::JOURNAL, PENDING_FILE, VERIFIED_FILE] {
             let path = dir.join(file);
             match std::fs::remove_file(&path) {
                 Ok(()) => {}
@@ -266,7 +266,7 @@ impl Indexes {
                     tracing::debug!(error = %e, "indices not writable; reading without writing");
                     if let Some(idx) = Self::current_read_only(vault, embedder.clone())? {
                         let report = ReconcileReport {
-                            unchanged: idx.manifest.entries.len(),
+                            unchanged: idx.manifest.entries().len(),
                             not_saved: Some(why),
                             ..Default::default()
                         };
@@ -321,7 +321,7 @@ impl Indexes {
         {
             return Ok(None);
         }
-        let Some(manifest) = Manifest::load(&dir.join("manifest.tsv")) else { return Ok(None) };
+        let Some(manifest) = Manifest::load(&dir) else { return Ok(None) };
         if manifest.embedder_id != embedder.id() || manifest.dim != embedder.dim() {
             return Ok(None);
         }
@@ -411,8 +411,8 @@ impl Indexes {
         let stamp = disk_stamp(&dir);
         let mut needs_rebuild = None;
         let mut damage: Option<String> = None;
-        let manifest_path = dir.join("manifest.tsv");
-        let manifest = match Manifest::load(&manifest_path) {
+        let manifest_path = dir.join(manifest::FILE);
+        let manifest = match Manifest::load(&dir) {
             Some(m) if m.embedder_id == embedder.id() && m.dim == embedder.dim() => m,
             Some(m) => {
                 needs_rebuild = Some(format!(
@@ -603,7 +603,7 @@ impl Indexes {
             let start = Instant::now();
             let mut keys = KeyMap::default();
             keys.reserve(self.manifest.total_chunks());
-            for (name, e) in &self.manifest.entries {
+            for (name, e) in self.manifest.entries() {
                 for ord in 0..e.chunks {
                     keys.insert(chunk_key(name, ord), (name.clone(), ord));
                 }
@@ -705,7 +705,7 @@ impl Indexes {
         let wanted: HashMap<u64, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
         let mut out = vec![None; keys.len()];
         let mut left = wanted.len();
-        'scan: for (name, e) in &self.manifest.entries {
+        'scan: for (name, e) in self.manifest.entries() {
             for ord in 0..e.chunks {
                 if let Some(&i) = wanted.get(&chunk_key(name, ord)) {
                     out[i] = Some((name.as_str(), ord));

@@ -42,7 +42,7 @@ impl Indexes {
             self.needs_rebuild.get_or_insert_with(|| "an update stopped half way".into());
         } else {
             // The manifest on disk decides what the next reconcile finds changed.
-            self.manifest = Manifest::load(&self.dir.join("manifest.tsv")).unwrap_or_default();
+            self.manifest = Manifest::load(&self.dir).unwrap_or_default();
         }
     }
 
@@ -51,7 +51,7 @@ impl Indexes {
         stats
             .iter()
             .filter(|s| {
-                let Some(e) = self.manifest.entries.get(s.name.as_str()) else { return false };
+                let Some(e) = self.manifest.entries().get(s.name.as_str()) else { return false };
                 if e.size != s.size || e.mtime_ns != s.mtime_ns {
                     return false; // already a candidate
                 }
@@ -69,7 +69,7 @@ impl Indexes {
         let mut maybe_changed = Vec::new();
         let mut removed = Vec::new();
         let mut unchanged = 0;
-        let mut entries = self.manifest.entries.iter().peekable();
+        let mut entries = self.manifest.entries().iter().peekable();
         for s in stats {
             while let Some((name, _)) = entries.next_if(|(n, _)| n.as_str() < s.name.as_str()) {
                 removed.push(name.clone());
@@ -123,14 +123,14 @@ impl Indexes {
         let mut maybe_changed = Vec::new();
         let mut unchanged = 0;
         for s in stats {
-            match self.manifest.entries.get(s.name.as_str()) {
+            match self.manifest.entries().get(s.name.as_str()) {
                 Some(e) if e.size == s.size && e.mtime_ns == s.mtime_ns => unchanged += 1,
                 _ => maybe_changed.push(s.clone()),
             }
         }
         let removed = gone
             .iter()
-            .filter(|n| self.manifest.entries.contains_key(n.as_str()))
+            .filter(|n| self.manifest.entries().contains_key(n.as_str()))
             .cloned()
             .collect();
         (maybe_changed, removed, unchanged)
@@ -250,7 +250,7 @@ impl Indexes {
         let on_disk: HashSet<String> = match &gone {
             None => stats.iter().map(|s| s.name.to_string()).collect(),
             // The manifest knows the memories no given path changed.
-            Some(gone) => (self.manifest.entries.keys())
+            Some(gone) => (self.manifest.entries().keys())
                 .filter(|n| !gone.contains(n))
                 .cloned()
                 .chain(stats.iter().map(|s| s.name.to_string()))
@@ -261,11 +261,10 @@ impl Indexes {
         let mut unloaded;
         let pending: Vec<Pending> = loop {
             if rebuild.is_some() {
-                self.manifest = Manifest::default();
+                self.manifest.reset(self.embedder.id(), self.embedder.dim());
+            } else {
+                self.manifest.ensure_header(self.embedder.id(), self.embedder.dim());
             }
-            self.manifest.format = crate::index::manifest::FORMAT;
-            self.manifest.embedder_id = self.embedder.id().to_owned();
-            self.manifest.dim = self.embedder.dim();
             let mut pending: Vec<Pending> = Vec::new();
             for s in &maybe_changed {
                 let path = vault.path_of(&s.name);
@@ -277,13 +276,13 @@ impl Indexes {
                     }
                 };
                 let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
-                let old = self.manifest.entries.get(s.name.as_str());
+                let old = self.manifest.entries().get(s.name.as_str());
                 if let Some(old) = old.filter(|o| o.hash == hash) {
                     // Touched, not changed: remember the new stat only.
                     let mut e = old.clone();
                     e.size = s.size;
                     e.mtime_ns = s.mtime_ns;
-                    self.manifest.entries.insert(s.name.to_string(), e);
+                    self.manifest.insert(s.name.to_string(), e);
                     report.unchanged += 1;
                     continue;
                 }
@@ -368,7 +367,7 @@ impl Indexes {
         if rebuild.is_none() && removed.is_empty() && pending.is_empty() {
             // Only touched files: their new stats are the whole change.
             if !self.ephemeral {
-                self.manifest.save(&self.dir.join("manifest.tsv"))?;
+                self.manifest.save(&self.dir)?;
                 self.written = Some(disk_stamp(&self.dir));
             }
             report.elapsed_ms = start.elapsed().as_millis() as u64;
@@ -393,7 +392,7 @@ impl Indexes {
             .map_err(IndexError::from)?;
         }
         for name in &removed {
-            if let Some(old) = self.manifest.entries.remove(name) {
+            if let Some(old) = self.manifest.remove(name) {
                 kw.delete_memory(name);
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(name, ord)).map_err(IndexError::from)?;
@@ -458,7 +457,7 @@ impl Indexes {
                 }
                 group_start = end;
             }
-            if let Some(old) = self.manifest.entries.get(&p.name) {
+            if let Some(old) = self.manifest.entries().get(&p.name) {
                 kw.delete_memory(&p.name);
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(&p.name, ord)).map_err(IndexError::from)?;
@@ -496,7 +495,7 @@ impl Indexes {
                 report.added += 1;
                 report.added_ids.push(p.entry.id.clone());
             }
-            self.manifest.entries.insert(p.name.clone(), p.entry.clone());
+            self.manifest.insert(p.name.clone(), p.entry.clone());
         }
         if rebuild.is_some() {
             report.added = pending.len();
@@ -526,9 +525,7 @@ impl Indexes {
             let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
             let links = memory_links(&memory, &content, &is_memory);
             self.graph_mut().set_links(&key, &links, LINK_ORIGINS);
-            if let Some(e) = self.manifest.entries.get_mut(name) {
-                e.links = links_hash(&links);
-            }
+            self.manifest.set_links(name, links_hash(&links));
         }
         let t_index = start.elapsed();
         // Until the manifest is saved, the stores may disagree with it and with each other: a
@@ -580,7 +577,7 @@ impl Indexes {
         }
         let t_graph = start.elapsed();
         if disk {
-            self.manifest.save(&self.dir.join("manifest.tsv"))?;
+            self.manifest.save(&self.dir)?;
             std::fs::remove_file(&marker).at("remove", &marker)?;
         }
         self.rebuild_keys();
@@ -612,10 +609,8 @@ impl Indexes {
         // A file indexed now that shares its id with another memory (a hand copy) is reported:
         // id-based operations (history, restore) refuse such memories.
         if !report.indexed.is_empty() {
-            for (id, names) in self.manifest.duplicate_ids() {
-                if names.iter().any(|n| report.indexed.contains(n)) {
-                    report.problems.push(duplicate_id_message(&id, &names));
-                }
+            for (id, names) in self.manifest.duplicate_ids_of(&report.indexed) {
+                report.problems.push(duplicate_id_message(&id, &names));
             }
         }
         report.elapsed_ms = start.elapsed().as_millis() as u64;

@@ -165,7 +165,7 @@ pub fn maintain(vault: &Vault, idx: &Indexes, now: Timestamp) -> crate::Result<M
     }
     let state = store.state();
     let active: Vec<(&String, &Entry)> =
-        manifest.entries.iter().filter(|(_, e)| e.status == "active").collect();
+        manifest.entries().iter().filter(|(_, e)| e.status == "active").collect();
     report.importance = summarize_importance(idx, state, now, cfg.clock);
     let by_id: HashMap<&str, &str> =
         active.iter().map(|(n, e)| (e.id.as_str(), n.as_str())).collect();
@@ -254,7 +254,7 @@ fn summarize_importance(
     let mut ranked: Vec<ImportanceEntry> = all
         .iter()
         .filter(|(name, imp)| {
-            !imp.is_expired() && manifest.entries.get(name).is_some_and(|e| e.status == "active")
+            !imp.is_expired() && manifest.entries().get(name).is_some_and(|e| e.status == "active")
         })
         .map(|(name, imp)| ImportanceEntry { name: name.clone(), importance: imp.score })
         .collect();

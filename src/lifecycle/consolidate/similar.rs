@@ -172,7 +172,7 @@ pub fn find_duplicate(
     }
     let mut ranked: Vec<(&str, f32)> = Vec::new();
     for name in candidates {
-        let Some(entry) = idx.manifest().entries.get(name) else { continue };
+        let Some(entry) = idx.manifest().entries().get(name) else { continue };
         if !is_live(entry, now, fade) {
             continue;
         }
@@ -255,7 +255,7 @@ pub fn suggest_merges(
     let dim = idx.vector().dim();
     let mut names: Vec<&str> = Vec::new();
     let mut data: Vec<f32> = Vec::new();
-    for (name, entry) in &idx.manifest().entries {
+    for (name, entry) in idx.manifest().entries() {
         if !is_live(entry, now, fade) || type_filter.is_some_and(|t| t != entry.memory_type) {
             continue;
         }

@@ -520,7 +520,7 @@ fn suggest_merges_does_not_chain_memories() {
     add(&vault, "c", "fact", &[], y);
     let idx = index(&vault);
     let vec_of =
-        |n: &str| memory_vector(&vault, &idx, n, &idx.manifest().entries[n]).unwrap().unwrap();
+        |n: &str| memory_vector(&vault, &idx, n, &idx.manifest().entries()[n]).unwrap().unwrap();
     let (a, b, c) = (vec_of("a"), vec_of("b"), vec_of("c"));
     let (ab, bc, ac) = (cosine(&a, &b), cosine(&b, &c), cosine(&a, &c));
     let threshold = ab.min(bc) - 0.01;
@@ -679,7 +679,7 @@ fn suggest_merges_10k_timing() {
     let t = Instant::now();
     let clusters = suggest_merges(&vault, &idx, 0.85, None, 1_000).unwrap();
     let t_suggest = t.elapsed();
-    let entries = &idx.manifest().entries;
+    let entries = idx.manifest().entries();
     let t = Instant::now();
     let mut data = Vec::new();
     for (name, entry) in entries {
