@@ -30,6 +30,17 @@ impl<'a> CliSession<'a> {
     }
 }
 
+impl Drop for CliSession<'_> {
+    /// A command's process ends right after it: the indices (a manifest of every memory, the
+    /// model's weights, key maps) are left to the OS, which takes the whole address space back
+    /// at exit at once, instead of being freed piece by piece (about 5 ms at 10k memories).
+    fn drop(&mut self) {
+        if let Some(idx) = self.indexes.get_mut().take() {
+            std::mem::forget(idx);
+        }
+    }
+}
+
 impl Session for CliSession<'_> {
     fn vault(&self) -> &Vault {
         &self.vault

@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use intent::INTENTS_DIR;
-pub use scan::{
+pub use scan::{mtime_ns, 
     EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
     UnreachableWhy,
 };

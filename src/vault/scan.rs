@@ -98,6 +98,32 @@ impl Unreachable {
     }
 }
 
+/// A file's modification time in nanoseconds since the Unix epoch (0 when unknown).
+pub fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// What [`Vault::walk`] found.
+#[derive(Debug, Default)]
+struct Walked {
+    files: Vec<FileStat>,
+    escaping: Vec<EscapingLink>,
+    unreachable: Vec<Unreachable>,
+}
+
+impl Walked {
+    /// A memory file at `rel`, when its stat says it is a regular file (after a link, for a
+    /// link) and its name is a memory name.
+    fn push_file(&mut self, rel: String, meta: std::io::Result<std::fs::Metadata>) {
+        let Some(meta) = meta.ok().filter(std::fs::Metadata::is_file) else { return };
+        let Ok(name) = MemoryName::parse(&rel) else { return };
+        self.files.push(FileStat { name, size: meta.len(), mtime_ns: mtime_ns(&meta) });
+    }
+}
+
 /// A file [`Vault::scan`] could not read as a memory.
 #[derive(Debug)]
 pub enum ScanProblem {
@@ -335,23 +361,23 @@ impl Vault {
     /// Symbolic links in the vault that memlane does not follow because they resolve outside
     /// its memories (or nowhere): files named `*.md` and folders, for `memlane doctor`.
     pub fn escaping_links(&self) -> crate::Result<Vec<EscapingLink>> {
-        Ok(self.walk(None)?.1)
+        Ok(self.walk(false)?.escaping)
     }
 
     /// Every memory file in the vault with its size and mtime, sorted by name (reserved folders,
     /// dot files and non-`.md` files skipped; symlinked files followed only when they resolve
     /// inside the vault's memories, symlinked folders never).
     ///
-    /// One `readdir` per folder and one `stat` per memory: this is the whole cost of a
-    /// no-change reconcile, so it stays this lean.
+    /// One `readdir` per folder and one `stat` per memory, relative to its folder: this is the
+    /// whole cost of a no-change reconcile, so it stays this lean.
     pub fn files(&self) -> crate::Result<Vec<FileStat>> {
-        let (found, escaping) = self.walk(None)?;
+        let walked = self.walk(false)?;
         // Once per link and process: a server or watcher scans again and again.
         static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-        if !escaping.is_empty()
+        if !walked.escaping.is_empty()
             && let Ok(mut warned) = WARNED.lock()
         {
-            for link in escaping {
+            for link in walked.escaping {
                 if !warned.contains(&link.name) {
                     tracing::warn!(
                         "`{}` is a symbolic link that resolves outside the vault's memories; not read",
@@ -361,134 +387,132 @@ impl Vault {
                 }
             }
         }
-        self.stat_all(found)
+        Ok(walked.files)
     }
 
     /// `.md` files in the vault that no command can reach, each with why: names memlane
     /// cannot use (control characters, `\\`, `:` …, not UTF-8) and hidden files (`.x.md`,
     /// `...md`). `list` warns about them and `doctor` reports them; they are never read.
     pub fn unreachable_files(&self) -> crate::Result<Vec<Unreachable>> {
-        let mut out = Vec::new();
-        self.walk(Some(&mut out))?;
+        let mut out = self.walk(true)?.unreachable;
         out.sort();
         Ok(out)
     }
 
-    /// Pass 1 of [`Vault::files`]: directory entries only (no stat), depth first. Returns the
-    /// candidate memory files (relative name, path, whether a link) and the links not followed.
-    /// With `unreachable`, also collects the `.md` files no name can reach.
-    #[allow(clippy::type_complexity)]
-    fn walk(
-        &self,
-        mut unreachable: Option<&mut Vec<Unreachable>>,
-    ) -> crate::Result<(Vec<(String, PathBuf, bool)>, Vec<EscapingLink>)> {
+    /// Walks the vault: every memory file with its stat (sorted by name), the links not
+    /// followed, and (`unreachable`) the `.md` files no name can reach. The root is read here;
+    /// the folders under it are shared out between up to four threads, each reading its
+    /// folders depth first and stat-ing each memory relative to the folder it read (no path
+    /// lookup from the root per file).
+    fn walk(&self, unreachable: bool) -> crate::Result<Walked> {
         let root = self.root();
-        let mut escaping = Vec::new();
-        let mut found: Vec<(String, PathBuf, bool)> = Vec::new();
-        let mut stack = vec![(root.to_path_buf(), String::new())];
-        while let Some((dir, prefix)) = stack.pop() {
-            let entries = match std::fs::read_dir(&dir) {
-                Ok(rd) => rd,
-                Err(e) if prefix.is_empty() => {
-                    return Err(
-                        crate::error::PathError { action: "read", path: dir, source: e }.into()
-                    );
-                }
+        let mut top = Walked::default();
+        let mut folders = Vec::new();
+        let entries = std::fs::read_dir(root)
+            .map_err(|e| crate::error::PathError { action: "read", path: root.into(), source: e })?;
+        self.visit(entries, "", unreachable, &mut top, &mut folders);
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+        let parts: Vec<Walked> = if threads == 1 || folders.len() < 2 {
+            vec![self.walk_folders(folders, unreachable)]
+        } else {
+            // Round robin: folders are listed in directory order, with no size known.
+            let mut shares: Vec<Vec<(PathBuf, String)>> = vec![Vec::new(); threads];
+            for (i, f) in folders.into_iter().enumerate() {
+                shares[i % threads].push(f);
+            }
+            std::thread::scope(|s| {
+                let handles: Vec<_> = shares
+                    .into_iter()
+                    .filter(|share| !share.is_empty())
+                    .map(|share| s.spawn(move || self.walk_folders(share, unreachable)))
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+            })
+        };
+        for part in parts {
+            top.files.extend(part.files);
+            top.escaping.extend(part.escaping);
+            top.unreachable.extend(part.unreachable);
+        }
+        top.files.sort_by(|a, b| a.name.cmp(&b.name));
+        top.escaping.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(top)
+    }
+
+    /// [`walk`](Self::walk) of `folders` (path, name relative to the root) and all under them.
+    fn walk_folders(&self, mut folders: Vec<(PathBuf, String)>, unreachable: bool) -> Walked {
+        let mut out = Walked::default();
+        while let Some((dir, prefix)) = folders.pop() {
+            match std::fs::read_dir(&dir) {
+                Ok(entries) => self.visit(entries, &prefix, unreachable, &mut out, &mut folders),
                 Err(e) => {
                     tracing::warn!(dir = %dir.display(), error = %e, "cannot read a folder in the vault; skipped");
-                    continue;
-                }
-            };
-            for entry in entries {
-                let Ok(entry) = entry else { continue };
-                let file_name = entry.file_name();
-                let Some(fname) = file_name.to_str() else {
-                    if let Some(out) = unreachable.as_deref_mut()
-                        && file_name.as_encoded_bytes().ends_with(b".md")
-                    {
-                        out.push(Unreachable {
-                            path: entry.path().display().to_string(),
-                            why: UnreachableWhy::NotUtf8,
-                        });
-                    }
-                    continue;
-                };
-                if prefix.is_empty() && RESERVED_DIRS.contains(&fname) {
-                    continue;
-                }
-                if fname.starts_with('.') {
-                    if let Some(out) = unreachable.as_deref_mut()
-                        && fname.ends_with(".md")
-                        && entry.file_type().is_ok_and(|t| !t.is_dir())
-                    {
-                        out.push(Unreachable {
-                            path: entry.path().display().to_string().escape_debug().to_string(),
-                            why: UnreachableWhy::Hidden,
-                        });
-                    }
-                    continue;
-                }
-                let Ok(ft) = entry.file_type() else { continue };
-                let rel =
-                    if prefix.is_empty() { fname.to_owned() } else { format!("{prefix}/{fname}") };
-                if ft.is_dir() {
-                    stack.push((entry.path(), rel));
-                } else if ft.is_symlink() {
-                    let path = entry.path();
-                    let (target, allowed) = self.link_target(&path);
-                    let is_dir = target.as_deref().is_some_and(Path::is_dir);
-                    if !allowed && (is_dir || fname.ends_with(".md")) {
-                        escaping.push(EscapingLink { name: rel, target, folder: is_dir });
-                    } else if allowed && !is_dir && fname.ends_with(".md") {
-                        found.push((rel, path, true));
-                    }
-                } else if fname.ends_with(".md") {
-                    match (unreachable.as_deref_mut(), MemoryName::parse(&rel)) {
-                        (Some(out), Err(e)) => out.push(Unreachable {
-                            path: entry.path().display().to_string().escape_debug().to_string(),
-                            why: UnreachableWhy::BadName(e.to_string()),
-                        }),
-                        _ => found.push((rel, entry.path(), false)),
-                    }
                 }
             }
         }
-        escaping.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok((found, escaping))
+        out
     }
 
-    /// Pass 2 of [`Vault::files`]: one stat per memory, spread over the cores (stat dominates on
-    /// large vaults).
-    fn stat_all(&self, found: Vec<(String, PathBuf, bool)>) -> crate::Result<Vec<FileStat>> {
-        let stat_one = |(rel, path, link): &(String, PathBuf, bool)| -> Option<FileStat> {
-            let meta =
-                if *link { std::fs::metadata(path) } else { std::fs::symlink_metadata(path) };
-            let meta = meta.ok().filter(std::fs::Metadata::is_file)?;
-            let name = MemoryName::parse(rel).ok()?;
-            let mtime_ns = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos() as i128);
-            Some(FileStat { name, size: meta.len(), mtime_ns })
-        };
-        let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
-        let mut out: Vec<FileStat> = if found.len() < 1_000 || threads == 1 {
-            found.iter().filter_map(stat_one).collect()
-        } else {
-            let per = found.len().div_ceil(threads);
-            std::thread::scope(|s| {
-                let handles: Vec<_> = found
-                    .chunks(per)
-                    .map(|part| {
-                        s.spawn(move || part.iter().filter_map(stat_one).collect::<Vec<_>>())
-                    })
-                    .collect();
-                handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-            })
-        };
-        out.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
+    /// One folder of [`walk`](Self::walk): its memory files (stat-ed), links and unreachable
+    /// files into `out`, its sub-folders onto `folders`.
+    fn visit(
+        &self,
+        entries: std::fs::ReadDir,
+        prefix: &str,
+        unreachable: bool,
+        out: &mut Walked,
+        folders: &mut Vec<(PathBuf, String)>,
+    ) {
+        for entry in entries {
+            let Ok(entry) = entry else { continue };
+            let file_name = entry.file_name();
+            let Some(fname) = file_name.to_str() else {
+                if unreachable && file_name.as_encoded_bytes().ends_with(b".md") {
+                    out.unreachable.push(Unreachable {
+                        path: entry.path().display().to_string(),
+                        why: UnreachableWhy::NotUtf8,
+                    });
+                }
+                continue;
+            };
+            if prefix.is_empty() && RESERVED_DIRS.contains(&fname) {
+                continue;
+            }
+            if fname.starts_with('.') {
+                if unreachable && fname.ends_with(".md") && entry.file_type().is_ok_and(|t| !t.is_dir())
+                {
+                    out.unreachable.push(Unreachable {
+                        path: entry.path().display().to_string().escape_debug().to_string(),
+                        why: UnreachableWhy::Hidden,
+                    });
+                }
+                continue;
+            }
+            let Ok(ft) = entry.file_type() else { continue };
+            let rel = if prefix.is_empty() { fname.to_owned() } else { format!("{prefix}/{fname}") };
+            if ft.is_dir() {
+                folders.push((entry.path(), rel));
+            } else if ft.is_symlink() {
+                let path = entry.path();
+                let (target, allowed) = self.link_target(&path);
+                let is_dir = target.as_deref().is_some_and(Path::is_dir);
+                if !allowed && (is_dir || fname.ends_with(".md")) {
+                    out.escaping.push(EscapingLink { name: rel, target, folder: is_dir });
+                } else if allowed && !is_dir && fname.ends_with(".md") {
+                    out.push_file(rel, std::fs::metadata(&path));
+                }
+            } else if fname.ends_with(".md") {
+                match MemoryName::parse(&rel) {
+                    Err(e) if unreachable => out.unreachable.push(Unreachable {
+                        path: entry.path().display().to_string().escape_debug().to_string(),
+                        why: UnreachableWhy::BadName(e.to_string()),
+                    }),
+                    // `fstatat` on the folder read (std's `DirEntry::metadata`, no symlink
+                    // followed): no lookup of the whole path.
+                    _ => out.push_file(rel, entry.metadata()),
+                }
+            }
+        }
     }
 
     /// What the file at `path` (absolute, or relative to the vault root) is by the rules of
@@ -538,12 +562,7 @@ impl Vault {
                     if !m.is_file() {
                         return PathState::Unsure;
                     }
-                    let mtime_ns = m
-                        .modified()
-                        .ok()
-                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                        .map_or(0, |d| d.as_nanos() as i128);
-                    return PathState::Memory(FileStat { name, size: m.len(), mtime_ns });
+                    return PathState::Memory(FileStat { name, size: m.len(), mtime_ns: mtime_ns(&m) });
                 }
                 Ok(_) => {}
             }

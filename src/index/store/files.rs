@@ -382,11 +382,7 @@ pub(super) fn stamp_of(dir: &Path, rel: &str) -> Option<FileStamp> {
 
 /// `rel`'s size, inode and mtime (nanoseconds) from its metadata.
 pub(super) fn file_stamp(rel: String, meta: &std::fs::Metadata) -> FileStamp {
-    let mtime = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos() as i128);
+    let mtime = crate::vault::mtime_ns(meta);
     #[cfg(unix)]
     let ino = std::os::unix::fs::MetadataExt::ino(meta);
     #[cfg(not(unix))]
