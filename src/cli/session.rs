@@ -70,9 +70,9 @@ impl Session for CliSession<'_> {
             .unwrap_or_else(|| Err(IndexError::Unreadable(idx.dir().to_owned()).into()))
     }
 
-    fn will_embed(&self) {
+    fn will_embed(&self, query: Option<&str>) {
         if self.indexes.borrow().is_none() {
-            memlane::index::select::prepare(&self.vault.config);
+            memlane::index::select::prepare(&self.vault.config, query);
         }
     }
 

@@ -58,13 +58,15 @@ static PREPARED: Mutex<Option<(PathBuf, Arc<SentenceEmbedder>)>> = Mutex::new(No
 
 /// For a command that will embed (a search, a write checked for duplicates): opens the model
 /// the config asks for and starts loading its weights on another thread, so the load overlaps
-/// the command's other work; the next [`embedder_for`] returns that model. Errors are left for
-/// [`embedder_for`] to report.
-pub fn prepare(config: &Config) {
+/// the command's other work; the next [`embedder_for`] returns that model. With `query` (a
+/// search's), that thread embeds it as [`Embedder::embed_query`] will ask, as soon as the model
+/// is loaded. Errors are left for [`embedder_for`] to report.
+pub fn prepare(config: &Config, query: Option<&str>) {
     let Choice::Model(dir) = choose(&config.embedding.model) else { return };
     let Ok(model) = SentenceEmbedder::open(&dir) else { return };
     let model = Arc::new(model);
-    model.warm_up();
+    let query = query.map(|q| format!("{}{q}", super::prefix::prompts_for(&dir).query));
+    model.warm_up(query.as_deref());
     *PREPARED.lock().unwrap_or_else(PoisonError::into_inner) = Some((dir, model));
 }
 

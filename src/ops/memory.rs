@@ -40,7 +40,7 @@ pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<WriteOutco
         && !crate::privacy::sanitize(&req.content, scrub).is_empty()
     {
         let threshold = vault.config.lifecycle.dedup_threshold;
-        s.will_embed();
+        s.will_embed(None);
         let dup = s.with_indexes(&|idx| {
             Ok(crate::lifecycle::consolidate::find_duplicate(vault, idx, &req.content, threshold)?)
         })?;

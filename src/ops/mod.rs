@@ -51,8 +51,11 @@ pub trait Session {
 
     /// Called before an operation that will embed text (a search, a duplicate check), before
     /// it asks for the indices: a session that opens the model per process starts loading it
-    /// now, so the load overlaps the opening of the indices.
-    fn will_embed(&self) {}
+    /// now, so the load overlaps the opening of the indices. `query`: the search query the
+    /// operation will embed, which that load may embed ahead too.
+    fn will_embed(&self, query: Option<&str>) {
+        let _ = query;
+    }
 
     /// Records that memories were just used (read, found): `(id, pinned)` each.
     fn warm(&self, used: &[(String, bool)]) -> crate::Result<()>;

@@ -83,7 +83,7 @@ pub fn search<S: Session>(s: &S, req: &SearchRequest) -> crate::Result<Found> {
     for t in &q.types {
         vault.check_type(t)?;
     }
-    s.will_embed();
+    s.will_embed(Some(&q.text));
     let (results, used, expanded) = s.with_usage(&|state| {
         s.with_indexes(&|idx| {
             let results = crate::search::search_with_usage(vault, idx, q, state)?;

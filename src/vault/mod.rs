@@ -16,9 +16,9 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use intent::INTENTS_DIR;
-pub use scan::{mtime_ns, 
+pub use scan::{
     EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
-    UnreachableWhy,
+    UnreachableWhy, mtime_ns,
 };
 pub use temp::TEMP_STALE_AFTER;
 pub use write::{

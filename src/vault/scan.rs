@@ -408,8 +408,11 @@ impl Vault {
         let root = self.root();
         let mut top = Walked::default();
         let mut folders = Vec::new();
-        let entries = std::fs::read_dir(root)
-            .map_err(|e| crate::error::PathError { action: "read", path: root.into(), source: e })?;
+        let entries = std::fs::read_dir(root).map_err(|e| crate::error::PathError {
+            action: "read",
+            path: root.into(),
+            source: e,
+        })?;
         self.visit(entries, "", unreachable, &mut top, &mut folders);
         let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
         let parts: Vec<Walked> = if threads == 1 || folders.len() < 2 {
@@ -479,7 +482,9 @@ impl Vault {
                 continue;
             }
             if fname.starts_with('.') {
-                if unreachable && fname.ends_with(".md") && entry.file_type().is_ok_and(|t| !t.is_dir())
+                if unreachable
+                    && fname.ends_with(".md")
+                    && entry.file_type().is_ok_and(|t| !t.is_dir())
                 {
                     out.unreachable.push(Unreachable {
                         path: entry.path().display().to_string().escape_debug().to_string(),
@@ -489,7 +494,8 @@ impl Vault {
                 continue;
             }
             let Ok(ft) = entry.file_type() else { continue };
-            let rel = if prefix.is_empty() { fname.to_owned() } else { format!("{prefix}/{fname}") };
+            let rel =
+                if prefix.is_empty() { fname.to_owned() } else { format!("{prefix}/{fname}") };
             if ft.is_dir() {
                 folders.push((entry.path(), rel));
             } else if ft.is_symlink() {
@@ -562,7 +568,11 @@ impl Vault {
                     if !m.is_file() {
                         return PathState::Unsure;
                     }
-                    return PathState::Memory(FileStat { name, size: m.len(), mtime_ns: mtime_ns(&m) });
+                    return PathState::Memory(FileStat {
+                        name,
+                        size: m.len(),
+                        mtime_ns: mtime_ns(&m),
+                    });
                 }
                 Ok(_) => {}
             }

@@ -190,6 +190,15 @@ pub struct SentenceEmbedder {
     /// [`embed`](Self::embed) of a model [`open`](Self::open)ed lazily.
     heavy: OnceLock<Result<Heavy, String>>,
     device: Device,
+    /// A text embedded ahead of its use (see [`warm_up`](Self::warm_up)).
+    ahead: std::sync::Mutex<Option<std::sync::Arc<Ahead>>>,
+}
+
+/// A text embedded on the loading thread, before the command asks for it: its vector, or `None`
+/// when embedding failed (the command then embeds it again, and gets the error).
+struct Ahead {
+    text: String,
+    vector: OnceLock<Option<Vec<f32>>>,
 }
 
 /// The parts of a model that cost time to load.
@@ -439,6 +448,7 @@ impl SentenceEmbedder {
             config: setup.config,
             heavy: OnceLock::new(),
             device: Device::Cpu,
+            ahead: std::sync::Mutex::new(None),
         }
     }
 
@@ -482,14 +492,24 @@ impl SentenceEmbedder {
     /// Loads the tokenizer and weights now, on another thread, so that a command that will
     /// embed (a search, a write checked for duplicates) overlaps the load with its other work
     /// (opening the indices, checking the vault's files). An embedding asked for meanwhile waits
-    /// for this load instead of starting another.
-    pub fn warm_up(self: &std::sync::Arc<Self>) {
-        if self.heavy.get().is_some() {
+    /// for this load instead of starting another. With `text` (a search's query, prefix
+    /// included), that thread then embeds it too: the [`embed`](Self::embed) of exactly that
+    /// text, alone, takes the vector it computed (or waits for it) instead of computing it again.
+    pub fn warm_up(self: &std::sync::Arc<Self>, text: Option<&str>) {
+        let ahead = text.map(|t| {
+            let a = std::sync::Arc::new(Ahead { text: t.to_owned(), vector: OnceLock::new() });
+            *self.ahead.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(a.clone());
+            a
+        });
+        if self.heavy.get().is_some() && ahead.is_none() {
             return;
         }
         let me = std::sync::Arc::clone(self);
         std::thread::spawn(move || {
             let _ = me.heavy();
+            if let Some(a) = ahead {
+                a.vector.get_or_init(|| me.embed_now(&[a.text.as_str()]).ok()?.pop());
+            }
         });
     }
 
@@ -527,6 +547,20 @@ impl SentenceEmbedder {
     /// gets the same vector whatever it is batched with. The empty text is embedded as
     /// `[CLS] [SEP]`.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        if let [text] = texts {
+            let ahead =
+                self.ahead.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+            if let Some(a) = ahead.filter(|a| a.text == *text)
+                && let Some(v) = a.vector.get_or_init(|| self.embed_now(texts).ok()?.pop())
+            {
+                return Ok(vec![v.clone()]);
+            }
+        }
+        self.embed_now(texts)
+    }
+
+    /// [`embed`](Self::embed), computed now.
+    fn embed_now(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
         if texts.is_empty() {
             return Ok(Vec::new());
         }

@@ -418,6 +418,23 @@ fn a_model_read_lazily_from_its_files_embeds_like_a_full_load() {
 }
 
 #[test]
+fn a_query_embedded_ahead_is_the_vector_asked_for_later() {
+    let dir = tempfile::tempdir().unwrap();
+    write_tiny_model(dir.path(), "", "mean_tokens");
+    let full = SentenceEmbedder::load(dir.path()).unwrap();
+    let lazy = std::sync::Arc::new(full.unloaded());
+    lazy.warm_up(Some("horse riding"));
+    // Asked for at once: waits for the loading thread's vector, which is the one a load computes.
+    assert_eq!(lazy.embed(&["horse riding"]).unwrap(), full.embed(&["horse riding"]).unwrap());
+    let ahead = lazy.ahead.lock().unwrap().clone().expect("the text is kept");
+    assert!(ahead.vector.get().is_some_and(Option::is_some), "computed ahead");
+    // Other texts, and the same text among others, are embedded as usual.
+    assert_eq!(lazy.embed(&["a girl"]).unwrap(), full.embed(&["a girl"]).unwrap());
+    let two = ["horse riding", "a girl"];
+    assert_eq!(lazy.embed(&two).unwrap(), full.embed(&two).unwrap());
+}
+
+#[test]
 fn bert_prefixed_weights_load_the_same() {
     let (_tmp, plain) = tiny_model("mean_tokens");
     let tmp = tempfile::tempdir().unwrap();
