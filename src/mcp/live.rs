@@ -72,8 +72,27 @@ struct UsageCache {
     stamp: Option<(SystemTime, u64, u64)>,
 }
 
-/// A warm-up waiting to be written: `(id, pinned, when)`.
-type Warm = (String, bool, jiff::Timestamp);
+/// A use of a memory waiting to be written: a warm-up (`warm` is whether it is pinned) or the
+/// start of its usage clock (`warm` `None`: just created or found new), and when.
+struct Use {
+    id: String,
+    warm: Option<bool>,
+    when: jiff::Timestamp,
+}
+
+impl Use {
+    fn apply(&self, state: &mut UsageState, cfg: &crate::config::LifecycleConfig) {
+        state.touch_day(self.when);
+        match self.warm {
+            Some(pinned) => {
+                state.warm(&self.id, pinned, self.when, cfg);
+            }
+            None => {
+                state.observe(&self.id, self.when, cfg);
+            }
+        }
+    }
+}
 
 struct Cached {
     idx: Indexes,
@@ -94,7 +113,7 @@ pub struct Live {
     changes: Mutex<Option<ChangeCounter>>,
     level: AtomicU8,
     usage: Mutex<Option<UsageCache>>,
-    pending: Mutex<Vec<Warm>>,
+    pending: Mutex<Vec<Use>>,
     /// Why the vault cannot be written, while the indices in use were built in memory for that
     /// reason (a read-only vault, a full disk): searches say so in their result.
     unwritable: Mutex<Option<String>>,
@@ -247,21 +266,9 @@ impl Live {
         for p in &report.problems {
             tracing::warn!("{p}");
         }
-        if !report.added_ids.is_empty() {
-            let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
-            let observed = UsageStore::update(vault.root(), |state| {
-                for id in &report.added_ids {
-                    state.observe(id, now, cfg);
-                }
-            });
-            if let Err(e) = observed {
-                match crate::index::store::unwritable(&e) {
-                    // The memories are indexed; their clocks start at the next write that works.
-                    Some(why) => self.note_unwritable(&why),
-                    None => return Err(e.into()),
-                }
-            }
-        }
+        // Memories indexed for the first time start their usage clocks (written with the
+        // warm-ups, within a second; those this server created have theirs started already).
+        self.observe(&report.added_ids);
         if let (Some(s), Some(g)) = (&source, generation) {
             s.covered(g);
         }
@@ -317,10 +324,8 @@ impl Live {
             }
             let mut state = store.into_state();
             let cfg = &self.vault.config.lifecycle;
-            for (id, pinned, when) in self.pending.lock().unwrap_or_else(|e| e.into_inner()).iter()
-            {
-                state.touch_day(*when);
-                state.warm(id, *pinned, *when, cfg);
+            for u in self.pending.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                u.apply(&mut state, cfg);
             }
             *usage = Some(UsageCache { state, stamp });
         }
@@ -331,18 +336,47 @@ impl Live {
     /// in the state file at the next [`Live::flush`] (within a second; a search stays cheap).
     pub fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {
         let now = self.vault.clock.now();
-        let cfg = &self.vault.config.lifecycle;
         self.with_usage(|_| ())?;
-        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(u) = usage.as_mut() {
-            u.state.touch_day(now);
-            for (id, pinned) in used {
-                u.state.warm(id, *pinned, now, cfg);
+        self.record(used.iter().map(|(id, pinned)| Use {
+            id: id.clone(),
+            warm: Some(*pinned),
+            when: now,
+        }));
+        Ok(())
+    }
+
+    /// Starts the usage clocks of memories just created or found new, like [`Live::warm`]: in
+    /// the file at the next flush, and in this server's view at once when no call is reading it
+    /// (a search reconciles while it holds the view: the memory then counts as observed now
+    /// until the view is read again, which is what a missing entry means anyway).
+    pub fn observe<'a>(&self, ids: impl IntoIterator<Item = &'a String>) {
+        let now = self.vault.clock.now();
+        let uses: Vec<Use> =
+            ids.into_iter().map(|id| Use { id: id.clone(), warm: None, when: now }).collect();
+        if uses.is_empty() {
+            return;
+        }
+        let cfg = &self.vault.config.lifecycle;
+        if let Ok(mut usage) = self.usage.try_lock()
+            && let Some(cache) = usage.as_mut()
+        {
+            for u in &uses {
+                u.apply(&mut cache.state, cfg);
             }
         }
-        pending.extend(used.iter().map(|(id, pinned)| (id.clone(), *pinned, now)));
-        Ok(())
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).extend(uses);
+    }
+
+    fn record(&self, uses: impl Iterator<Item = Use>) {
+        let cfg = &self.vault.config.lifecycle;
+        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        for u in uses {
+            if let Some(cache) = usage.as_mut() {
+                u.apply(&mut cache.state, cfg);
+            }
+            pending.push(u);
+        }
     }
 
     /// Writes the pending warm-ups to the state file (under its lock, merged with what other
@@ -354,9 +388,8 @@ impl Live {
         }
         let cfg = &self.vault.config.lifecycle;
         let written = UsageStore::update(self.vault.root(), |state| {
-            for (id, pinned, when) in &warms {
-                state.touch_day(*when);
-                state.warm(id, *pinned, *when, cfg);
+            for u in &warms {
+                u.apply(state, cfg);
             }
         });
         match written {

@@ -525,6 +525,11 @@ impl Session for MemlaneServer {
         self.live.warm(used)
     }
 
+    fn observe(&self, id: &str) -> crate::Result<()> {
+        self.live.observe([&id.to_owned()]);
+        Ok(())
+    }
+
     fn flush_usage(&self) -> crate::Result<()> {
         self.live.flush()
     }

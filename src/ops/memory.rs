@@ -59,13 +59,7 @@ pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<WriteOutco
 /// Starts the usage clock of a memory just written. The memory exists: a usage state that
 /// cannot be written (a full disk) is a warning, never a failure.
 pub(crate) fn observe_new<S: Session>(s: &S, outcome: &WriteOutcome, verb: &str) {
-    let vault = s.vault();
-    let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
-    let observed = UsageStore::update(vault.root(), |state| {
-        state.touch_day(now);
-        state.observe(&outcome.id, now, cfg);
-    });
-    if let Err(e) = observed {
+    if let Err(e) = s.observe(&outcome.id) {
         s.warn(format!(
             "{} was {verb}, but the usage state could not be updated: {e}",
             outcome.name

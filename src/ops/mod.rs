@@ -60,6 +60,21 @@ pub trait Session {
     /// Records that memories were just used (read, found): `(id, pinned)` each.
     fn warm(&self, used: &[(String, bool)]) -> crate::Result<()>;
 
+    /// Starts the usage clock of memory `id`, just created (see [`UsageState::observe`]): in the
+    /// state file at once, or (a session that buffers usage) within its flush interval.
+    ///
+    /// [`UsageState::observe`]: crate::lifecycle::UsageState::observe
+    fn observe(&self, id: &str) -> crate::Result<()> {
+        let vault = self.vault();
+        let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
+        // A state file that had to be reset is logged where it is read.
+        crate::lifecycle::UsageStore::update(vault.root(), |state| {
+            state.touch_day(now);
+            state.observe(id, now, cfg);
+        })?;
+        Ok(())
+    }
+
     /// Writes usage buffered so far, before an operation that settles a memory's temperature.
     fn flush_usage(&self) -> crate::Result<()> {
         Ok(())

@@ -594,8 +594,22 @@ impl Indexes {
         Ok(idx)
     }
 
-    fn rebuild_keys(&mut self) {
-        self.keys = std::sync::OnceLock::new();
+    /// Brings the key map, when built, up to date with `changes` (name, chunks before, chunks
+    /// now) after a reconcile; after a `rebuild` it is built again on first use.
+    fn update_keys(&mut self, rebuild: bool, changes: &[(String, usize, usize)]) {
+        if rebuild {
+            self.keys = std::sync::OnceLock::new();
+            return;
+        }
+        let Some(keys) = self.keys.get_mut() else { return };
+        for (name, before, now) in changes {
+            for ord in 0..*before {
+                keys.remove(&chunk_key(name, ord));
+            }
+            for ord in 0..*now {
+                keys.insert(chunk_key(name, ord), (name.clone(), ord));
+            }
+        }
     }
 
     fn keys(&self) -> &KeyMap {

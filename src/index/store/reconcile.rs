@@ -391,8 +391,11 @@ impl Indexes {
             }
             .map_err(IndexError::from)?;
         }
+        // (name, chunks before, chunks now) of every memory whose vector keys change.
+        let mut key_changes: Vec<(String, usize, usize)> = Vec::new();
         for name in &removed {
             if let Some(old) = self.manifest.remove(name) {
+                key_changes.push((name.clone(), old.chunks, 0));
                 kw.delete_memory(name);
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(name, ord)).map_err(IndexError::from)?;
@@ -457,6 +460,8 @@ impl Indexes {
                 }
                 group_start = end;
             }
+            let before = self.manifest.entries().get(&p.name).map_or(0, |old| old.chunks);
+            key_changes.push((p.name.clone(), before, p.chunks.len()));
             if let Some(old) = self.manifest.entries().get(&p.name) {
                 kw.delete_memory(&p.name);
                 for ord in 0..old.chunks {
@@ -580,7 +585,7 @@ impl Indexes {
             self.manifest.save(&self.dir)?;
             std::fs::remove_file(&marker).at("remove", &marker)?;
         }
-        self.rebuild_keys();
+        self.update_keys(rebuild.is_some(), &key_changes);
         self.written = disk.then(|| disk_stamp(&self.dir));
         if disk && rebuild.is_some() {
             // Still under the lock: drop what no memory uses (within the documented budget).
