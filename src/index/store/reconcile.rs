@@ -725,6 +725,45 @@ mod tests {
         assert!(idx.reconcile(&vault).unwrap().indexed.is_empty());
     }
 
+    #[test]
+    fn a_key_map_kept_across_reconciles_equals_one_built_afresh() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join(".memories");
+        crate::vault::init(&root, "").unwrap();
+        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        let long = |topic: &str, sections: usize| -> String {
+            (0..sections)
+                .map(|i| {
+                    format!(
+                        "## {topic} part {i}\n\n{}\n\n",
+                        format!("{topic} words {i} ").repeat(120)
+                    )
+                })
+                .collect()
+        };
+        add(&vault, "alpha", &long("alpha", 1));
+        add(&vault, "beta", &long("beta", 3));
+        add(&vault, "gamma", &long("gamma", 2));
+        let embedder: Arc<dyn Embedder> = Arc::new(BuiltinEmbedder::new());
+        // Held open across calls, as the MCP server holds it, with its key map built.
+        let mut idx = Indexes::open(&vault, embedder.clone()).unwrap();
+        idx.reconcile(&vault).unwrap();
+        assert!(idx.manifest().entries()["beta"].chunks > 1, "several chunks to move");
+        assert!(!idx.keys().is_empty());
+        // A memory grows, one shrinks, one goes, one comes.
+        std::fs::write(vault.path_of(&MemoryName::parse("alpha").unwrap()), long("alpha", 4))
+            .unwrap();
+        std::fs::write(vault.path_of(&MemoryName::parse("beta").unwrap()), long("beta", 1))
+            .unwrap();
+        std::fs::remove_file(vault.path_of(&MemoryName::parse("gamma").unwrap())).unwrap();
+        add(&vault, "delta", &long("delta", 2));
+        let report = idx.reconcile(&vault).unwrap();
+        assert_eq!((report.added, report.updated, report.removed), (1, 2, 1));
+        let afresh = Indexes::open(&vault, embedder).unwrap();
+        assert_eq!(idx.keys(), afresh.keys());
+        assert_eq!(idx.keys().len(), afresh.manifest().total_chunks());
+    }
+
     fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
         let mut out: Vec<(PathBuf, Vec<u8>)> = std::fs::read_dir(dir)
             .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect::<Vec<_>>())

@@ -73,7 +73,9 @@ pub fn yaml_scalar(s: &str) -> String {
                 '\n' => out.push_str("\\n"),
                 '\t' => out.push_str("\\t"),
                 '\r' => out.push_str("\\r"),
-                c if c.is_control() || c == '\u{feff}' => {
+                // U+2028 and U+2029 are line breaks to YAML: raw, a reader folds them (and the
+                // spaces around them) like a newline.
+                c if c.is_control() || matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}') => {
                     out.push_str(&format!("\\u{:04x}", c as u32));
                 }
                 c => out.push(c),
