@@ -337,11 +337,9 @@ impl Live {
     pub fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {
         let now = self.vault.clock.now();
         self.with_usage(|_| ())?;
-        self.record(used.iter().map(|(id, pinned)| Use {
-            id: id.clone(),
-            warm: Some(*pinned),
-            when: now,
-        }));
+        let uses =
+            used.iter().map(|(id, pinned)| Use { id: id.clone(), warm: Some(*pinned), when: now });
+        self.record(uses.collect(), true);
         Ok(())
     }
 
@@ -353,30 +351,26 @@ impl Live {
         let now = self.vault.clock.now();
         let uses: Vec<Use> =
             ids.into_iter().map(|id| Use { id: id.clone(), warm: None, when: now }).collect();
-        if uses.is_empty() {
-            return;
+        if !uses.is_empty() {
+            self.record(uses, false);
         }
+    }
+
+    /// Applies `uses` to the view (waiting for it, or only when no call holds it) and queues
+    /// them for the next flush.
+    fn record(&self, uses: Vec<Use>, wait_for_view: bool) {
         let cfg = &self.vault.config.lifecycle;
-        if let Ok(mut usage) = self.usage.try_lock()
-            && let Some(cache) = usage.as_mut()
-        {
+        let mut view = if wait_for_view {
+            Some(self.usage.lock().unwrap_or_else(|e| e.into_inner()))
+        } else {
+            self.usage.try_lock().ok()
+        };
+        if let Some(cache) = view.as_mut().and_then(|v| v.as_mut()) {
             for u in &uses {
                 u.apply(&mut cache.state, cfg);
             }
         }
         self.pending.lock().unwrap_or_else(|e| e.into_inner()).extend(uses);
-    }
-
-    fn record(&self, uses: impl Iterator<Item = Use>) {
-        let cfg = &self.vault.config.lifecycle;
-        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-        for u in uses {
-            if let Some(cache) = usage.as_mut() {
-                u.apply(&mut cache.state, cfg);
-            }
-            pending.push(u);
-        }
     }
 
     /// Writes the pending warm-ups to the state file (under its lock, merged with what other

@@ -429,7 +429,12 @@ impl Vault {
                     .filter(|share| !share.is_empty())
                     .map(|share| s.spawn(move || self.walk_folders(share, unreachable)))
                     .collect();
-                handles.into_iter().map(|h| h.join().unwrap_or_default()).collect()
+                // A walk that panicked must not read as folders without memories (a reconcile
+                // would drop them from the indices): the panic goes on.
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
             })
         };
         for part in parts {

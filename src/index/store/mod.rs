@@ -257,8 +257,23 @@ impl Indexes {
         vault: &Vault,
         embedder: Arc<dyn Embedder>,
     ) -> crate::Result<(Indexes, ReconcileReport)> {
-        let on_disk = Self::open(vault, embedder.clone())
-            .and_then(|mut idx| idx.reconcile(vault).map(|report| (idx, report)));
+        // The vault's files are stat-ed while the indices open (the manifest parse and the stat
+        // are the two halves of a no-change reconcile). A file changed by another process in
+        // between is at worst found changed, read and found the same (its new stat recorded).
+        let on_disk = std::thread::scope(|s| {
+            let stats = s.spawn(|| {
+                let start = Instant::now();
+                let stats = Self::stat_vault(vault);
+                let ms = start.elapsed().as_secs_f64() * 1e3;
+                tracing::debug!(ms, "stat the vault while the indices open");
+                stats
+            });
+            let opened = Self::open(vault, embedder.clone());
+            let stats = stats.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            let mut idx = opened?;
+            let report = idx.reconcile_stats(vault, stats?)?;
+            Ok((idx, report))
+        });
         match on_disk {
             Ok(done) => Ok(done),
             Err(e) => match unwritable(&e as &(dyn std::error::Error + 'static)) {

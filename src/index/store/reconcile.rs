@@ -3,11 +3,12 @@
 use super::*;
 use crate::vault::PathState;
 
-/// The paths a [`Indexes::reconcile_paths`] looks at: the memory files there, sorted by name,
-/// and the names with no file any more.
+/// What a reconcile looks at: the memory files' stats, sorted by name, of the whole vault
+/// (`gone` `None`), or of the paths a [`Indexes::reconcile_paths`] was given, with the names
+/// there that have no file any more.
 struct Scope {
     stats: Vec<Stat>,
-    gone: Vec<String>,
+    gone: Option<Vec<String>>,
 }
 
 impl Indexes {
@@ -113,7 +114,17 @@ impl Indexes {
         stats.dedup_by(|a, b| a.name == b.name);
         gone.sort();
         gone.dedup();
-        self.reconcile_in(vault, Some(Scope { stats, gone }), false, false, &mut |_| {})
+        self.reconcile_in(vault, Some(Scope { stats, gone: Some(gone) }), false, false, &mut |_| {})
+    }
+
+    /// [`Indexes::reconcile`] with the vault's stats taken already ([`Indexes::stat_vault`],
+    /// after or while this `Indexes` was opened).
+    pub(super) fn reconcile_stats(
+        &mut self,
+        vault: &Vault,
+        stats: Vec<Stat>,
+    ) -> crate::Result<ReconcileReport> {
+        self.reconcile_in(vault, Some(Scope { stats, gone: None }), false, false, &mut |_| {})
     }
 
     /// The change `stats` shows: against the whole manifest, or (`gone` given) for the names
@@ -157,7 +168,7 @@ impl Indexes {
     ) -> crate::Result<ReconcileReport> {
         let start = Instant::now();
         let (mut stats, mut gone) = match scope {
-            Some(Scope { stats, gone }) => (stats, Some(gone)),
+            Some(Scope { stats, gone }) => (stats, gone),
             None => (Self::stat_vault(vault)?, None),
         };
         let t_stat = start.elapsed();
