@@ -697,6 +697,15 @@ mod tests {
         }
     }
 
+    /// An empty vault in a temporary folder (kept while the first value lives).
+    fn new_vault() -> (tempfile::TempDir, Vault) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join(".memories");
+        crate::vault::init(&root, "").unwrap();
+        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        (tmp, vault)
+    }
+
     fn add(vault: &Vault, name: &str, content: &str) {
         let req = AddRequest { content: content.into(), memory_type: None, tags: Vec::new() };
         vault.add(&MemoryName::parse(name).unwrap(), &req).unwrap();
@@ -704,10 +713,7 @@ mod tests {
 
     #[test]
     fn a_failed_embedding_commits_nothing_and_the_next_reconcile_indexes_the_memory() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join(".memories");
-        crate::vault::init(&root, "").unwrap();
-        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        let (_tmp, vault) = new_vault();
         add(&vault, "ships", "The ferry leaves the harbour at noon.");
         let flaky = Arc::new(Flaky::default());
         // Held open across calls, as the MCP server and the watcher hold it.
@@ -738,10 +744,7 @@ mod tests {
 
     #[test]
     fn a_key_map_kept_across_reconciles_equals_one_built_afresh() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join(".memories");
-        crate::vault::init(&root, "").unwrap();
-        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        let (_tmp, vault) = new_vault();
         let long = |topic: &str, sections: usize| -> String {
             (0..sections)
                 .map(|i| {
