@@ -39,7 +39,7 @@ impl TestEnv {
     pub fn empty() -> TestEnv {
         let tmp = tempfile::Builder::new().prefix("memlane-test").tempdir().unwrap();
         let root = tmp.path().canonicalize().unwrap();
-        std::fs::create_dir_all(root.join("home")).unwrap();
+        std::fs::create_dir_all(root.join("home/tmp")).unwrap();
         TestEnv { _tmp: tmp, root, now: Some(NOW.to_owned()) }
     }
 
@@ -110,6 +110,9 @@ impl TestEnv {
     pub fn command(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin!("memlane"));
         cmd.env_clear()
+            // Temporary files (an `edit` that fails keeps the user's text there) stay in the
+            // test's folder, never in the machine's /tmp.
+            .env("TMPDIR", self.root.join("home/tmp"))
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.root.join("home"))
             .env("XDG_CONFIG_HOME", self.root.join("home/.config"))
