@@ -20,7 +20,7 @@
 //! caller rebuilds); a last line without its newline is a write still under way, not yet there.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 /// 4: tags and warnings are redacted before they are recorded (see: #14), so a manifest written
 /// before that is rebuilt rather than trusted.
 /// 5: redaction markers (`[redacted]`, `«redacted:<kind>»`) are no longer indexed or embedded.
-/// A manifest with a journal keeps format 5: a memlane that does not know the journal finds its
-/// header without `base` and the stores ahead of the file, and rebuilds.
+/// A manifest with a journal keeps format 5: a memlane that does not know the journal ignores
+/// the header's `base` and the journal, finds the stores ahead of the file, and rebuilds.
 pub const FORMAT: u32 = 5;
 
 /// The file name of the manifest under `indices/`.
@@ -216,11 +216,6 @@ impl Manifest {
             e.links = links;
             self.disk.changed.insert(name.to_owned());
         }
-    }
-
-    /// The manifest file in the indices folder `dir`.
-    pub fn path_in(dir: &Path) -> PathBuf {
-        dir.join(FILE)
     }
 
     /// Reads the manifest of the indices folder `dir` (its file and journal); `None` when it is
