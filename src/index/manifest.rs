@@ -196,7 +196,7 @@ impl Manifest {
     /// Sets the entry of `name`.
     pub fn insert(&mut self, name: String, entry: Entry) {
         if self.entries.get(&name) != Some(&entry) {
-            self.disk.changed.insert(name.clone());
+            self.note_changed(&name);
             self.entries.insert(name, entry);
         }
     }
@@ -204,7 +204,7 @@ impl Manifest {
     /// Removes the entry of `name`, returning it.
     pub fn remove(&mut self, name: &str) -> Option<Entry> {
         let old = self.entries.remove(name)?;
-        self.disk.changed.insert(name.to_owned());
+        self.note_changed(name);
         Some(old)
     }
 
@@ -214,6 +214,14 @@ impl Manifest {
             && e.links != links
         {
             e.links = links;
+            self.note_changed(name);
+        }
+    }
+
+    /// Notes `name` for the journal; not needed when the next save writes the whole file (a
+    /// rebuild inserts every entry).
+    fn note_changed(&mut self, name: &str) {
+        if !self.disk.rewrite {
             self.disk.changed.insert(name.to_owned());
         }
     }

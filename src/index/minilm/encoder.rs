@@ -372,6 +372,18 @@ fn f32_slice<'a>(
     }
 }
 
+/// The f32 slice a contiguous CPU tensor's storage holds, to write in place.
+fn f32_slice_mut<'a>(
+    storage: &'a mut candle_core::CpuStorage,
+    layout: &candle_core::Layout,
+    what: &str,
+) -> candle_core::Result<&'a mut [f32]> {
+    match (storage, layout.contiguous_offsets()) {
+        (candle_core::CpuStorage::F32(data), Some((start, end))) => Ok(&mut data[start..end]),
+        _ => Err(candle_core::Error::Msg(format!("{what}: needs a contiguous f32 tensor"))),
+    }
+}
+
 /// In place: `y = act(y + bias)` (the intermediate layer's bias and activation in one pass).
 struct BiasActivation<'a> {
     bias: &'a [f32],
@@ -388,12 +400,8 @@ impl candle_core::InplaceOp1 for BiasActivation<'_> {
         storage: &mut candle_core::CpuStorage,
         layout: &candle_core::Layout,
     ) -> candle_core::Result<()> {
-        let (candle_core::CpuStorage::F32(data), Some((start, end))) =
-            (storage, layout.contiguous_offsets())
-        else {
-            return Err(candle_core::Error::Msg("bias-activation: contiguous f32".into()));
-        };
-        kernels::bias_activation(&mut data[start..end], self.bias, self.act);
+        let y = f32_slice_mut(storage, layout, "bias-activation")?;
+        kernels::bias_activation(y, self.bias, self.act);
         Ok(())
     }
 }
@@ -418,12 +426,7 @@ impl candle_core::InplaceOp2 for BiasResidualNorm<'_> {
         src_l: &candle_core::Layout,
     ) -> candle_core::Result<()> {
         let residual = f32_slice(src, src_l, "bias-residual-norm")?;
-        let (candle_core::CpuStorage::F32(data), Some((start, end))) =
-            (dst, dst_l.contiguous_offsets())
-        else {
-            return Err(candle_core::Error::Msg("bias-residual-norm: contiguous f32".into()));
-        };
-        let y = &mut data[start..end];
+        let y = f32_slice_mut(dst, dst_l, "bias-residual-norm")?;
         if y.len() != residual.len() {
             return Err(candle_core::Error::Msg("bias-residual-norm: shapes differ".into()));
         }
