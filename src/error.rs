@@ -407,6 +407,22 @@ pub enum Error {
         /// Why.
         problem: String,
     },
+    /// One of memlane's own folders in the vault (`.trash`, `.history`, `indices`, `state`) is a
+    /// symbolic link or not a folder: memlane never follows it.
+    #[error(
+        "`{folder}` is {}; memlane keeps {purpose} there and never follows links out of the vault",
+        if *.link { "a symbolic link" } else { "not a folder" }
+    )]
+    UnsafeFolder {
+        /// The folder as the user sees it (`.memories/.history`).
+        folder: String,
+        /// Its full path.
+        path: PathBuf,
+        /// Whether it is a symbolic link (else a file or something else that is not a folder).
+        link: bool,
+        /// What memlane keeps there (`its history`).
+        purpose: &'static str,
+    },
     /// A write would leave the vault (through a symlink).
     #[error("refusing to write {}: it resolves outside the vault (through a symbolic link)", .0.display())]
     OutsideVault(PathBuf),
@@ -650,6 +666,7 @@ impl Error {
             | Error::EmptyWindow { .. } => K::Invalid,
             Error::OverLimit { .. }
             | Error::OutsideVault(_)
+            | Error::UnsafeFolder { .. }
             | Error::LinkOutsideVault(_)
             | Error::PathOutsideVault { .. } => K::Refused,
             Error::Config(_) => K::Config,
@@ -670,6 +687,13 @@ impl Error {
     pub fn neutral_hint(&self) -> Option<String> {
         Some(match self {
             Error::NotAFraction { .. } => "use a number from 0 to 1, such as 0.8".into(),
+            Error::UnsafeFolder { path, link: true, .. } => {
+                format!("remove the link (`rm {}`) and run the command again", path.display())
+            }
+            Error::UnsafeFolder { path, link: false, .. } => format!(
+                "move it out of the way (`mv {0} {0}.old`) and run the command again",
+                path.display()
+            ),
             Error::IdChanged { from, .. } => format!("keep `id: {from}` or remove the line"),
             Error::PrivateName { .. } => "choose a name without it".into(),
             Error::ReservedFolder { .. } => "choose another folder name".into(),

@@ -8,9 +8,9 @@
 //! one writer may write a group in a folder at a time (callers hold a lock).
 
 use std::fs::File;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use super::Confined;
 use crate::error::{IoResultExt, PathError};
 
 /// Files staged in one folder, renamed into place by [`FileGroup::commit`]. Staged files not
@@ -28,21 +28,28 @@ impl FileGroup {
         Self { dir: dir.to_owned(), staged: Vec::new() }
     }
 
-    /// The temporary path of the file `name`, for a writer that writes it itself (then calls
-    /// [`staged`](Self::staged) once the file is complete and synced).
+    /// The temporary path of the file `name`, for a writer that writes it itself by path (then
+    /// calls [`staged`](Self::staged) once the file is complete and synced). Whatever is at that
+    /// path is removed first (a link there is removed, not followed), so the writer creates a
+    /// new file.
     pub(crate) fn temp_path(&self, name: &str) -> PathBuf {
-        self.dir.join(format!("{name}.tmp"))
+        let path = self.dir.join(format!("{name}.tmp"));
+        if let Ok((dir, file)) = Confined::beside(&path, "write") {
+            let _ = dir.remove_file(&file);
+        }
+        path
     }
 
     /// Records that the temporary file of `name` is written and synced.
     pub(crate) fn staged(&mut self, name: &str) {
-        self.staged.push((self.temp_path(name), self.dir.join(name)));
+        self.staged.push((self.dir.join(format!("{name}.tmp")), self.dir.join(name)));
     }
 
     /// Writes `bytes` as the new `name` (to its temporary file, synced).
     pub(crate) fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), PathError> {
-        let path = self.temp_path(name);
-        write_synced(&path, bytes)?;
+        let path = self.dir.join(format!("{name}.tmp"));
+        let (dir, file) = Confined::beside(&path, "write")?;
+        dir.write_in_place(&file, bytes)?;
         self.staged(name);
         Ok(())
     }
@@ -58,8 +65,9 @@ impl FileGroup {
     /// more changes in it.
     pub(crate) fn commit_unsynced(mut self) -> Result<(), PathError> {
         let staged = std::mem::take(&mut self.staged);
+        let dir = Confined::beside(&self.dir.join("x"), "rename")?.0;
         for (i, (tmp, target)) in staged.iter().enumerate() {
-            if let Err(e) = std::fs::rename(tmp, target).at("rename", tmp) {
+            if let Err(e) = dir.rename(tmp, target) {
                 // What is not renamed yet is removed on drop.
                 self.staged = staged[i..].to_vec();
                 return Err(e);
@@ -71,18 +79,15 @@ impl FileGroup {
 
 impl Drop for FileGroup {
     fn drop(&mut self) {
-        for (tmp, _) in &self.staged {
-            let _ = std::fs::remove_file(tmp);
+        if self.staged.is_empty() {
+            return;
+        }
+        if let Ok((dir, _)) = Confined::beside(&self.dir.join("x"), "remove") {
+            for (tmp, _) in &self.staged {
+                let _ = dir.remove_file(tmp);
+            }
         }
     }
-}
-
-/// Creates (or truncates) `path`, writes `bytes` and syncs it.
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), PathError> {
-    let mut file = File::create(path).at("create", path)?;
-    file.write_all(bytes).at("write", path)?;
-    file.sync_all().at("sync", path)?;
-    Ok(())
 }
 
 /// Syncs the folder `dir` itself, so the renames in it survive a crash. An error is returned

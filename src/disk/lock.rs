@@ -18,6 +18,16 @@ pub(crate) fn lock_file(
         .write(true)
         .open(path)
         .at("open", path)?;
+    lock_opened(file, path, timeout, poll)
+}
+
+/// [`lock_file`] for a lock file already opened (by the vault's confined file system).
+pub(crate) fn lock_opened(
+    file: std::fs::File,
+    path: &Path,
+    timeout: std::time::Duration,
+    poll: std::time::Duration,
+) -> Result<Option<std::fs::File>, PathError> {
     let start = std::time::Instant::now();
     loop {
         match file.try_lock() {

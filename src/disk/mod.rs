@@ -4,15 +4,14 @@
 //! Nothing here knows what a memory, an index or a model is.
 
 mod atomic;
+mod confined;
 mod group;
 mod install;
 mod lock;
 
 pub use atomic::atomic_write;
-pub(crate) use atomic::{
-    TEMP_SUFFIX, append_synced, atomic_create, atomic_write_mode, file_mode, move_no_clobber,
-    sync_dir,
-};
+pub(crate) use atomic::{TEMP_SUFFIX, append_synced};
+pub use confined::{Confined, DirEntry, Kind, Stat};
 pub(crate) use group::{FileGroup, sync_folder};
 pub(crate) use install::{install_dir, staging_dir};
-pub(crate) use lock::lock_file;
+pub(crate) use lock::{lock_file, lock_opened};

@@ -69,19 +69,6 @@ fn rel_of(root: &Path, path: &Path) -> Option<String> {
     Some(rel.to_string_lossy().replace('\\', "/"))
 }
 
-fn mode_of(meta: &std::fs::Metadata) -> Option<u32> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        Some(meta.permissions().mode() & 0o7777)
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
-}
-
 impl Vault {
     fn intents_dir(&self) -> PathBuf {
         self.root().join(INTENTS_DIR)
@@ -105,7 +92,7 @@ impl Vault {
         let suffix: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
         let dir = self.intents_dir().join(format!("{op}-{}-{suffix}", std::process::id()));
         failpoint::step("intent.begin").at("create", &dir)?;
-        std::fs::create_dir_all(&dir).at("create", &dir)?;
+        self.fs.create_dir_all(&dir)?;
         ACTIVE.with(|a| {
             *a.borrow_mut() = Some(Journal {
                 root: self.root().to_owned(),
@@ -137,10 +124,10 @@ impl Vault {
         let mut done = dir.as_os_str().to_owned();
         done.push(".done");
         let done = PathBuf::from(done);
-        std::fs::rename(dir, &done).at("commit", dir)?;
-        super::write::sync_dir(dir);
+        self.fs.rename(dir, &done).map_err(|e| PathError { action: "commit", ..e })?;
+        self.fs.sync_parent(dir);
         failpoint::step("intent.cleanup").at("remove", &done)?;
-        let _ = std::fs::remove_dir_all(&done);
+        let _ = self.fs.remove_dir_all(&done);
         Ok(())
     }
 
@@ -158,18 +145,11 @@ impl Vault {
                 let Some(rel) = rel_of(&j.root, p).or_else(|| rel_of(&j.canonical_root, p)) else {
                     continue;
                 };
-                let before = match std::fs::symlink_metadata(p) {
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        Before { path: rel, text: None, bytes: None, mode: None }
-                    }
-                    Err(e) => {
-                        return Err(
-                            PathError { action: "read", path: p.to_path_buf(), source: e }.into()
-                        );
-                    }
-                    Ok(meta) => {
-                        let bytes = std::fs::read(p).at("read", p)?;
-                        let mode = mode_of(&meta);
+                let before = match self.fs.stat(p)? {
+                    None => Before { path: rel, text: None, bytes: None, mode: None },
+                    Some(meta) => {
+                        let bytes = self.fs.read(p)?;
+                        let mode = meta.mode;
                         match String::from_utf8(bytes) {
                             Ok(text) => Before { path: rel, text: Some(text), bytes: None, mode },
                             Err(e) => {
@@ -188,7 +168,7 @@ impl Vault {
                 problem: e.to_string(),
             })?;
             let file = j.dir.join(format!("{:06}.json", j.next));
-            super::write::atomic_write(&file, &json)?;
+            self.fs.write(&file, &json)?;
             j.next += 1;
             for p in paths {
                 j.noted.insert(p.to_path_buf());
@@ -201,18 +181,19 @@ impl Vault {
     /// lock held. Returns the operations rolled back (by folder name).
     pub(crate) fn recover_intents(&self) -> crate::Result<Vec<String>> {
         let dir = self.intents_dir();
-        let Ok(rd) = std::fs::read_dir(&dir) else { return Ok(Vec::new()) };
-        let mut found: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let Ok(rd) = self.fs.read_dir(&dir) else { return Ok(Vec::new()) };
+        let mut found: Vec<(PathBuf, bool)> =
+            rd.into_iter().map(|e| (dir.join(&e.name), e.kind == crate::disk::Kind::Dir)).collect();
         found.sort();
         let mut rolled = Vec::new();
-        for path in found {
+        for (path, is_dir) in found {
             let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            if !path.is_dir() {
+            if !is_dir {
                 // A temp file of an intent folder's creation, or anything else: not ours.
                 continue;
             }
             if name.ends_with(".done") {
-                std::fs::remove_dir_all(&path).at("remove", &path)?;
+                self.fs.remove_dir_all(&path)?;
                 continue;
             }
             self.roll_back(&path)?;
@@ -228,21 +209,23 @@ impl Vault {
 
     /// Puts every file noted in the intent folder `dir` back as it was, then removes `dir`.
     fn roll_back(&self, dir: &Path) -> crate::Result<()> {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-            .at("read", dir)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
+        let mut files: Vec<PathBuf> = self
+            .fs
+            .read_dir(dir)?
+            .into_iter()
+            .map(|e| dir.join(e.name))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .collect();
         files.sort();
         for file in files.iter().rev() {
-            let raw = std::fs::read(file).at("read", file)?;
+            let raw = self.fs.read(file)?;
             // Entries are written atomically; one that does not parse was not written by memlane.
             let Ok(entries) = serde_json::from_slice::<Vec<Before>>(&raw) else { continue };
             for before in entries.iter().rev() {
                 self.put_back(before)?;
             }
         }
-        std::fs::remove_dir_all(dir).at("remove", dir)?;
+        self.fs.remove_dir_all(dir)?;
         Ok(())
     }
 
@@ -254,17 +237,17 @@ impl Vault {
         let bytes = before.text.as_ref().map(|t| t.as_bytes()).or(before.bytes.as_deref());
         match bytes {
             None => {
-                match std::fs::remove_file(&path) {
+                match self.fs.remove_file(&path) {
                     Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(PathError { action: "remove", path, source: e }.into()),
+                    Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(e.into()),
                 }
                 self.prune_created_dirs(&path);
             }
             Some(bytes) => {
-                let same = std::fs::read(&path).is_ok_and(|now| now == bytes);
+                let same = self.fs.read(&path).is_ok_and(|now| now == bytes);
                 if !same {
-                    super::write::atomic_write_mode(&path, bytes, before.mode)?;
+                    self.fs.write_mode(&path, bytes, before.mode)?;
                 }
             }
         }
@@ -280,7 +263,7 @@ impl Vault {
             if keep.iter().any(|k| k == d) || !d.starts_with(self.root()) {
                 break;
             }
-            if std::fs::remove_dir(d).is_err() {
+            if self.fs.remove_dir(d).is_err() {
                 break;
             }
             dir = d.parent();
@@ -289,11 +272,11 @@ impl Vault {
 
     /// Whether an interrupted operation is waiting to be rolled back (for `doctor`).
     pub fn pending_intents(&self) -> Vec<String> {
-        let Ok(rd) = std::fs::read_dir(self.intents_dir()) else { return Vec::new() };
+        let Ok(rd) = self.fs.read_dir(&self.intents_dir()) else { return Vec::new() };
         let mut out: Vec<String> = rd
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .into_iter()
+            .filter(|e| e.kind == crate::disk::Kind::Dir)
+            .map(|e| e.name.to_string_lossy().into_owned())
             .filter(|n| !n.ends_with(".done"))
             .collect();
         out.sort();

@@ -3,6 +3,7 @@
 //! Owns discovery (walk up like git, `--vault`, `MEMLANE_VAULT`, the per-user vault), `init`, and
 //! every read and write of memory files. It never touches the derived indices.
 
+mod folders;
 mod intent;
 mod scan;
 mod temp;
@@ -15,6 +16,7 @@ use jiff::Timestamp;
 use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
+pub use folders::{INTERNAL_FOLDERS, folder_problems};
 pub use intent::INTENTS_DIR;
 pub use scan::{
     EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
@@ -191,19 +193,20 @@ pub struct InitReport {
 pub fn init(root: &Path, config_toml: &str) -> crate::Result<InitReport> {
     let existed = root.is_dir();
     let mut created = Vec::new();
-    for dir in ["", ".trash", ".history"] {
-        let p = root.join(dir);
-        if !p.is_dir() {
-            std::fs::create_dir_all(&p).at("create", &p)?;
-            if !dir.is_empty() {
-                created.push(format!("{dir}/"));
-            }
+    if !existed {
+        std::fs::create_dir_all(root).at("create", root)?;
+    }
+    let fs = crate::disk::Confined::open(root)?;
+    folders::check_folders(&fs, root, &crate::model::time::format_compact(Timestamp::now()))?;
+    for dir in [".trash", ".history"] {
+        if fs.kind(Path::new(dir)).is_none() {
+            fs.create_dir_all(Path::new(dir))?;
+            created.push(format!("{dir}/"));
         }
     }
     for (file, text) in [(".gitignore", GITIGNORE), ("config.toml", config_toml)] {
-        let p = root.join(file);
-        if !p.exists() {
-            write::atomic_write(&p, text.as_bytes())?;
+        if fs.kind(Path::new(file)).is_none() {
+            fs.create(Path::new(file), text.as_bytes(), None)?;
             created.push(file.to_owned());
         }
     }
@@ -216,6 +219,8 @@ pub fn init(root: &Path, config_toml: &str) -> crate::Result<InitReport> {
 pub struct Vault {
     root: PathBuf,
     canonical_root: PathBuf,
+    /// The confined file system every read and write of the vault goes through.
+    fs: crate::disk::Confined,
     /// The effective configuration.
     pub config: Config,
     /// The clock used for timestamps.
@@ -229,7 +234,9 @@ impl Vault {
             return Err(Error::VaultMissing(root.to_owned()));
         }
         let canonical_root = root.canonicalize().at("open", root)?;
-        let vault = Vault { root: root.to_owned(), canonical_root, config, clock };
+        let fs = crate::disk::Confined::open(root)?;
+        folders::check_folders(&fs, root, &crate::model::time::format_compact(clock.now()))?;
+        let vault = Vault { root: root.to_owned(), canonical_root, fs, config, clock };
         vault.recover_on_open();
         Ok(vault)
     }
@@ -260,7 +267,7 @@ impl Vault {
     /// file), so `git status` would list their files. `init` never overwrites a user's file.
     pub fn gitignore_advice(&self) -> Option<GitignoreAdvice> {
         let path = self.root.join(".gitignore");
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Ok(text) = self.fs.read_to_string(&path) else {
             return Some(GitignoreAdvice::Missing { path });
         };
         let mentions = |dir: &str| {

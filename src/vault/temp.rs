@@ -53,16 +53,15 @@ fn is_stale_temp(path: &Path, name: &str) -> bool {
 impl Vault {
     /// Removes the stale temp files directly in `dir`; returns them.
     pub(crate) fn clean_stale_temps_in(&self, dir: &Path) -> Vec<PathBuf> {
-        let Ok(rd) = std::fs::read_dir(dir) else { return Vec::new() };
+        let Ok(rd) = self.fs.read_dir(dir) else { return Vec::new() };
         let mut removed = Vec::new();
-        for e in rd.filter_map(Result::ok) {
-            let name = e.file_name();
-            let Some(name) = name.to_str() else { continue };
-            if !name.ends_with(TEMP_SUFFIX) || !e.file_type().is_ok_and(|t| t.is_file()) {
+        for e in rd {
+            let Some(name) = e.name.to_str() else { continue };
+            if !name.ends_with(TEMP_SUFFIX) || e.kind != crate::disk::Kind::File {
                 continue;
             }
-            let path = e.path();
-            if is_stale_temp(&path, name) && std::fs::remove_file(&path).is_ok() {
+            let path = dir.join(name);
+            if is_stale_temp(&path, name) && self.fs.remove_file(&path).is_ok() {
                 removed.push(path);
             }
         }
@@ -91,7 +90,7 @@ impl Vault {
             if !name.ends_with(TEMP_SUFFIX) || !is_stale_temp(e.path(), name) {
                 continue;
             }
-            if !remove || std::fs::remove_file(e.path()).is_ok() {
+            if !remove || self.fs.remove_file(e.path()).is_ok() {
                 out.push(e.path().to_owned());
             }
         }

@@ -110,7 +110,7 @@ impl Vault {
     /// that name names it in `superseded_by`.
     pub fn successor_of(&self, missing: &str) -> Option<String> {
         let entry = self.trash_find(missing).ok()?;
-        let raw = std::fs::read_to_string(&entry.path).ok()?;
+        let raw = self.fs.read_to_string(&entry.path).ok()?;
         let map = Document::parse(&raw).mapping().ok()?;
         let s = map.get("superseded_by")?.as_str()?;
         let s = s.strip_prefix("memory:").unwrap_or(s);

@@ -16,7 +16,7 @@ impl Vault {
     /// history whose owner no longer exists (renamed outside memlane) is taken over.
     pub(super) fn claim_history(&self, m: &Memory) -> crate::Result<()> {
         let file = self.history_dir_of(&m.id).join(HISTORY_OWNER);
-        let owner = std::fs::read_to_string(&file).ok();
+        let owner = self.fs.read_to_string(&file).ok();
         let owner = owner.as_deref().map(str::trim).unwrap_or_default();
         if owner == m.name.as_str() {
             return Ok(());
@@ -27,7 +27,7 @@ impl Vault {
             return Err(self.duplicate_id(m, &other));
         }
         self.note(&[&file])?;
-        atomic_write(&file, format!("{}\n", m.name).as_bytes())?;
+        self.fs.write(&file, format!("{}\n", m.name).as_bytes())?;
         Ok(())
     }
 }
@@ -41,11 +41,15 @@ impl Vault {
         // when the clock is pinned or two writes share a millisecond.
         let stamp = format_compact(self.clock.now());
         let mut version = self.history_files(&m.id)?.len() + 1;
-        let mode = file_mode(&m.path);
+        let mode = self
+            .write_target(&m.path)
+            .ok()
+            .and_then(|t| self.fs.stat(&t).ok().flatten())
+            .and_then(|s| s.mode);
         loop {
             let file = dir.join(format!("{version:06}_{stamp}_{action}.md"));
             self.note(&[&file])?;
-            match atomic_create(&file, m.raw.as_bytes(), mode) {
+            match self.fs.create(&file, m.raw.as_bytes(), mode) {
                 Ok(()) => return Ok(version),
                 Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => version += 1,
                 Err(e) => return Err(e.into()),
@@ -55,12 +59,15 @@ impl Vault {
 
     pub(super) fn history_files(&self, id: &MemoryId) -> crate::Result<Vec<PathBuf>> {
         let dir = self.history_dir_of(id);
-        if !dir.is_dir() {
+        if self.fs.stat(&dir)?.is_none() {
             return Ok(Vec::new());
         }
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .at("read", &dir)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
+        let mut files: Vec<PathBuf> = self
+            .fs
+            .read_dir(&dir)?
+            .into_iter()
+            .filter(|e| e.kind == crate::disk::Kind::File)
+            .map(|e| dir.join(e.name))
             .filter(|p| p.extension().is_some_and(|e| e == "md"))
             .collect();
         files.sort();
@@ -82,7 +89,7 @@ impl Vault {
                 let replaced_at = parse_compact(stamp)
                     .map(crate::model::time::format_timestamp)
                     .unwrap_or_else(|| stamp.to_owned());
-                let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                let size = self.fs.stat(&path).ok().flatten().map_or(0, |s| s.len);
                 HistoryEntry { version: i + 1, replaced_at, action: action.to_owned(), size, path }
             })
             .collect())
@@ -101,7 +108,7 @@ impl Vault {
                 available: versions.len(),
             });
         };
-        let bytes = std::fs::read(&v.path).at("read", &v.path)?;
+        let bytes = self.fs.read(&v.path)?;
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let mut out = WriteOutcome::new(WriteStatus::Restored, &m.name, &m.id);
         if text == m.raw {
@@ -112,7 +119,7 @@ impl Vault {
         let recorded = self.all_or_nothing("restore", || {
             let recorded = self.record_history(m, "restore")?;
             self.note(&[&target])?;
-            atomic_write(&target, text.as_bytes())?;
+            self.fs.write(&target, text.as_bytes())?;
             Ok(recorded)
         })?;
         out.history_version = Some(recorded);

@@ -45,10 +45,15 @@ impl Vault {
             return Ok(WriteLock { path, _file: None });
         }
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).at("create", dir)?;
+            self.fs.create_dir_all(dir)?;
         }
-        let Some(file) =
-            crate::disk::lock_file(&path, WRITE_LOCK_TIMEOUT, std::time::Duration::from_millis(2))?
+        let opened = self.fs.open_lock_file(&path)?;
+        let Some(file) = crate::disk::lock_opened(
+            opened,
+            &path,
+            WRITE_LOCK_TIMEOUT,
+            std::time::Duration::from_millis(2),
+        )?
         else {
             return Err(crate::Error::VaultLocked { path, secs: WRITE_LOCK_TIMEOUT.as_secs() });
         };
@@ -64,18 +69,21 @@ impl Vault {
     /// writing (best effort: a read-only vault is read as it is, with a warning).
     pub(in crate::vault) fn recover_on_open(&self) {
         let intents = self.root.join(super::super::intent::INTENTS_DIR);
-        if std::fs::read_dir(&intents).map_or(true, |mut rd| rd.next().is_none()) {
+        if self.fs.read_dir(&intents).map_or(true, |rd| rd.is_empty()) {
             return;
         }
         let path = self.root.join(WRITE_LOCK_FILE);
         if HELD.with(|h| h.borrow().contains(&path)) {
             return;
         }
-        let file = match crate::disk::lock_file(
-            &path,
-            std::time::Duration::ZERO,
-            std::time::Duration::from_millis(1),
-        ) {
+        let file = match self.fs.open_lock_file(&path).and_then(|f| {
+            crate::disk::lock_opened(
+                f,
+                &path,
+                std::time::Duration::ZERO,
+                std::time::Duration::from_millis(1),
+            )
+        }) {
             Ok(Some(f)) => f,
             Ok(None) => return,
             Err(e) => {

@@ -32,7 +32,7 @@ impl Vault {
     ) -> crate::Result<WriteOutcome> {
         self.check_new_name(name, None)?;
         let path = self.path_of(name);
-        if path.exists() || std::fs::symlink_metadata(&path).is_ok() {
+        if self.fs.stat(&path)?.is_some() {
             return Err(Error::Exists(name.to_string()));
         }
         let target = self.write_target(&path)?;
@@ -54,7 +54,7 @@ impl Vault {
         let text = doc.render();
         self.check_written(name, &text)?;
         self.note(&[&target])?;
-        atomic_create(&target, text.as_bytes(), None).map_err(|e| exists_or(e, name))?;
+        self.fs.create(&target, text.as_bytes(), None).map_err(|e| exists_or(e, name))?;
         out.path = Some(path);
         Ok(out)
     }
@@ -99,13 +99,13 @@ impl Vault {
         let target = self.write_target(&m.path)?;
         self.all_or_nothing(action, || {
             // Refuse to clobber a change someone else made since we read the file.
-            let current = std::fs::read(&target).at("read", &target)?;
+            let current = self.fs.read(&target)?;
             if current != m.raw.as_bytes() {
                 return Err(Error::ChangedOnDisk { name: m.name.to_string(), doing: "updating" });
             }
             let version = self.record_history(m, action)?;
             self.note(&[&target])?;
-            atomic_write(&target, text.as_bytes())?;
+            self.fs.write(&target, text.as_bytes())?;
             Ok((WriteStatus::Updated, Some(version)))
         })
     }
@@ -232,7 +232,7 @@ impl Vault {
     pub fn append(&self, m: &Memory, text: &str) -> crate::Result<WriteOutcome> {
         let _lock = self.write_lock()?;
         let current;
-        let m = match std::fs::read(&m.path) {
+        let m = match self.write_target(&m.path).and_then(|t| Ok(self.fs.read(&t)?)) {
             Ok(bytes) if bytes != m.raw.as_bytes() => {
                 current = self.load(&m.name)?;
                 &current
@@ -274,17 +274,16 @@ impl Vault {
             // Only memlane writes into the trash, under the vault lock held here: a free name
             // stays free, so one atomic rename moves the file (a hard link and an unlink, as
             // `move_no_clobber` does, would leave it in both places if killed in between).
-            if std::fs::symlink_metadata(&dest).is_ok() {
+            if self.fs.stat(&dest)?.is_some() {
                 n += 1;
                 continue;
             }
             if let Some(dir) = dest.parent() {
-                std::fs::create_dir_all(dir).at("create", dir)?;
+                self.fs.create_dir_all(dir)?;
             }
             self.note(&[&source, &dest])?;
-            failpoint::step("delete.rename")
-                .and_then(|()| std::fs::rename(&source, &dest))
-                .at("delete", &source)?;
+            failpoint::step("delete.rename").at("delete", &source)?;
+            self.fs.rename(&source, &dest).map_err(|e| PathError { action: "delete", ..e })?;
             break entry;
         };
         self.prune_empty_dirs(&m.path);
@@ -301,7 +300,7 @@ impl Vault {
             if d == self.root() || !d.starts_with(self.root()) {
                 break;
             }
-            if std::fs::remove_dir(d).is_err() {
+            if self.fs.remove_dir(d).is_err() {
                 break;
             }
             dir = d.parent();
@@ -313,7 +312,7 @@ impl Vault {
     pub fn rename(&self, m: &Memory, to: &MemoryName) -> crate::Result<WriteOutcome> {
         self.check_new_name(to, Some(&m.name))?;
         let dest = self.path_of(to);
-        if dest.exists() || std::fs::symlink_metadata(&dest).is_ok() {
+        if self.fs.stat(&dest)?.is_some() {
             return Err(Error::Exists(to.to_string()));
         }
         let dest_target = self.write_target(&dest)?;
@@ -321,18 +320,19 @@ impl Vault {
         self.all_or_nothing("mv", || {
             self.note(&[&source, &dest_target])?;
             if m.id_persisted {
-                move_no_clobber(&source, &dest_target).map_err(|e| exists_or(e, to))?;
+                self.fs.move_no_clobber(&source, &dest_target).map_err(|e| exists_or(e, to))?;
             } else {
                 let mut doc = m.doc.clone();
                 doc.set("id", &str_value(m.id.as_str()));
                 check_edits(&m.name, &doc)?;
                 let text = doc.render();
                 self.record_history(m, "mv")?;
-                atomic_create(&dest_target, text.as_bytes(), file_mode(&source))
+                let mode = self.fs.stat(&source)?.and_then(|s| s.mode);
+                self.fs
+                    .create(&dest_target, text.as_bytes(), mode)
                     .map_err(|e| exists_or(e, to))?;
-                failpoint::step("mv.remove")
-                    .and_then(|()| std::fs::remove_file(&source))
-                    .at("remove", &source)?;
+                failpoint::step("mv.remove").at("remove", &source)?;
+                self.fs.remove_file(&source)?;
             }
             Ok(())
         })?;

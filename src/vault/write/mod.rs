@@ -30,10 +30,8 @@ mod memory;
 mod names;
 mod trash;
 
+pub(crate) use crate::disk::TEMP_SUFFIX;
 pub use crate::disk::atomic_write;
-pub(crate) use crate::disk::{
-    TEMP_SUFFIX, atomic_create, atomic_write_mode, file_mode, move_no_clobber, sync_dir,
-};
 
 /// What a write did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

@@ -6,30 +6,38 @@ impl Vault {
     /// Everything in the trash, newest first.
     pub fn trash_list(&self) -> crate::Result<Vec<TrashEntry>> {
         let dir = self.trash_dir();
-        if !dir.is_dir() {
+        if self.fs.stat(&dir)?.is_none() {
             return Ok(Vec::new());
         }
+        // Every file under `.trash/`, through the confined file system (links are not followed).
+        let mut files = Vec::new();
+        let mut folders = vec![dir.clone()];
+        while let Some(d) = folders.pop() {
+            for e in self.fs.read_dir(&d)? {
+                let path = d.join(&e.name);
+                match e.kind {
+                    crate::disk::Kind::Dir => folders.push(path),
+                    crate::disk::Kind::File => files.push(path),
+                    _ => {}
+                }
+            }
+        }
         let mut out = Vec::new();
-        for e in walkdir::WalkDir::new(&dir).min_depth(1).into_iter().filter_map(Result::ok) {
-            if !e.file_type().is_file() || e.path().extension().is_none_or(|x| x != "md") {
+        for path in files {
+            if path.extension().is_none_or(|x| x != "md") {
                 continue;
             }
-            let rel = e
-                .path()
-                .strip_prefix(&dir)
-                .unwrap_or(e.path())
-                .to_string_lossy()
-                .replace('\\', "/");
+            let rel = path.strip_prefix(&dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
             let entry = rel.strip_suffix(".md").unwrap_or(&rel).to_owned();
             let (name, stamp) = entry.rsplit_once('_').unwrap_or((&entry, ""));
             let stamp_main = stamp.split('-').next().unwrap_or(stamp);
             let deleted_at = parse_compact(stamp_main)
                 .map(crate::model::time::format_timestamp)
                 .unwrap_or_default();
-            let raw = std::fs::read_to_string(e.path()).unwrap_or_default();
+            let raw = self.fs.read_to_string(&path).unwrap_or_default();
             let map = Document::parse(&raw).mapping().unwrap_or_default();
             let id = map.get("id").and_then(Value::as_str).map(str::to_owned);
-            let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+            let size = self.fs.stat(&path).ok().flatten().map_or(0, |s| s.len);
             let seq: u64 = stamp.split_once('-').and_then(|(_, n)| n.parse().ok()).unwrap_or(0);
             out.push((
                 seq,
@@ -39,7 +47,7 @@ impl Vault {
                     deleted_at,
                     id,
                     size,
-                    path: e.path().to_owned(),
+                    path: path.clone(),
                 },
             ));
         }
@@ -76,13 +84,13 @@ impl Vault {
         };
         self.check_new_name(&name, None)?;
         let dest = self.path_of(&name);
-        if dest.exists() {
+        if dest.exists() || self.fs.stat(&dest)?.is_some() {
             return Err(Error::RestoreTaken(name.to_string()));
         }
         let target = self.write_target(&dest)?;
         self.all_or_nothing("untrash", || {
             self.note(&[&entry.path, &target])?;
-            move_no_clobber(&entry.path, &target).map_err(|e| exists_or(e, &name))
+            self.fs.move_no_clobber(&entry.path, &target).map_err(|e| exists_or(e, &name))
         })?;
         self.prune_empty_dirs_in(&entry.path, &self.trash_dir());
         let id = entry
@@ -99,7 +107,7 @@ impl Vault {
     pub(super) fn prune_empty_dirs_in(&self, file: &Path, stop: &Path) {
         let mut dir = file.parent();
         while let Some(d) = dir {
-            if d == stop || !d.starts_with(stop) || std::fs::remove_dir(d).is_err() {
+            if d == stop || !d.starts_with(stop) || self.fs.remove_dir(d).is_err() {
                 break;
             }
             dir = d.parent();
@@ -117,7 +125,7 @@ impl Vault {
                     .is_some_and(|t| now.as_second() - t.as_second() >= secs),
             };
             if old_enough {
-                std::fs::remove_file(&e.path).at("remove", &e.path)?;
+                self.fs.remove_file(&e.path)?;
                 self.prune_empty_dirs_in(&e.path, &self.trash_dir());
                 removed.push(e);
             }

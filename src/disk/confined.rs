@@ -1,0 +1,986 @@
+//! The vault's file system, confined to the vault: every path is resolved beneath one open
+//! directory handle (the vault root) and no symbolic link is ever followed on the way, so no
+//! path, whatever it says and whatever links a cloned repository holds, reads or writes outside
+//! the vault.
+//!
+//! Paths are given relative to the root (`notes/a.md`), or as absolute paths under the root (the
+//! root as given, or its canonical form): what the rest of memlane passes around. A path with
+//! `..`, an absolute path elsewhere, and a path that goes through a symbolic link (in the middle
+//! or as its last part) are refused; the OS does the resolving, not a string check:
+//!
+//! - on Linux, `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` (kernel 5.6 and later);
+//! - elsewhere on Unix, or when `openat2` is not available, one `openat` per part with
+//!   `O_NOFOLLOW | O_DIRECTORY` (and `O_NOFOLLOW` on the last part).
+//!
+//! Renames, removes, links and new folders are made relative to the parent folder's handle
+//! (`renameat`, `unlinkat`, `linkat`, `mkdirat`), which never follow a link in the last part.
+//!
+//! On other systems than Unix, each part is checked with `symlink_metadata` before the standard
+//! library's call: a link swapped in between the check and the call is not caught there.
+
+use std::ffi::OsString;
+use std::io::{Read as _, Write as _};
+use std::path::{Component, Path, PathBuf};
+
+use crate::error::PathError;
+use crate::failpoint;
+
+use super::atomic::TEMP_SUFFIX;
+
+/// What a path is, without following a symbolic link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A folder.
+    Dir,
+    /// A symbolic link (never followed).
+    Symlink,
+    /// Anything else (a socket, a fifo, a device).
+    Other,
+}
+
+/// What [`Confined::stat`] knows of a path (the path itself, never a link's target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stat {
+    /// What it is.
+    pub kind: Kind,
+    /// Its size in bytes.
+    pub len: u64,
+    /// Its Unix permission bits (`None` elsewhere).
+    pub mode: Option<u32>,
+}
+
+/// One entry of a folder listed by [`Confined::read_dir`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// Its name in the folder.
+    pub name: OsString,
+    /// What it is (a link is [`Kind::Symlink`], never what it points to).
+    pub kind: Kind,
+}
+
+/// A handle on the vault's root folder through which all of the vault's file I/O goes. Cheap
+/// to clone (the folder handle is shared).
+#[derive(Debug, Clone)]
+pub struct Confined {
+    root: PathBuf,
+    canonical: PathBuf,
+    #[cfg(unix)]
+    dir: std::sync::Arc<std::os::fd::OwnedFd>,
+}
+
+/// The error of a refused path (outside the vault, or `..`).
+fn outside(path: &Path, action: &'static str) -> PathError {
+    PathError {
+        action,
+        path: path.to_owned(),
+        source: std::io::Error::other("it is outside the vault"),
+    }
+}
+
+/// The words for an error the resolution gives: a link met on the way reads as such.
+fn explain(e: std::io::Error) -> std::io::Error {
+    #[cfg(unix)]
+    {
+        let loop_ = rustix::io::Errno::LOOP.raw_os_error();
+        let xdev = rustix::io::Errno::XDEV.raw_os_error();
+        let mlink = rustix::io::Errno::MLINK.raw_os_error();
+        let notdir = rustix::io::Errno::NOTDIR.raw_os_error();
+        match e.raw_os_error() {
+            Some(c) if c == loop_ || c == xdev || c == mlink => std::io::Error::other(
+                "it is or goes through a symbolic link, and memlane never follows links there",
+            ),
+            Some(c) if c == notdir => std::io::Error::other("a part of it is not a folder"),
+            _ => e,
+        }
+    }
+    #[cfg(not(unix))]
+    e
+}
+
+impl Confined {
+    /// Opens the folder `root` (which may itself be reached through links: it is trusted as
+    /// given) as the handle everything else is resolved beneath.
+    pub fn open(root: &Path) -> Result<Confined, PathError> {
+        let canonical = root.canonicalize().map_err(|source| PathError {
+            action: "open",
+            path: root.to_owned(),
+            source,
+        })?;
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let dir = rustix::fs::open(
+                root,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| PathError {
+                action: "open",
+                path: root.to_owned(),
+                source: e.into(),
+            })?;
+            Ok(Confined { root: root.to_owned(), canonical, dir: std::sync::Arc::new(dir) })
+        }
+        #[cfg(not(unix))]
+        Ok(Confined { root: root.to_owned(), canonical })
+    }
+
+    /// A handle on the folder holding `path` (created when missing; the folders above it are
+    /// trusted as given), with `path`'s name in it: the atomic writer for files that are not in
+    /// the vault (the per-user config, models), and for files in a folder already checked.
+    pub fn beside(path: &Path, action: &'static str) -> Result<(Confined, PathBuf), PathError> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let Some(name) = path.file_name() else {
+            return Err(PathError {
+                action,
+                path: path.to_owned(),
+                source: std::io::Error::other("it names no file"),
+            });
+        };
+        std::fs::create_dir_all(dir).map_err(|source| PathError {
+            action: "create",
+            path: dir.to_owned(),
+            source,
+        })?;
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let fd = rustix::fs::open(
+                dir,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|e| PathError {
+                action,
+                path: path.to_owned(),
+                source: e.into(),
+            })?;
+            let fs = Confined {
+                root: dir.to_owned(),
+                canonical: dir.to_owned(),
+                dir: std::sync::Arc::new(fd),
+            };
+            Ok((fs, PathBuf::from(name)))
+        }
+        #[cfg(not(unix))]
+        Ok((Confined { root: dir.to_owned(), canonical: dir.to_owned() }, PathBuf::from(name)))
+    }
+
+    /// The root folder, as given to [`Confined::open`].
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `path` relative to the root, checked to be plain names only (no `..`, no root, no
+    /// prefix). An absolute path must lie under the root (as given or canonical).
+    pub fn relative(&self, path: &Path, action: &'static str) -> Result<PathBuf, PathError> {
+        let rel = if let Ok(r) = path.strip_prefix(&self.root) {
+            r
+        } else if path.is_absolute() {
+            path.strip_prefix(&self.canonical).map_err(|_| outside(path, action))?
+        } else {
+            path
+        };
+        let mut out = PathBuf::new();
+        for c in rel.components() {
+            match c {
+                Component::Normal(n) => out.push(n),
+                Component::CurDir => {}
+                Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                    return Err(outside(path, action));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The full path of `rel` for messages.
+    fn shown(&self, rel: &Path) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    fn err(&self, action: &'static str, rel: &Path, e: std::io::Error) -> PathError {
+        if e.kind() != std::io::ErrorKind::NotFound && e.kind() != std::io::ErrorKind::AlreadyExists
+        {
+            // Name the link that stopped it, when one did (for the message only).
+            let mut p = self.root.clone();
+            for part in rel.iter() {
+                p.push(part);
+                if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return PathError {
+                        action,
+                        path: p,
+                        source: std::io::Error::other(
+                            "it is a symbolic link, and memlane never follows links there",
+                        ),
+                    };
+                }
+            }
+        }
+        PathError { action, path: self.shown(rel), source: explain(e) }
+    }
+
+    /// The parent folder and last name of `rel` (which must not be the root).
+    fn split<'a>(
+        &self,
+        rel: &'a Path,
+        action: &'static str,
+    ) -> Result<(&'a Path, &'a std::ffi::OsStr), PathError> {
+        match (rel.parent(), rel.file_name()) {
+            (Some(p), Some(n)) => Ok((p, n)),
+            _ => Err(PathError {
+                action,
+                path: self.shown(rel),
+                source: std::io::Error::other("it is the vault's root folder"),
+            }),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unix: resolution beneath the root's handle.
+
+#[cfg(unix)]
+mod unix {
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::path::{Component, Path};
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    use rustix::fs::{Mode, OFlags};
+    use rustix::io::Errno;
+
+    /// Whether `openat2` works here: 0 unknown, 1 yes, 2 no.
+    static OPENAT2: AtomicU8 = AtomicU8::new(0);
+
+    /// Opens `rel` beneath `root` with `flags`, following no symbolic link on the way or at the
+    /// end. An empty `rel` opens the root itself again.
+    pub(super) fn open_beneath(
+        root: &OwnedFd,
+        rel: &Path,
+        flags: OFlags,
+        mode: Mode,
+    ) -> std::io::Result<OwnedFd> {
+        let flags = flags | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+        if rel.as_os_str().is_empty() {
+            return Ok(rustix::fs::openat(root.as_fd(), ".", flags, mode)?);
+        }
+        #[cfg(target_os = "linux")]
+        if OPENAT2.load(Ordering::Relaxed) != 2 {
+            use rustix::fs::ResolveFlags;
+            let how =
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+            match rustix::fs::openat2(root.as_fd(), rel, flags, mode, how) {
+                Ok(fd) => {
+                    OPENAT2.store(1, Ordering::Relaxed);
+                    return Ok(fd);
+                }
+                // Not in this kernel, or refused by a sandbox's filter: walk instead.
+                Err(Errno::NOSYS | Errno::PERM) if OPENAT2.load(Ordering::Relaxed) == 0 => {
+                    OPENAT2.store(2, Ordering::Relaxed);
+                }
+                Err(Errno::AGAIN) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let _ = &OPENAT2;
+        walk(root, rel, flags, mode)
+    }
+
+    /// The fallback: one `openat` per part, each refusing a link.
+    pub(super) fn walk(
+        root: &OwnedFd,
+        rel: &Path,
+        flags: OFlags,
+        mode: Mode,
+    ) -> std::io::Result<OwnedFd> {
+        let parts: Vec<&std::ffi::OsStr> = rel
+            .components()
+            .map(|c| match c {
+                Component::Normal(n) => Ok(n),
+                _ => Err(std::io::Error::from(Errno::XDEV)),
+            })
+            .collect::<Result<_, _>>()?;
+        let mut cur: Option<OwnedFd> = None;
+        for (i, part) in parts.iter().enumerate() {
+            let at = cur.as_ref().map_or(root.as_fd(), |f| f.as_fd());
+            let last = i + 1 == parts.len();
+            let fd = if last {
+                rustix::fs::openat(at, *part, flags, mode)?
+            } else {
+                rustix::fs::openat(
+                    at,
+                    *part,
+                    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                    Mode::empty(),
+                )?
+            };
+            cur = Some(fd);
+        }
+        Ok(cur.expect("a non-empty path has a part"))
+    }
+
+    /// Opens the folder `rel` beneath `root`.
+    pub(super) fn open_dir(root: &OwnedFd, rel: &Path) -> std::io::Result<OwnedFd> {
+        open_beneath(root, rel, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())
+    }
+}
+
+#[cfg(unix)]
+impl Confined {
+    fn dir_fd(&self, rel: &Path) -> std::io::Result<std::os::fd::OwnedFd> {
+        unix::open_dir(&self.dir, rel)
+    }
+
+    fn open_file(
+        &self,
+        rel: &Path,
+        flags: rustix::fs::OFlags,
+        mode: u32,
+    ) -> std::io::Result<std::fs::File> {
+        let fd = unix::open_beneath(&self.dir, rel, flags, rustix::fs::Mode::from_raw_mode(mode))?;
+        Ok(std::fs::File::from(fd))
+    }
+
+    fn kind_of(mode: u32) -> Kind {
+        match rustix::fs::FileType::from_raw_mode(mode) {
+            rustix::fs::FileType::RegularFile => Kind::File,
+            rustix::fs::FileType::Directory => Kind::Dir,
+            rustix::fs::FileType::Symlink => Kind::Symlink,
+            _ => Kind::Other,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Non-Unix: each part checked with `symlink_metadata` first.
+
+#[cfg(not(unix))]
+impl Confined {
+    /// The full path of `rel` once no part of it is a link (the last part may be missing).
+    fn checked(&self, rel: &Path) -> std::io::Result<PathBuf> {
+        let mut p = self.root.clone();
+        for c in rel.components() {
+            p.push(c);
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.file_type().is_symlink() => {
+                    return Err(std::io::Error::other(
+                        "it is or goes through a symbolic link, and memlane never follows links there",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Ok(p)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operations.
+
+impl Confined {
+    /// What `path` is (the path itself, never a link's target); `None` when it does not exist.
+    pub fn stat(&self, path: &Path) -> Result<Option<Stat>, PathError> {
+        let rel = self.relative(path, "read")?;
+        #[cfg(unix)]
+        let res = (|| {
+            let st = match rel.parent().zip(rel.file_name()) {
+                Some((parent, name)) => {
+                    let dir = self.dir_fd(parent)?;
+                    rustix::fs::statat(&dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?
+                }
+                None => rustix::fs::fstat(&*self.dir)?,
+            };
+            let mode = st.st_mode as u32;
+            Ok::<_, std::io::Error>(Stat {
+                kind: Self::kind_of(mode),
+                len: st.st_size as u64,
+                mode: Some(mode & 0o7777),
+            })
+        })();
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(|p| std::fs::symlink_metadata(p)).map(|m| Stat {
+            kind: if m.file_type().is_symlink() {
+                Kind::Symlink
+            } else if m.is_dir() {
+                Kind::Dir
+            } else if m.is_file() {
+                Kind::File
+            } else {
+                Kind::Other
+            },
+            len: m.len(),
+            mode: None,
+        });
+        match res {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(self.err("read", &rel, e)),
+        }
+    }
+
+    /// What `path` is, `None` when it does not exist or cannot be reached without a link.
+    pub fn kind(&self, path: &Path) -> Option<Kind> {
+        self.stat(path).ok().flatten().map(|s| s.kind)
+    }
+
+    /// Opens the regular file `path` for reading (refused when it is a link).
+    pub fn open_read(&self, path: &Path) -> Result<std::fs::File, PathError> {
+        let rel = self.relative(path, "read")?;
+        #[cfg(unix)]
+        let res = self.open_file(&rel, rustix::fs::OFlags::RDONLY, 0);
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(std::fs::File::open);
+        res.map_err(|e| self.err("read", &rel, e))
+    }
+
+    /// The bytes of the file `path`.
+    pub fn read(&self, path: &Path) -> Result<Vec<u8>, PathError> {
+        let mut f = self.open_read(path)?;
+        let mut out = Vec::new();
+        f.read_to_end(&mut out).map_err(|source| PathError {
+            action: "read",
+            path: path.to_owned(),
+            source,
+        })?;
+        Ok(out)
+    }
+
+    /// The text of the file `path` (an error when it is not UTF-8).
+    pub fn read_to_string(&self, path: &Path) -> Result<String, PathError> {
+        String::from_utf8(self.read(path)?).map_err(|_| PathError {
+            action: "read",
+            path: path.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8 text"),
+        })
+    }
+
+    /// The entries of the folder `path` (`.` and `..` left out), in no particular order.
+    pub fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, PathError> {
+        let rel = self.relative(path, "read")?;
+        #[cfg(unix)]
+        let res = (|| {
+            let fd = self.dir_fd(&rel)?;
+            let mut out = Vec::new();
+            for e in rustix::fs::Dir::read_from(&fd)? {
+                let e = e?;
+                let name = e.file_name().to_bytes();
+                if name == b"." || name == b".." {
+                    continue;
+                }
+                let name: OsString =
+                    <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name)
+                        .to_os_string();
+                let kind = match e.file_type() {
+                    rustix::fs::FileType::RegularFile => Kind::File,
+                    rustix::fs::FileType::Directory => Kind::Dir,
+                    rustix::fs::FileType::Symlink => Kind::Symlink,
+                    rustix::fs::FileType::Unknown => {
+                        let st = rustix::fs::statat(
+                            &fd,
+                            name.as_os_str(),
+                            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                        )?;
+                        Self::kind_of(st.st_mode as u32)
+                    }
+                    _ => Kind::Other,
+                };
+                out.push(DirEntry { name, kind });
+            }
+            Ok::<_, std::io::Error>(out)
+        })();
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(std::fs::read_dir).and_then(|rd| {
+            rd.map(|e| {
+                let e = e?;
+                let t = e.file_type()?;
+                let kind = if t.is_symlink() {
+                    Kind::Symlink
+                } else if t.is_dir() {
+                    Kind::Dir
+                } else if t.is_file() {
+                    Kind::File
+                } else {
+                    Kind::Other
+                };
+                Ok(DirEntry { name: e.file_name(), kind })
+            })
+            .collect()
+        });
+        res.map_err(|e| self.err("read", &rel, e))
+    }
+
+    /// Creates the folder `path` and every missing folder above it (an existing link where a
+    /// folder should be is refused).
+    pub fn create_dir_all(&self, path: &Path) -> Result<(), PathError> {
+        let rel = self.relative(path, "create")?;
+        let mut cur = PathBuf::new();
+        for part in rel.iter() {
+            cur.push(part);
+            #[cfg(unix)]
+            let res = (|| {
+                let parent = self.dir_fd(cur.parent().unwrap_or(Path::new("")))?;
+                match rustix::fs::mkdirat(&parent, part, rustix::fs::Mode::from_raw_mode(0o777)) {
+                    Ok(()) | Err(rustix::io::Errno::EXIST) => {}
+                    Err(e) => return Err(e.into()),
+                }
+                // What exists there must be a folder, not a link to one.
+                self.dir_fd(&cur).map(drop)
+            })();
+            #[cfg(not(unix))]
+            let res = self.checked(&cur).and_then(|p| match std::fs::create_dir(&p) {
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && p.is_dir() => Ok(()),
+                r => r,
+            });
+            res.map_err(|e| self.err("create", &cur, e))?;
+        }
+        Ok(())
+    }
+
+    /// Writes `bytes` to `path` atomically (a hidden temp file beside it, fsync, rename,
+    /// folder sync); an existing file keeps its permission bits.
+    pub fn write(&self, path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+        let mode =
+            self.stat(path).ok().flatten().filter(|s| s.kind == Kind::File).and_then(|s| s.mode);
+        self.write_mode(path, bytes, mode)
+    }
+
+    /// [`Confined::write`] giving the file the permission bits `mode` (when `Some`, on Unix).
+    pub fn write_mode(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> Result<(), PathError> {
+        let rel = self.relative(path, "write")?;
+        let (parent, name) = self.split(&rel, "write")?;
+        let tmp = self.write_temp(&rel, bytes, mode)?;
+        let renamed = failpoint::step("write.rename").and_then(|()| self.raw_rename(&tmp, &rel));
+        if let Err(e) = renamed {
+            let _ = self.raw_remove(&tmp);
+            return Err(self.err("write", &rel, e));
+        }
+        let _ = name;
+        self.sync_dir_rel(parent);
+        Ok(())
+    }
+
+    /// Writes `bytes` to `path` atomically with permission bits `mode`, failing with
+    /// `AlreadyExists` when `path` exists (the temp file is hard-linked into place).
+    pub fn create(&self, path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), PathError> {
+        let rel = self.relative(path, "create")?;
+        let (parent, _) = self.split(&rel, "create")?;
+        let tmp = self.write_temp(&rel, bytes, mode)?;
+        let linked = failpoint::step("create.link").and_then(|()| self.raw_link(&tmp, &rel));
+        failpoint::step("create.unlink_temp").map_err(|e| self.err("create", &rel, e))?;
+        let _ = self.raw_remove(&tmp);
+        linked.map_err(|e| self.err("create", &rel, e))?;
+        self.sync_dir_rel(parent);
+        Ok(())
+    }
+
+    /// Appends `bytes` to `path` (created when missing) in one write, synced.
+    pub fn append(&self, path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+        let rel = self.relative(path, "write")?;
+        #[cfg(unix)]
+        let res = (|| {
+            use rustix::fs::OFlags;
+            let mut f =
+                self.open_file(&rel, OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE, 0o666)?;
+            f.write_all(bytes)?;
+            f.sync_data()
+        })();
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(|p| {
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p)?;
+            f.write_all(bytes)?;
+            f.sync_data()
+        });
+        res.map_err(|e| self.err("write", &rel, e))
+    }
+
+    /// Creates or truncates the file `path` (never through a link), writes `bytes` and syncs it:
+    /// a temp file with a fixed name (see `FileGroup`).
+    pub fn write_in_place(&self, path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+        let rel = self.relative(path, "create")?;
+        #[cfg(unix)]
+        let res = (|| {
+            use rustix::fs::OFlags;
+            let mut f =
+                self.open_file(&rel, OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC, 0o666)?;
+            f.write_all(bytes)?;
+            f.sync_all()
+        })();
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(|p| {
+            let mut f = std::fs::File::create(p)?;
+            f.write_all(bytes)?;
+            f.sync_all()
+        });
+        res.map_err(|e| self.err("write", &rel, e))
+    }
+
+    /// Opens (creating it when missing) the file `path` for writing, without truncating it: a
+    /// lock file.
+    pub fn open_lock_file(&self, path: &Path) -> Result<std::fs::File, PathError> {
+        let rel = self.relative(path, "open")?;
+        #[cfg(unix)]
+        let res =
+            self.open_file(&rel, rustix::fs::OFlags::WRONLY | rustix::fs::OFlags::CREATE, 0o666);
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(|p| {
+            std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(p)
+        });
+        res.map_err(|e| self.err("open", &rel, e))
+    }
+
+    /// Renames `from` to `to`, replacing a file at `to`.
+    pub fn rename(&self, from: &Path, to: &Path) -> Result<(), PathError> {
+        let from_rel = self.relative(from, "rename")?;
+        let to_rel = self.relative(to, "rename")?;
+        self.raw_rename(&from_rel, &to_rel).map_err(|e| self.err("rename", &from_rel, e))
+    }
+
+    /// Moves `from` to `to` without ever replacing an existing `to` (a hard link then an unlink;
+    /// a check then a rename where hard links are not supported). Creates `to`'s folders.
+    pub fn move_no_clobber(&self, from: &Path, to: &Path) -> Result<(), PathError> {
+        let from_rel = self.relative(from, "rename")?;
+        let to_rel = self.relative(to, "create")?;
+        if let Some(dir) = to_rel.parent() {
+            self.create_dir_all(dir)?;
+        }
+        match failpoint::step("move.link").and_then(|()| self.raw_link(&from_rel, &to_rel)) {
+            Ok(()) => failpoint::step("move.unlink")
+                .and_then(|()| self.raw_remove(&from_rel))
+                .map_err(|e| self.err("remove", &from_rel, e)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                Err(PathError { action: "create", path: self.shown(&to_rel), source: e })
+            }
+            Err(_) => {
+                if self.stat(&to_rel)?.is_some() {
+                    return Err(PathError {
+                        action: "create",
+                        path: self.shown(&to_rel),
+                        source: std::io::ErrorKind::AlreadyExists.into(),
+                    });
+                }
+                self.raw_rename(&from_rel, &to_rel).map_err(|e| self.err("rename", &from_rel, e))
+            }
+        }
+    }
+
+    /// Removes the file (or link) `path`.
+    pub fn remove_file(&self, path: &Path) -> Result<(), PathError> {
+        let rel = self.relative(path, "remove")?;
+        self.raw_remove(&rel).map_err(|e| self.err("remove", &rel, e))
+    }
+
+    /// Removes the empty folder `path`.
+    pub fn remove_dir(&self, path: &Path) -> Result<(), PathError> {
+        let rel = self.relative(path, "remove")?;
+        let (parent, name) = self.split(&rel, "remove")?;
+        #[cfg(unix)]
+        let res = self
+            .dir_fd(parent)
+            .and_then(|d| Ok(rustix::fs::unlinkat(&d, name, rustix::fs::AtFlags::REMOVEDIR)?));
+        #[cfg(not(unix))]
+        let res = {
+            let _ = (parent, name);
+            self.checked(&rel).and_then(std::fs::remove_dir)
+        };
+        res.map_err(|e| self.err("remove", &rel, e))
+    }
+
+    /// Removes the folder `path` and everything in it; a link in it is removed, never followed.
+    pub fn remove_dir_all(&self, path: &Path) -> Result<(), PathError> {
+        let rel = self.relative(path, "remove")?;
+        for e in self.read_dir(&rel)? {
+            let child = rel.join(&e.name);
+            if e.kind == Kind::Dir {
+                self.remove_dir_all(&child)?;
+            } else {
+                self.remove_file(&child)?;
+            }
+        }
+        self.remove_dir(&rel)
+    }
+
+    /// Syncs the folder holding `path`, so that a rename or a new name in it survives a crash
+    /// (best effort).
+    pub fn sync_parent(&self, path: &Path) {
+        if let Ok(rel) = self.relative(path, "sync") {
+            self.sync_dir_rel(rel.parent().unwrap_or(Path::new("")));
+        }
+    }
+
+    /// Syncs the folder `path` itself.
+    pub fn sync_dir(&self, path: &Path) -> Result<(), PathError> {
+        let rel = self.relative(path, "sync")?;
+        #[cfg(unix)]
+        let res = self.dir_fd(&rel).and_then(|d| Ok(rustix::fs::fsync(&d)?));
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).map(drop);
+        res.map_err(|e| self.err("sync", &rel, e))
+    }
+
+    fn sync_dir_rel(&self, rel: &Path) {
+        let _ = self.sync_dir(rel);
+    }
+
+    /// Writes the temp file beside `rel` (synced) and returns its relative path.
+    fn write_temp(
+        &self,
+        rel: &Path,
+        bytes: &[u8],
+        mode: Option<u32>,
+    ) -> Result<PathBuf, PathError> {
+        let (parent, name) = self.split(rel, "write")?;
+        self.create_dir_all(parent)?;
+        let mut rnd = [0u8; 6];
+        let _ = getrandom::fill(&mut rnd);
+        let suffix: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
+        let file = name.to_string_lossy();
+        let tmp = parent.join(format!(".{file}.{}.{suffix}{TEMP_SUFFIX}", std::process::id()));
+        // Errors name the file being written, never the temp file.
+        let created = failpoint::step("temp.create").and_then(|()| {
+            #[cfg(unix)]
+            {
+                use rustix::fs::OFlags;
+                self.open_file(&tmp, OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL, 0o666)
+            }
+            #[cfg(not(unix))]
+            self.checked(&tmp)
+                .and_then(|p| std::fs::OpenOptions::new().write(true).create_new(true).open(p))
+        });
+        let mut f = created.map_err(|e| self.err("write", rel, e))?;
+        let res = failpoint::step("temp.write")
+            .and_then(|()| {
+                #[cfg(unix)]
+                if let Some(mode) = mode {
+                    use std::os::unix::fs::PermissionsExt as _;
+                    f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+                }
+                #[cfg(not(unix))]
+                let _ = mode;
+                f.write_all(bytes)
+            })
+            .and_then(|()| f.sync_all());
+        if let Err(e) = res {
+            let _ = self.raw_remove(&tmp);
+            return Err(self.err("write", rel, e));
+        }
+        Ok(tmp)
+    }
+
+    fn raw_rename(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+        let (fp, fname) = self.split(from, "rename").map_err(|e| e.source)?;
+        let (tp, tname) = self.split(to, "rename").map_err(|e| e.source)?;
+        #[cfg(unix)]
+        {
+            let fd = self.dir_fd(fp)?;
+            let td = if fp == tp { None } else { Some(self.dir_fd(tp)?) };
+            Ok(rustix::fs::renameat(&fd, fname, td.as_ref().unwrap_or(&fd), tname)?)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (fp, fname, tp, tname);
+            std::fs::rename(self.checked(from)?, self.checked(to)?)
+        }
+    }
+
+    fn raw_link(&self, from: &Path, to: &Path) -> std::io::Result<()> {
+        let (fp, fname) = self.split(from, "create").map_err(|e| e.source)?;
+        let (tp, tname) = self.split(to, "create").map_err(|e| e.source)?;
+        #[cfg(unix)]
+        {
+            let fd = self.dir_fd(fp)?;
+            let td = if fp == tp { None } else { Some(self.dir_fd(tp)?) };
+            Ok(rustix::fs::linkat(
+                &fd,
+                fname,
+                td.as_ref().unwrap_or(&fd),
+                tname,
+                rustix::fs::AtFlags::empty(),
+            )?)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (fp, fname, tp, tname);
+            std::fs::hard_link(self.checked(from)?, self.checked(to)?)
+        }
+    }
+
+    fn raw_remove(&self, rel: &Path) -> std::io::Result<()> {
+        let (parent, name) = self.split(rel, "remove").map_err(|e| e.source)?;
+        #[cfg(unix)]
+        {
+            let d = self.dir_fd(parent)?;
+            Ok(rustix::fs::unlinkat(&d, name, rustix::fs::AtFlags::empty())?)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (parent, name);
+            std::fs::remove_file(self.checked(rel)?)
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    struct Fixture {
+        _tmp: tempfile::TempDir,
+        root: PathBuf,
+        outside: PathBuf,
+        fs: Confined,
+    }
+
+    fn fixture() -> Fixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("vault");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(root.join("notes")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(root.join("notes/a.md"), "a").unwrap();
+        std::fs::write(outside.join("secret"), "secret").unwrap();
+        // A folder link in the middle and a file link as the last part, both leading out.
+        symlink(&outside, root.join("out")).unwrap();
+        symlink(outside.join("secret"), root.join("notes/leak.md")).unwrap();
+        // A relative link inside the vault (still refused: no link is followed).
+        symlink("notes", root.join("inner")).unwrap();
+        let fs = Confined::open(&root).unwrap();
+        Fixture { _tmp: tmp, root, outside, fs }
+    }
+
+    fn outside_untouched(f: &Fixture) {
+        let names: Vec<_> = std::fs::read_dir(&f.outside)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec!["secret".to_owned()], "nothing new outside the vault");
+        assert_eq!(std::fs::read_to_string(f.outside.join("secret")).unwrap(), "secret");
+    }
+
+    #[test]
+    fn reads_and_writes_inside_work() {
+        let f = fixture();
+        assert_eq!(f.fs.read(Path::new("notes/a.md")).unwrap(), b"a");
+        assert_eq!(f.fs.read(&f.root.join("notes/a.md")).unwrap(), b"a");
+        f.fs.write(Path::new("deep/er/b.md"), b"b").unwrap();
+        assert_eq!(std::fs::read_to_string(f.root.join("deep/er/b.md")).unwrap(), "b");
+        let err = f.fs.create(Path::new("deep/er/b.md"), b"x", None).unwrap_err();
+        assert_eq!(err.source.kind(), std::io::ErrorKind::AlreadyExists);
+        f.fs.rename(Path::new("deep/er/b.md"), Path::new("notes/b.md")).unwrap();
+        f.fs.move_no_clobber(Path::new("notes/b.md"), Path::new("moved/b.md")).unwrap();
+        assert_eq!(f.fs.read_to_string(Path::new("moved/b.md")).unwrap(), "b");
+        f.fs.append(Path::new("moved/log"), b"1\n").unwrap();
+        f.fs.append(Path::new("moved/log"), b"2\n").unwrap();
+        assert_eq!(f.fs.read(Path::new("moved/log")).unwrap(), b"1\n2\n");
+        let mut names: Vec<_> =
+            f.fs.read_dir(Path::new("notes"))
+                .unwrap()
+                .into_iter()
+                .map(|e| (e.name, e.kind))
+                .collect();
+        names.sort();
+        assert_eq!(names, vec![("a.md".into(), Kind::File), ("leak.md".into(), Kind::Symlink)]);
+        f.fs.remove_dir_all(Path::new("deep")).unwrap();
+        assert!(!f.root.join("deep").exists());
+        assert_eq!(f.fs.stat(Path::new("notes/leak.md")).unwrap().unwrap().kind, Kind::Symlink);
+        assert_eq!(f.fs.stat(Path::new("nope")).unwrap(), None);
+        // Nothing left behind but what was written.
+        let temps = walkdir::WalkDir::new(&f.root)
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(TEMP_SUFFIX))
+            .count();
+        assert_eq!(temps, 0);
+    }
+
+    #[test]
+    fn dot_dot_and_absolute_paths_are_refused() {
+        let f = fixture();
+        let escapes = [
+            PathBuf::from("../outside/secret"),
+            PathBuf::from("notes/../../outside/secret"),
+            f.outside.join("secret"),
+            PathBuf::from("/etc/passwd"),
+        ];
+        for p in &escapes {
+            assert!(f.fs.read(p).is_err(), "read {p:?}");
+            assert!(f.fs.write(p, b"x").is_err(), "write {p:?}");
+            assert!(f.fs.create(p, b"x", None).is_err(), "create {p:?}");
+            assert!(f.fs.remove_file(p).is_err(), "remove {p:?}");
+            assert!(f.fs.rename(Path::new("notes/a.md"), p).is_err(), "rename to {p:?}");
+            assert!(f.fs.rename(p, Path::new("notes/x.md")).is_err(), "rename from {p:?}");
+            let e = f.fs.write(p, b"x").unwrap_err();
+            assert!(e.to_string().contains("outside the vault"), "{e}");
+        }
+        outside_untouched(&f);
+        assert_eq!(std::fs::read_to_string(f.root.join("notes/a.md")).unwrap(), "a");
+    }
+
+    #[test]
+    fn a_link_in_the_middle_is_never_followed() {
+        let f = fixture();
+        for dir in ["out", "inner"] {
+            let p = PathBuf::from(dir).join("secret");
+            assert!(f.fs.read(&p).is_err(), "read through {dir}");
+            assert!(f.fs.write(&p, b"x").is_err(), "write through {dir}");
+            assert!(f.fs.create(&Path::new(dir).join("new"), b"x", None).is_err());
+            assert!(f.fs.append(&Path::new(dir).join("new"), b"x").is_err());
+            assert!(f.fs.remove_file(&p).is_err(), "remove through {dir}");
+            assert!(f.fs.rename(&p, Path::new("notes/stolen")).is_err());
+            assert!(f.fs.rename(Path::new("notes/a.md"), &Path::new(dir).join("a.md")).is_err());
+            assert!(
+                f.fs.move_no_clobber(Path::new("notes/a.md"), &Path::new(dir).join("x/a.md"))
+                    .is_err()
+            );
+            assert!(f.fs.create_dir_all(&Path::new(dir).join("sub")).is_err());
+            assert!(f.fs.read_dir(Path::new(dir)).is_err());
+            assert!(f.fs.remove_dir_all(Path::new(dir)).is_err());
+            let e = f.fs.write(&p, b"x").unwrap_err();
+            assert!(e.to_string().contains("symbolic link"), "{e}");
+        }
+        outside_untouched(&f);
+        assert!(f.root.join("notes/a.md").is_file());
+        assert!(!f.root.join("notes/stolen").exists());
+    }
+
+    #[test]
+    fn the_fallback_walk_refuses_links_too() {
+        use rustix::fs::{Mode, OFlags};
+        let f = fixture();
+        let open = |p: &str| {
+            unix::walk(&f.fs.dir, Path::new(p), OFlags::RDONLY | OFlags::NOFOLLOW, Mode::empty())
+        };
+        assert!(open("notes/a.md").is_ok());
+        for p in ["out/secret", "inner/a.md", "notes/leak.md", "../outside/secret"] {
+            assert!(open(p).is_err(), "{p}");
+        }
+    }
+
+    #[test]
+    fn a_link_as_the_last_part_is_never_followed() {
+        let f = fixture();
+        let link = Path::new("notes/leak.md");
+        assert!(f.fs.read(link).is_err());
+        assert!(f.fs.append(link, b"x").is_err());
+        assert!(f.fs.create(link, b"x", None).is_err());
+        // Replacing a link (rename over it) or removing it touches the link, not its target.
+        f.fs.write(link, b"mine").unwrap();
+        assert_eq!(std::fs::read_to_string(f.root.join("notes/leak.md")).unwrap(), "mine");
+        symlink(f.outside.join("secret"), f.root.join("notes/leak2.md")).unwrap();
+        f.fs.remove_file(Path::new("notes/leak2.md")).unwrap();
+        symlink(f.outside.join("secret"), f.root.join("notes/leak3.md")).unwrap();
+        f.fs.rename(Path::new("notes/leak3.md"), Path::new("notes/renamed")).unwrap();
+        assert_eq!(f.fs.stat(Path::new("notes/renamed")).unwrap().unwrap().kind, Kind::Symlink);
+        outside_untouched(&f);
+    }
+}
