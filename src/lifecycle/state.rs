@@ -26,7 +26,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
@@ -333,9 +333,12 @@ fn read(path: &Path) -> (UsageState, Option<Vec<u8>>, Option<StateReset>) {
         tracing::warn!(path = %path.display(), %problem, "usage state reset");
         (UsageState::default(), None, Some(StateReset { path: path.to_owned(), problem }))
     };
-    let bytes = match std::fs::read(path) {
+    // Never through a link (`state/` itself is checked when the vault opens).
+    let bytes = match crate::disk::Confined::beside(path, "read").and_then(|(d, f)| d.read(&f)) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == ErrorKind::NotFound => return (UsageState::default(), None, None),
+        Err(e) if e.source.kind() == ErrorKind::NotFound => {
+            return (UsageState::default(), None, None);
+        }
         Err(e) => return reset(format!("cannot read it: {e}")),
     };
     let disk: Disk = match serde_json::from_slice(&bytes) {
@@ -392,13 +395,8 @@ impl StateLock {
             Err(e) => return Err(e).at("create", &dir),
         }
         let path = dir.join(LOCK_FILE);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .at("open", &path)?;
+        let (state, name) = crate::disk::Confined::beside(&path, "open")?;
+        let file = state.open_lock_file(&name)?;
         match file.lock() {
             Ok(()) => {}
             // Some network file systems have no locks; a lost increment beats a failed command.

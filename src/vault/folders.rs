@@ -29,13 +29,15 @@ fn unsafe_folder(root: &Path, folder: &str, purpose: &'static str, link: bool) -
     Error::UnsafeFolder { folder: shown(root, folder), path: root.join(folder), link, purpose }
 }
 
-/// The internal folders that are links or not folders (for `doctor`: nothing is changed).
+/// The internal folders that are links or not folders (for `doctor`: nothing is changed). A
+/// plain file named `indices` is not one: opening the vault moves it aside.
 pub fn folder_problems(root: &Path) -> Vec<Error> {
     let Ok(fs) = Confined::open(root) else { return Vec::new() };
     INTERNAL_FOLDERS
         .iter()
         .filter_map(|(folder, purpose)| match fs.kind(Path::new(folder)) {
             None | Some(Kind::Dir) => None,
+            Some(Kind::File) if *folder == "indices" => None,
             Some(k) => Some(unsafe_folder(root, folder, purpose, k == Kind::Symlink)),
         })
         .collect()

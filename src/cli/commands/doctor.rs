@@ -9,6 +9,11 @@ use serde_json::json;
 pub(crate) struct DoctorArgs {}
 
 pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
+    let root = memlane::vault::locate(&ctx.location()?)?;
+    let unsafe_folders = memlane::vault::folder_problems(&root);
+    if !unsafe_folders.is_empty() {
+        return unsafe_folder_report(ctx, &root, &unsafe_folders);
+    }
     let vault = ctx.open_vault()?;
     let (idx, report) = ctx.open_reconciled(&vault)?;
     let mut problems: Vec<serde_json::Value> = Vec::new();
@@ -115,5 +120,36 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
             }
         }
     }
+    ctx.out.text(&text)
+}
+
+/// What `doctor` says when one of memlane's own folders is a link or not a folder: nothing else
+/// is read until it is fixed (every other command refuses the vault).
+fn unsafe_folder_report(
+    ctx: &mut Ctx,
+    root: &std::path::Path,
+    found: &[memlane::Error],
+) -> anyhow::Result<()> {
+    let problems: Vec<serde_json::Value> = found
+        .iter()
+        .map(|e| {
+            let (folder, path) = match e {
+                memlane::Error::UnsafeFolder { folder, path, .. } => (folder.clone(), path.clone()),
+                _ => (String::new(), root.to_owned()),
+            };
+            json!({ "kind": "unsafe_folder", "folder": folder, "path": path, "message": e.to_string(), "hint": e.neutral_hint() })
+        })
+        .collect();
+    if ctx.out.json {
+        return ctx.out.json(&json!({ "vault": root, "problems": problems }));
+    }
+    let mut text = format!("vault     {}\n{} problem(s):\n", root.display(), problems.len());
+    for p in &problems {
+        text.push_str(&format!("  {}\n", p["message"].as_str().unwrap_or_default()));
+        if let Some(hint) = p.get("hint").and_then(|v| v.as_str()) {
+            text.push_str(&format!("    hint: {hint}\n"));
+        }
+    }
+    text.push_str("nothing else is checked until this is fixed\n");
     ctx.out.text(&text)
 }

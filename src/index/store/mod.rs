@@ -201,6 +201,26 @@ impl std::fmt::Debug for Indexes {
     }
 }
 
+/// Removes every symbolic link under the indices folder `dir` (the link, never what it points to).
+fn remove_links_under(vault: &Vault, dir: &Path, depth: usize) -> crate::Result<()> {
+    use crate::disk::Kind;
+    for e in vault.fs().read_dir(dir)? {
+        let path = dir.join(&e.name);
+        match e.kind {
+            Kind::Symlink => {
+                vault.fs().remove_file(&path)?;
+                tracing::warn!(
+                    "{} was a symbolic link; memlane never follows links in its indices and removed it",
+                    path.display()
+                );
+            }
+            Kind::Dir if depth < 4 => remove_links_under(vault, &path, depth + 1)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// An exclusive lock on a vault's indices, released on drop (or when the process dies).
 struct WriteLock {
     _file: std::fs::File,
@@ -220,12 +240,25 @@ impl Indexes {
         vault.root().join("indices")
     }
 
+    /// The indices folder of `vault`, checked right before its paths are handed to the search
+    /// libraries (which open their files by path): `indices/` is a real folder (a link there is
+    /// refused, see [`Vault::check_internal_folder`]), and no link is left anywhere under it (one
+    /// found is removed, never followed: the indices are derived data and are rebuilt).
+    pub fn checked_dir(vault: &Vault) -> crate::Result<PathBuf> {
+        vault.check_internal_folder("indices")?;
+        let dir = Self::dir_of(vault);
+        if vault.fs().stat(&dir)?.is_some() {
+            remove_links_under(vault, &dir, 0)?;
+        }
+        Ok(dir)
+    }
+
     /// Deletes the derived stores of `vault` (keyword, vector, graph, manifest) under the index
     /// lock, whatever state they are in, so the next open starts from nothing: what `reindex`
     /// does first, since a store damaged inside a file (not just missing or truncated) can make
     /// the search library fail or panic when it reads it.
     pub fn reset(vault: &Vault) -> crate::Result<()> {
-        let dir = Self::dir_of(vault);
+        let dir = Self::checked_dir(vault)?;
         if !dir.is_dir() {
             return Ok(());
         }
@@ -329,7 +362,7 @@ impl Indexes {
         vault: &Vault,
         embedder: Arc<dyn Embedder>,
     ) -> crate::Result<Option<Indexes>> {
-        let dir = Self::dir_of(vault);
+        let dir = Self::checked_dir(vault)?;
         if dir.join(PENDING_FILE).exists()
             || !dir.join("graph").join(super::graph::FILE).is_file()
             || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
@@ -420,8 +453,8 @@ impl Indexes {
         read_only: bool,
     ) -> crate::Result<Indexes> {
         let t0 = Instant::now();
-        let dir = Self::dir_of(vault);
-        std::fs::create_dir_all(&dir).at("create", &dir)?;
+        let dir = Self::checked_dir(vault)?;
+        vault.fs().create_dir_all(&dir)?;
         // Taken before anything is read: a write by anyone after it changes it.
         let stamp = disk_stamp(&dir);
         let mut needs_rebuild = None;

@@ -251,10 +251,12 @@ fn split_writes(
 fn remove_created(vault: &Vault, created: &[WriteOutcome]) {
     for out in created {
         let Some(path) = &out.path else { continue };
-        let _ = std::fs::remove_file(path);
+        let _ = vault.fs().remove_file(path);
         let mut dir = path.parent();
         while let Some(d) = dir {
-            if d == vault.root() || !d.starts_with(vault.root()) || std::fs::remove_dir(d).is_err()
+            if d == vault.root()
+                || !d.starts_with(vault.root())
+                || vault.fs().remove_dir(d).is_err()
             {
                 break;
             }
