@@ -88,3 +88,82 @@ impl Vault {
         }
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::vault::Clock;
+
+    /// A vault with `h -> ../hooks` (a folder outside) and a planted record of an interrupted
+    /// operation that names `h/post-checkout` (to write) and `h/victim` (to delete).
+    fn planted() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("vault");
+        let hooks = tmp.path().join("hooks");
+        std::fs::create_dir_all(root.join("state/intents/mv-1-x")).unwrap();
+        std::fs::create_dir_all(&hooks).unwrap();
+        std::fs::write(hooks.join("victim"), "precious\n").unwrap();
+        std::os::unix::fs::symlink("../hooks", root.join("h")).unwrap();
+        std::fs::write(
+            root.join("state/intents/mv-1-x/000001.json"),
+            r##"[{"path":"h/post-checkout","text":"#!/bin/sh\necho pwned\n","mode":493},{"path":"h/victim","text":null}]"##,
+        )
+        .unwrap();
+        (tmp, root, hooks)
+    }
+
+    fn untouched(hooks: &Path) {
+        let names: Vec<_> = std::fs::read_dir(hooks)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec!["victim".to_owned()]);
+        assert_eq!(std::fs::read_to_string(hooks.join("victim")).unwrap(), "precious\n");
+    }
+
+    #[test]
+    fn a_replayed_record_cannot_write_or_delete_through_a_linked_folder() {
+        let (_tmp, root, hooks) = planted();
+        // Opening replays what it finds (best effort) ...
+        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        untouched(&hooks);
+        // ... and so does taking the write lock, and a replay asked for directly.
+        let _ = vault.write_lock().map(drop);
+        untouched(&hooks);
+        let err = vault.recover_intents().unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        untouched(&hooks);
+    }
+
+    #[test]
+    fn the_handle_refuses_every_path_a_record_could_name_outside() {
+        let (_tmp, root, hooks) = planted();
+        let fs = Confined::open(&root).unwrap();
+        for p in ["h/post-checkout", "../hooks/post-checkout", "h/victim"] {
+            assert!(fs.write_mode(Path::new(p), b"x", Some(0o755)).is_err(), "{p}");
+            assert!(fs.create(Path::new(p), b"x", None).is_err(), "{p}");
+            assert!(fs.remove_file(Path::new(p)).is_err(), "{p}");
+            assert!(fs.read(Path::new(p)).is_err(), "{p}");
+        }
+        assert!(fs.write(&hooks.join("post-checkout"), b"x").is_err(), "an absolute path outside");
+        untouched(&hooks);
+    }
+
+    #[test]
+    fn linked_or_misplaced_internal_folders_are_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("vault");
+        std::fs::create_dir_all(root.join(".history")).unwrap();
+        std::os::unix::fs::symlink("..", root.join(".trash")).unwrap();
+        std::fs::write(root.join("state"), "x").unwrap();
+        std::fs::write(root.join("indices"), "x").unwrap();
+        let found: Vec<String> = folder_problems(&root).iter().map(ToString::to_string).collect();
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].starts_with("`vault/.trash` is a symbolic link"), "{found:?}");
+        assert!(found[1].starts_with("`vault/state` is not a folder"), "{found:?}");
+        let err = Vault::open(&root, Config::default(), Clock::system()).unwrap_err();
+        assert!(matches!(err, Error::UnsafeFolder { link: true, .. }), "{err}");
+        assert!(root.join("indices").is_file(), "nothing moved while the vault is refused");
+    }
+}

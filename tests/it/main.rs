@@ -8,6 +8,7 @@ mod atomicity;
 mod cli_basics;
 mod concurrency;
 mod config;
+mod confinement;
 mod consolidate;
 mod embed_failure;
 mod freshness;
