@@ -127,8 +127,8 @@ impl Confined {
         Ok(Confined { root: root.to_owned(), canonical })
     }
 
-    /// A handle on the folder holding `path` (created when missing; the folders above it are
-    /// trusted as given), with `path`'s name in it: the atomic writer for files that are not in
+    /// A handle on the folder holding `path` (the folders above it are trusted as given), with
+    /// `path`'s name in it: the atomic writer for files that are not in
     /// the vault (the per-user config, models), and for files in a folder already checked.
     pub fn beside(path: &Path, action: &'static str) -> Result<(Confined, PathBuf), PathError> {
         let dir = match path.parent() {
@@ -142,11 +142,6 @@ impl Confined {
                 source: std::io::Error::other("it names no file"),
             });
         };
-        std::fs::create_dir_all(dir).map_err(|source| PathError {
-            action: "create",
-            path: dir.to_owned(),
-            source,
-        })?;
         #[cfg(unix)]
         {
             use rustix::fs::{Mode, OFlags};

@@ -32,7 +32,8 @@ impl Vault {
     ) -> crate::Result<WriteOutcome> {
         self.check_new_name(name, None)?;
         let path = self.path_of(name);
-        if self.fs.stat(&path)?.is_some() {
+        // A path through a link is not taken here: `write_target` says where it leads.
+        if self.fs.stat(&path).ok().flatten().is_some() {
             return Err(Error::Exists(name.to_string()));
         }
         let target = self.write_target(&path)?;
@@ -312,7 +313,7 @@ impl Vault {
     pub fn rename(&self, m: &Memory, to: &MemoryName) -> crate::Result<WriteOutcome> {
         self.check_new_name(to, Some(&m.name))?;
         let dest = self.path_of(to);
-        if self.fs.stat(&dest)?.is_some() {
+        if self.fs.stat(&dest).ok().flatten().is_some() {
             return Err(Error::Exists(to.to_string()));
         }
         let dest_target = self.write_target(&dest)?;
