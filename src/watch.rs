@@ -548,8 +548,12 @@ impl VaultWatcher {
     pub fn sync_begin(&self) -> Option<SyncTicket> {
         let n = self.shared.sync_sent.fetch_add(1, Ordering::SeqCst) + 1;
         let path = self.sync_dir.join(format!("{}{n}", sync_prefix()));
-        if std::fs::create_dir_all(&self.sync_dir).is_err() || std::fs::File::create(&path).is_err()
-        {
+        // Never through a link (a planted link of that name makes the sync fail, never followed).
+        let created = std::fs::create_dir_all(&self.sync_dir).is_ok()
+            && crate::disk::Confined::beside(&path, "create")
+                .and_then(|(dir, name)| dir.write_in_place(&name, b""))
+                .is_ok();
+        if !created {
             return None;
         }
         Some(SyncTicket { n, path })

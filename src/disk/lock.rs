@@ -12,12 +12,9 @@ pub(crate) fn lock_file(
     timeout: std::time::Duration,
     poll: std::time::Duration,
 ) -> Result<Option<std::fs::File>, PathError> {
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .at("open", path)?;
+    // Never through a link: a planted link would make this create a file where it points.
+    let (dir, name) = super::Confined::beside(path, "open")?;
+    let file = dir.open_lock_file(&name)?;
     lock_opened(file, path, timeout, poll)
 }
 
