@@ -69,16 +69,21 @@ impl Vault {
         if let Some(w) = warnings.first() {
             return Err(Error::WouldNotReadBack { name: name.to_string(), problem: w.to_string() });
         }
-        if let Some(st) = map.get("status").and_then(Value::as_str)
-            && !STATUSES.contains(&st)
-        {
-            return Err(Error::UnknownStatus {
-                name: Some(name.to_string()),
-                status: st.to_owned(),
-            });
+        if map.get("status").and_then(Value::as_str).is_some_and(|st| !STATUSES.contains(&st)) {
+            return Err(Error::UnknownStatus { name: Some(name.to_string()) });
         }
-        if let Some(t) = &meta.memory_type {
-            self.check_type(t)?;
+        // A type from the file is not quoted (a value of a memory never is); the message says
+        // which types are allowed.
+        if let Some(t) = &meta.memory_type
+            && self.config.type_profile(t).is_none()
+        {
+            return Err(Error::WouldNotReadBack {
+                name: name.to_string(),
+                problem: format!(
+                    "its `type` is not a configured type (known types: {})",
+                    self.config.type_names().join(", ")
+                ),
+            });
         }
         Ok(meta)
     }
@@ -131,6 +136,10 @@ impl Vault {
                         to: id.to_owned(),
                     });
                 }
+                // The type given in this call (a type from a file is checked without quoting it).
+                if let Some(t) = map.get("type").and_then(Value::as_str) {
+                    self.check_type(t)?;
+                }
                 let clean = sanitize(new_doc.content(), scrub);
                 if clean.text != new_doc.content() {
                     new_doc.set_content(&clean.text);
@@ -175,7 +184,7 @@ impl Vault {
         }
         if let Some(s) = &req.status {
             if !STATUSES.contains(&s.as_str()) {
-                return Err(Error::UnknownStatus { name: None, status: s.clone() });
+                return Err(Error::UnknownStatus { name: None });
             }
             doc.set("status", &str_value(s));
         }
