@@ -122,6 +122,38 @@ fn redact_keyed(value: &mut serde_json::Value) -> bool {
     }
 }
 
+/// [`redact_json`]'s keyed rule for frontmatter memlane is about to write (a raw update): every
+/// value under a key that names a credential, at any depth, becomes the marker. Returns how many
+/// values were replaced.
+pub fn redact_secret_keys_yaml(value: &mut serde_yaml_ng::Value) -> usize {
+    use serde_yaml_ng::Value;
+    fn all(value: &mut Value) -> usize {
+        match value {
+            Value::String(s) if is_placeholder(s) => 0,
+            Value::String(_) | Value::Number(_) => {
+                *value = Value::String(KEYED_MARKER.to_owned());
+                1
+            }
+            Value::Sequence(items) => items.iter_mut().map(all).sum(),
+            Value::Mapping(map) => map.values_mut().map(all).sum(),
+            Value::Tagged(t) => all(&mut t.value),
+            Value::Null | Value::Bool(_) => 0,
+        }
+    }
+    match value {
+        Value::Sequence(items) => items.iter_mut().map(redact_secret_keys_yaml).sum(),
+        Value::Mapping(map) => map
+            .iter_mut()
+            .map(|(k, v)| match k {
+                Value::String(k) if is_secret_key(k) => all(v),
+                _ => redact_secret_keys_yaml(v),
+            })
+            .sum(),
+        Value::Tagged(t) => redact_secret_keys_yaml(&mut t.value),
+        _ => 0,
+    }
+}
+
 /// Redacts every string in a JSON value, object keys included (a frontmatter shown to a person or
 /// an agent). With `scrub`, the whole value of a key that names a credential ([`is_secret_key`],
 /// at any depth: `db: { password: … }`, `creds: [{ token: … }]`) is replaced too, since a bare

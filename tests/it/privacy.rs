@@ -543,3 +543,17 @@ fn a_bad_status_or_id_in_a_file_is_never_quoted() {
         assert!(!text.contains("zirconcodename"), "{text}");
     }
 }
+
+#[test]
+fn a_raw_update_writes_no_keyed_secret() {
+    let env = TestEnv::with_vault("basic");
+    env.run(["add", "svc", "The billing service."]).success();
+    let out = env.run_stdin(["update", "svc", "--raw", "--json"], KEYED).success().json();
+    assert_eq!(out["had_private_content"], true, "{out}");
+    let text = env.read("svc.md");
+    assert!(text.contains("auth: \"«redacted:password-assignment»\""), "{text}");
+    assert!(text.contains("password_hint: the usual one"), "{text}");
+    assert!(text.contains("The billing service talks to the ledger."), "{text}");
+    let found = leaked_in(&env, &[], KEYED_VALUES);
+    assert!(found.is_empty(), "{found:?}");
+}

@@ -150,11 +150,27 @@ impl Vault {
                     new_doc.set("tags", &list_value(&tags.tags));
                     out.count_tags(&tags);
                 }
-                let yaml_clean = sanitize(&new_doc.yaml(), scrub);
+                let mut yaml_clean = sanitize(&new_doc.yaml(), scrub);
                 if yaml_clean.had_private_content {
                     let map: serde_yaml_ng::Mapping = serde_yaml_ng::from_str(&yaml_clean.text)
                         .map_err(|e| Error::RedactedYaml { problem: e.to_string() })?;
                     new_doc.replace_mapping(&map);
+                }
+                // A key that names a credential (`auth: …`, `credentials: { … }`) keeps no value,
+                // whatever its shape: what `show --json` would hide is not written either.
+                if scrub && let Ok(map) = new_doc.mapping() {
+                    let mut value = Value::Mapping(map);
+                    let keyed = crate::privacy::redact_secret_keys_yaml(&mut value);
+                    if keyed > 0
+                        && let Value::Mapping(map) = value
+                    {
+                        new_doc.replace_mapping(&map);
+                        yaml_clean.had_private_content = true;
+                        yaml_clean.secrets = merge_findings(
+                            yaml_clean.secrets,
+                            vec![SecretFinding { kind: "password-assignment", count: keyed }],
+                        );
+                    }
                 }
                 out.private_blocks += clean.private_blocks + yaml_clean.private_blocks;
                 out.had_private_content |=
