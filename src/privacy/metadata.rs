@@ -17,6 +17,19 @@ pub fn holds_marker(text: &str) -> bool {
     text.contains(PRIVATE_MARKER) || MARKER_RE.is_match(text)
 }
 
+/// The byte ranges of the markers redaction writes in `text`, in order: what a link or a name
+/// that overlaps one was made of is not the author's.
+#[must_use]
+pub fn marker_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = text
+        .match_indices(PRIVATE_MARKER)
+        .map(|(at, m)| at..at + m.len())
+        .chain(MARKER_RE.find_iter(text).map(|m| m.range()))
+        .collect();
+    out.sort_by_key(|r| r.start);
+    out
+}
+
 /// What [`redact_tags`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RedactedTags {

@@ -418,7 +418,8 @@ const LINKER: &str = "---\ntype: fact\nlinks:\n\
   - ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\n\
   - { type: related_to, target: standup, context: \"password=hunter2\" }\n\
 ---\n\nSee [[AKIAIOSFODNN7EXAMPLE]] and [[docs/<private>zirconcodename</private>.md]] and \
-[[memory:deploy-notes]] for the rota.\n";
+[[memory:deploy-notes]] for the rota. Not [[<private>zirconcodename</private>]] nor \
+[[plan <private>zirconcodename</private>]].\n";
 
 #[test]
 fn secret_link_targets_never_reach_the_graph_ghosts_outputs_or_a_merge() {
@@ -448,6 +449,15 @@ fn secret_link_targets_never_reach_the_graph_ghosts_outputs_or_a_merge() {
     // graph.json, the ghost list, the manifest and the state hold none of them.
     let found = leaked_in(&env, &["linker.md"], &leaks);
     assert!(found.is_empty(), "{found:?}");
+    // Nor a ghost made of a marker's pieces (`[[plan [redacted]]]` is no link).
+    let graph: serde_json::Value =
+        serde_json::from_str(&env.read("indices/graph/graph.json")).unwrap();
+    let nodes: Vec<&str> =
+        graph["nodes"].as_array().unwrap().iter().map(|n| n["key"].as_str().unwrap()).collect();
+    assert!(!nodes.iter().any(|n| n.contains("redacted")), "{nodes:?}");
+    assert!(nodes.contains(&"memory:deploy-notes"), "the clean links are there: {nodes:?}");
+    let ghosts = env.read("indices/graph/ghosts.txt");
+    assert!(!ghosts.contains("redacted"), "{ghosts}");
 
     // MCP gives the same answer.
     let mut c = crate::mcp::Client::start(&env);

@@ -184,10 +184,18 @@ pub fn memory_links(
                 },
             });
         };
-    // `content` is redacted, so a wikilink target that held a secret holds a marker now: such a
-    // link is left out (a marker names nothing, and the ghost would tell what was hidden there).
+    // `content` is redacted, so a wikilink whose target held private text or a secret overlaps a
+    // marker now: such a link is left out (a marker names nothing, and `[[a [redacted]]]` would
+    // make a ghost of the marker's pieces).
+    let markers = if crate::privacy::holds_marker(content) {
+        crate::privacy::marker_ranges(content)
+    } else {
+        Vec::new()
+    };
     for l in extract_links(content, is_memory) {
-        if crate::privacy::holds_marker(&l.raw) || crate::privacy::holds_marker(&l.target.key()) {
+        if markers.iter().any(|m| m.start < l.end && l.start < m.end)
+            || crate::privacy::holds_marker(&l.target.key())
+        {
             continue;
         }
         push(

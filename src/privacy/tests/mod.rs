@@ -406,6 +406,16 @@ fn redact_json_reaches_nested_values_and_keys() {
 }
 
 #[test]
+fn marker_ranges_cover_both_markers_in_order() {
+    let text = "a «redacted:jwt» b [redacted] c";
+    let ranges = marker_ranges(text);
+    let shown: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
+    assert_eq!(shown, ["«redacted:jwt»", "[redacted]"]);
+    assert!(marker_ranges("no markers [here]").is_empty());
+    assert!(holds_marker("x [redacted]") && !holds_marker("x [redact]"));
+}
+
+#[test]
 fn secret_keys_are_recognised_by_name() {
     for key in [
         "password",
