@@ -567,3 +567,18 @@ fn a_raw_update_writes_no_keyed_secret() {
     let found = leaked_in(&env, &[], KEYED_VALUES);
     assert!(found.is_empty(), "{found:?}");
 }
+
+#[test]
+fn a_split_piece_that_was_all_private_is_refused() {
+    let env = TestEnv::with_vault("basic");
+    env.write(
+        "plan.md",
+        "---\ntype: fact\n---\n\n<private>zirconcodename intro</private>\n\n## One\n\nFirst.\n\n\
+         ## Two\n\nSecond.\n",
+    );
+    let before = memory_files(&env);
+    let out = env.run(["split", "plan"]).code(2);
+    assert!(out.stderr.contains("is empty after redaction; nothing was written"), "{out}");
+    assert!(!out.stderr.contains("zirconcodename"), "{out}");
+    assert_eq!(memory_files(&env), before);
+}

@@ -55,8 +55,8 @@ pub(super) fn slug(text: &str) -> String {
 /// Splits memory `m` into one new memory per top-level section (SPEC §7.7 `split`).
 ///
 /// The body is redacted first (`<private>` blocks and secrets), so no heading that held private
-/// text or a secret names a piece. The sections are cut at the first heading level that occurs more than once (usually `##`);
-/// headings inside code fences do not count. Each section (heading line included, byte for
+/// text or a secret names a piece. The sections are cut at the first heading level that occurs
+/// more than once (usually `##`); headings inside code fences do not count. Each section (heading line included, byte for
 /// byte) becomes `<name>/<slug of its heading>`, or `<name>-<n>` (n = the piece's 1-based
 /// position) when the slug is empty or another section has it; text before the first section that
 /// is more than headings (an introduction) becomes a first piece `<name>/intro`.
@@ -191,7 +191,10 @@ fn write_split(
     redacted: bool,
 ) -> crate::Result<Vec<WriteOutcome>> {
     for (name, text) in planned {
-        if sanitize(text, vault.config.privacy.scrub_secrets).is_empty() {
+        // A piece cut from a redacted body holds markers where its private text was: only
+        // markers is empty, as it would be if redaction ran on the piece itself.
+        let only_markers = redacted && strip_markers(text).trim().is_empty();
+        if only_markers || sanitize(text, vault.config.privacy.scrub_secrets).is_empty() {
             return Err(Error::EmptyPiece { name: m.name.to_string(), piece: name.to_string() });
         }
     }
