@@ -210,13 +210,12 @@ pub enum Error {
         /// The accepted words.
         allowed: &'static [&'static str],
     },
-    /// A status that is not `active` or `archived`, in a write.
-    #[error("{}unknown status `{status}` (allowed: active, archived)", .name.as_ref().map(|n| format!("{n}: ")).unwrap_or_default())]
+    /// A status that is not `active` or `archived`, in a write. The message does not repeat the
+    /// value: it may come from a hand-written file, and a value of a memory is never quoted.
+    #[error("{}`status` must be active or archived; nothing was written", .name.as_ref().map(|n| format!("{n}: ")).unwrap_or_default())]
     UnknownStatus {
         /// The memory, when the status came from its file.
         name: Option<String>,
-        /// The status given.
-        status: String,
     },
     /// Two inputs that exclude each other were both given.
     #[error("give {first} or {second}, not both")]

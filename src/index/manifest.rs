@@ -29,9 +29,11 @@ use serde::{Deserialize, Serialize};
 /// 4: tags and warnings are redacted before they are recorded (see: #14), so a manifest written
 /// before that is rebuilt rather than trusted.
 /// 5: redaction markers (`[redacted]`, `«redacted:<kind>»`) are no longer indexed or embedded.
-/// A manifest with a journal keeps format 5: a memlane that does not know the journal ignores
+/// A manifest with a journal keeps its format: a memlane that does not know the journal ignores
 /// the header's `base` and the journal, finds the stores ahead of the file, and rebuilds.
-pub const FORMAT: u32 = 5;
+/// 6: a link whose target held private text or a secret is no longer in the graph, so a graph
+/// built before (which may hold such targets) is rebuilt.
+pub const FORMAT: u32 = 6;
 
 /// The file name of the manifest under `indices/`.
 pub const FILE: &str = "manifest.tsv";

@@ -138,8 +138,14 @@ pub fn generated_name(vault: &crate::vault::Vault, content: &str) -> crate::Resu
     for n in 1..10_000 {
         let candidate = if n == 1 { base.clone() } else { format!("{base}-{n}") };
         let name = MemoryName::parse(&candidate)?;
-        if !vault.path_of(&name).exists() && vault.check_new_name(&name, None).is_ok() {
-            return Ok(name);
+        if vault.path_of(&name).exists() {
+            continue;
+        }
+        match vault.check_new_name(&name, None) {
+            Ok(()) => return Ok(name),
+            // Another number cannot take a secret out of the words: refuse, as a typed name is.
+            Err(e @ Error::PrivateName { .. }) => return Err(e),
+            Err(_) => {}
         }
     }
     Err(Error::NoFreeName(base))

@@ -335,3 +335,250 @@ fn mcp_never_puts_private_text_or_keys_in_names_tags_or_responses() {
     drop(c);
     assert_no_meta_leak(&env, "MCP", &seen);
 }
+
+// -- names, link targets and keyed values derived from hand-written files -----------------------
+
+/// Every file under the vault except `skip` (the user's own bytes), with the first of `leaks`
+/// found in it (compared without letter case: a slug lowercases what it takes).
+fn leaked_in(env: &TestEnv, skip: &[&str], leaks: &[&str]) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for (file, bytes) in env.contents() {
+        if skip.iter().any(|s| file == *s || file.starts_with(&format!("{s}/"))) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes).to_lowercase();
+        if let Some(leak) = leaks.iter().find(|l| text.contains(&l.to_lowercase())) {
+            found.push((file, (*leak).to_owned()));
+        }
+    }
+    found
+}
+
+#[test]
+fn split_never_names_a_piece_after_a_secret_heading() {
+    let env = TestEnv::with_vault("basic");
+    env.write(
+        "keys.md",
+        "---\ntype: fact\n---\n\n# Key AKIAIOSFODNN7EXAMPLE usage\n\nUse it for the reporting bucket.\n\n\
+         # <private>zirconcodename</private> launch\n\nThe launch is on Friday.\n\n\
+         # Rotation\n\nRotate every month.\n",
+    );
+    let out = env.run(["split", "keys", "--json"]).success();
+    assert!(!out.stdout.contains("zirconcodename"), "{out}");
+    assert!(!out.stdout.to_lowercase().contains("akiaiosfodnn7example"), "{out}");
+    let names: Vec<String> = env.files().into_iter().filter(|f| f.starts_with("keys/")).collect();
+    assert_eq!(names, ["keys/key-usage.md", "keys/launch.md", "keys/rotation.md"], "{out}");
+    // The pieces are cut from the redacted body.
+    let launch = env.read("keys/launch.md");
+    assert!(launch.contains("# [redacted] launch"), "{launch}");
+    assert!(launch.contains("had_private_content: true"), "{launch}");
+
+    // Names reach the manifest, the graph, the hints and every listing: none holds the secret.
+    let mut seen = String::new();
+    for args in [
+        vec!["list", "--json"],
+        vec!["tree"],
+        vec!["search", "reporting bucket", "--json"],
+        vec!["relationships", "keys/key-usage", "--json"],
+        vec!["doctor"],
+    ] {
+        let out = env.run(&args).success();
+        seen.push_str(&format!("{out}"));
+    }
+    let hint = env.run(["show", "keys/akia"]).code(2);
+    seen.push_str(&format!("{hint}"));
+    let hint = env.run(["show", "keys/zirconcodenam"]).code(2);
+    seen.push_str(&format!("{hint}"));
+    assert!(!seen.to_lowercase().contains("akiaiosfodnn7example"), "{seen}");
+    assert!(!seen.contains("zirconcodename"), "{seen}");
+    // On disk: only the original (the user's file) holds them, nowhere in `indices/` or `state/`.
+    let leaks = leaked_in(&env, &["keys.md"], &["AKIAIOSFODNN7EXAMPLE", "zirconcodename"]);
+    assert!(leaks.is_empty(), "{leaks:?}");
+    assert!(env.files().iter().any(|f| f.starts_with("indices/")), "the indices exist");
+}
+
+#[test]
+fn a_heading_that_is_all_secret_gives_a_numbered_piece() {
+    let env = TestEnv::with_vault("basic");
+    env.write(
+        "pair.md",
+        "---\ntype: fact\n---\n\n## ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\n\nThe CI token.\n\n\
+         ## <private>zirconcodename</private>\n\nThe codename.\n",
+    );
+    env.run(["split", "pair"]).success();
+    let names: Vec<String> = env.files().into_iter().filter(|f| f.starts_with("pair")).collect();
+    assert_eq!(names, ["pair-1.md", "pair-2.md", "pair.md"]);
+    let leaks = leaked_in(&env, &["pair.md"], &["ghp_u8jz", "zirconcodename"]);
+    assert!(leaks.is_empty(), "{leaks:?}");
+}
+
+const LINKER: &str = "---\ntype: fact\nlinks:\n\
+  - { type: depends_on, target: AKIAIOSFODNN7EXAMPLE }\n\
+  - { type: extends, target: \"notes/<private>zirconcodename</private>\" }\n\
+  - ghp_u8jzPde0IgxLd6GncfBAepfJBd0Kh8oOOL8d\n\
+  - { type: related_to, target: standup, context: \"password=hunter2\" }\n\
+---\n\nSee [[AKIAIOSFODNN7EXAMPLE]] and [[docs/<private>zirconcodename</private>.md]] and \
+[[memory:deploy-notes]] for the rota. Not [[<private>zirconcodename</private>]] nor \
+[[plan <private>zirconcodename</private>]].\n";
+
+#[test]
+fn secret_link_targets_never_reach_the_graph_ghosts_outputs_or_a_merge() {
+    let env = TestEnv::with_vault("basic");
+    env.write("linker.md", LINKER);
+    let leaks = ["AKIAIOSFODNN7EXAMPLE", "zirconcodename", "ghp_u8jz", "hunter2"];
+    let rel = env.run(["relationships", "linker", "--json"]).success();
+    let json = rel.json();
+    // The clean links stay: the typed one to standup (its context redacted) and the body's.
+    let shown = json.to_string();
+    assert!(shown.contains("deploy-notes") && shown.contains("standup"), "{json}");
+    let mut seen = format!("{rel}");
+    for args in [
+        vec!["linked", "deploy-notes", "--json"],
+        vec!["related", "linker", "--json"],
+        vec!["relationships", "deploy-notes", "--json"],
+        vec!["doctor"],
+        vec!["reindex"],
+        vec!["doctor", "--json"],
+    ] {
+        let out = env.run(&args).success();
+        seen.push_str(&format!("{out}"));
+    }
+    for leak in leaks {
+        assert!(!seen.contains(leak), "{leak} in an output: {seen}");
+    }
+    // graph.json, the ghost list, the manifest and the state hold none of them.
+    let found = leaked_in(&env, &["linker.md"], &leaks);
+    assert!(found.is_empty(), "{found:?}");
+    // Nor a ghost made of a marker's pieces (`[[plan [redacted]]]` is no link).
+    let graph: serde_json::Value =
+        serde_json::from_str(&env.read("indices/graph/graph.json")).unwrap();
+    let nodes: Vec<&str> =
+        graph["nodes"].as_array().unwrap().iter().map(|n| n["key"].as_str().unwrap()).collect();
+    assert!(!nodes.iter().any(|n| n.contains("redacted")), "{nodes:?}");
+    assert!(nodes.contains(&"memory:deploy-notes"), "the clean links are there: {nodes:?}");
+    let ghosts = env.read("indices/graph/ghosts.txt");
+    assert!(!ghosts.contains("redacted"), "{ghosts}");
+
+    // MCP gives the same answer.
+    let mut c = crate::mcp::Client::start(&env);
+    c.initialize();
+    let r = c.ok("get_memory_relationships", serde_json::json!({"name": "linker"}));
+    drop(c);
+    for leak in leaks {
+        assert!(!r.to_string().contains(leak), "{leak} over MCP: {r}");
+    }
+
+    // A merge copies the clean links only, and its body is redacted like every write.
+    env.run(["merge", "linker", "deploy-notes", "--into", "united"]).success();
+    let united = env.read("united.md");
+    assert!(united.contains("target: standup"), "the clean link is kept:\n{united}");
+    assert!(united.contains("«redacted:password-assignment»"), "its context redacted:\n{united}");
+    for leak in leaks {
+        assert!(!united.contains(leak), "{leak} copied into the merged file:\n{united}");
+    }
+    // The sources' own bytes are in the trash and history; nothing else memlane wrote holds them.
+    let found = leaked_in(&env, &[".trash", ".history"], &leaks);
+    assert!(found.is_empty(), "{found:?}");
+}
+
+const KEYED: &str = "---\ntype: fact\npassword: hunter2\nAPI-Key: zq81LmT0pQ\n\
+db_password: \"s3cr3tvalue\"\nclient_secret: 90817263\nauth: xyzzyplugh\n\
+credentials:\n  user: opsbot\n  pass: plughxyzzy\n\
+services:\n  - name: billing\n    Token: tok3nvalue\n\
+password_hint: the usual one\nmax_tokens: 500\nsecret: ${VAULT_SECRET}\n---\n\n\
+The billing service talks to the ledger.\n";
+
+const KEYED_VALUES: &[&str] =
+    &["hunter2", "zq81LmT0pQ", "s3cr3tvalue", "90817263", "xyzzyplugh", "plughxyzzy", "tok3nvalue"];
+
+#[test]
+fn keyed_frontmatter_secrets_are_redacted_everywhere_but_show_raw() {
+    let env = TestEnv::with_vault("basic");
+    env.write("svc.md", KEYED);
+    let json = env.run(["show", "svc", "--json"]).success().json();
+    let fm = &json["frontmatter"];
+    let marker = "«redacted:password-assignment»";
+    for key in ["password", "API-Key", "db_password", "client_secret", "auth"] {
+        assert_eq!(fm[key], marker, "{key}: {json}");
+    }
+    assert_eq!(fm["credentials"]["pass"], marker, "{json}");
+    assert_eq!(fm["credentials"]["user"], marker, "everything under `credentials`: {json}");
+    assert_eq!(fm["services"][0]["Token"], marker, "{json}");
+    assert_eq!(fm["services"][0]["name"], "billing", "{json}");
+    // Not secrets: a hint, a count, a placeholder.
+    assert_eq!(fm["password_hint"], "the usual one", "{json}");
+    assert_eq!(fm["max_tokens"], 500, "{json}");
+    assert_eq!(fm["secret"], "${VAULT_SECRET}", "{json}");
+
+    let mut seen = json.to_string();
+    for args in [vec!["show", "svc"], vec!["list", "--json"], vec!["search", "ledger", "--json"]] {
+        let out = env.run(&args).success();
+        seen.push_str(&format!("{out}"));
+    }
+    let mut c = crate::mcp::Client::start(&env);
+    c.initialize();
+    let read = c.ok("read_memory", serde_json::json!({"name": "svc"}));
+    assert_eq!(read["frontmatter"]["password"], marker, "{read}");
+    seen.push_str(&read.to_string());
+    let many = c.ok("read_memories", serde_json::json!({"names": ["svc", "standup"]}));
+    assert_eq!(many["memories"][0]["frontmatter"]["db_password"], marker, "{many}");
+    seen.push_str(&many.to_string());
+    drop(c);
+    for v in KEYED_VALUES {
+        assert!(!seen.contains(v), "{v} shown: {seen}");
+    }
+    // `show --raw` is the one way to see the file as written.
+    let raw = env.run(["show", "svc", "--raw"]).success();
+    assert_eq!(raw.stdout, KEYED);
+    let found = leaked_in(&env, &["svc.md"], KEYED_VALUES);
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn a_bad_status_or_id_in_a_file_is_never_quoted() {
+    let env = TestEnv::with_vault("basic");
+    env.write(
+        "odd.md",
+        "---\nid: zirconcodename-id\ntype: fact\nstatus: zirconcodename\n---\n\nAn odd memory.\n",
+    );
+    let list = env.run(["list"]).success();
+    assert!(list.stderr.contains("odd: `status` is neither active nor archived"), "{list}");
+    assert!(list.stderr.contains("odd: `id` is not an 11-character base62 id"), "{list}");
+    let out = env.run(["update", "odd", "--add-tag", "ops"]).code(2);
+    assert!(out.stderr.contains("odd") && out.stderr.contains("`status`"), "{out}");
+    assert!(out.stderr.contains("active") && out.stderr.contains("archived"), "{out}");
+    assert!(out.stderr.contains("nothing was written"), "{out}");
+    let doctor = env.run(["doctor"]).success();
+    for text in [format!("{list}"), format!("{out}"), format!("{doctor}")] {
+        assert!(!text.contains("zirconcodename"), "{text}");
+    }
+}
+
+#[test]
+fn a_raw_update_writes_no_keyed_secret() {
+    let env = TestEnv::with_vault("basic");
+    env.run(["add", "svc", "The billing service."]).success();
+    let out = env.run_stdin(["update", "svc", "--raw", "--json"], KEYED).success().json();
+    assert_eq!(out["had_private_content"], true, "{out}");
+    let text = env.read("svc.md");
+    assert!(text.contains("auth: \"«redacted:password-assignment»\""), "{text}");
+    assert!(text.contains("password_hint: the usual one"), "{text}");
+    assert!(text.contains("The billing service talks to the ledger."), "{text}");
+    let found = leaked_in(&env, &[], KEYED_VALUES);
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn a_split_piece_that_was_all_private_is_refused() {
+    let env = TestEnv::with_vault("basic");
+    env.write(
+        "plan.md",
+        "---\ntype: fact\n---\n\n<private>zirconcodename intro</private>\n\n## One\n\nFirst.\n\n\
+         ## Two\n\nSecond.\n",
+    );
+    let before = memory_files(&env);
+    let out = env.run(["split", "plan"]).code(2);
+    assert!(out.stderr.contains("is empty after redaction; nothing was written"), "{out}");
+    assert!(!out.stderr.contains("zirconcodename"), "{out}");
+    assert_eq!(memory_files(&env), before);
+}

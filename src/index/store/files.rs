@@ -158,10 +158,15 @@ pub const LINK_ORIGINS: &[&str] = &["keyword", "frontmatter", "entity"];
 pub const ENTITY_CONFIDENCE: f32 = 0.3;
 
 /// Every outgoing link of a memory: body wikilinks, frontmatter `links:`, shared entities.
+///
+/// `content` is the memory's redacted content, and `scrub` the vault's `privacy.scrub_secrets`: a
+/// link whose target held private text or a secret is left out, so no target reaches the graph,
+/// the ghost list or any output unredacted.
 pub fn memory_links(
     memory: &Memory,
     content: &str,
     is_memory: &dyn Fn(&str) -> bool,
+    scrub: bool,
 ) -> Vec<OutLink> {
     use crate::model::links::{
         LinkTarget, extract_entities, extract_links, frontmatter_links, resolve_target,
@@ -179,7 +184,20 @@ pub fn memory_links(
                 },
             });
         };
+    // `content` is redacted, so a wikilink whose target held private text or a secret overlaps a
+    // marker now: such a link is left out (a marker names nothing, and `[[a [redacted]]]` would
+    // make a ghost of the marker's pieces).
+    let markers = if crate::privacy::holds_marker(content) {
+        crate::privacy::marker_ranges(content)
+    } else {
+        Vec::new()
+    };
     for l in extract_links(content, is_memory) {
+        if markers.iter().any(|m| m.start < l.end && l.start < m.end)
+            || crate::privacy::holds_marker(&l.target.key())
+        {
+            continue;
+        }
         push(
             &l.target,
             l.edge_type.as_str().into_owned(),
@@ -192,7 +210,16 @@ pub fn memory_links(
         && let Some(v) = map.get("links")
     {
         let (links, _warnings) = frontmatter_links(v);
-        for l in links {
+        for mut l in links {
+            // Hand-written frontmatter is not redacted on disk: a target that redaction would
+            // change is left out, and the context is redacted like the content.
+            if crate::privacy::sanitize(&l.raw, scrub).had_private_content {
+                continue;
+            }
+            let context = crate::privacy::sanitize(&l.context, scrub);
+            if context.had_private_content {
+                l.context = context.text;
+            }
             // A frontmatter target that names no memory is a document (ghost).
             let target = match &l.target {
                 LinkTarget::Memory(n) if !is_memory(n) => {

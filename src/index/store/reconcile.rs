@@ -312,7 +312,8 @@ impl Indexes {
                 let chunks = chunk_markdown(&content, &ChunkOptions::default());
                 let title = markdown_title(&content)
                     .unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
-                let links = memory_links(&memory, &content, &is_memory);
+                let links =
+                    memory_links(&memory, &content, &is_memory, vault.config.privacy.scrub_secrets);
                 let links_hash = links_hash(&links);
                 let entry = Entry {
                     size: s.size,
@@ -539,7 +540,8 @@ impl Indexes {
             let Ok(mname) = MemoryName::parse(name) else { continue };
             let Ok(memory) = vault.load(&mname) else { continue };
             let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
-            let links = memory_links(&memory, &content, &is_memory);
+            let links =
+                memory_links(&memory, &content, &is_memory, vault.config.privacy.scrub_secrets);
             self.graph_mut().set_links(&key, &links, LINK_ORIGINS);
             self.manifest.set_links(name, links_hash(&links));
         }

@@ -100,7 +100,7 @@ pub fn merge(
     if sources.iter().any(|m| m.meta.pinned) {
         fields.push(("pinned", Value::Bool(true)));
     }
-    let links = merged_links(sources, target);
+    let links = merged_links(sources, target, vault.config.privacy.scrub_secrets);
     if !links.is_empty() {
         fields.push(("links", Value::Sequence(links)));
     }
@@ -211,7 +211,12 @@ pub(super) fn link_item_target(item: &Value) -> Option<String> {
 }
 
 /// The union of the sources' frontmatter `links:` items, minus links to a source or the target.
-fn merged_links(sources: &[&Memory], target: &MemoryName) -> Vec<Value> {
+///
+/// Hand-written frontmatter is not redacted on disk, but the merged memory is memlane's own
+/// write: an item whose target holds private text or a secret is dropped (a redacted target names
+/// nothing), the other strings of an item (its `context`) are redacted, and an item that would
+/// still hold something redaction removes is dropped too.
+fn merged_links(sources: &[&Memory], target: &MemoryName, scrub: bool) -> Vec<Value> {
     let inside: HashSet<&str> =
         sources.iter().map(|m| m.name.as_str()).chain([target.as_str()]).collect();
     let mut out: Vec<Value> = Vec::new();
@@ -223,10 +228,33 @@ fn merged_links(sources: &[&Memory], target: &MemoryName) -> Vec<Value> {
         };
         for item in items {
             let internal = link_item_target(&item).is_some_and(|t| inside.contains(t.as_str()));
+            let Some(item) = redacted_link_item(item, scrub) else { continue };
             if !internal && !out.contains(&item) {
                 out.push(item);
             }
         }
     }
     out
+}
+
+/// A frontmatter link item fit to copy into a memory memlane writes: `None` when its target holds
+/// private text or a secret (or the item still does after its strings are redacted).
+fn redacted_link_item(item: Value, scrub: bool) -> Option<Value> {
+    let held = |s: &str| sanitize(s, scrub).had_private_content;
+    if link_item_target(&item).is_some_and(|t| held(&t)) {
+        return None;
+    }
+    let item = match item {
+        Value::Mapping(map) => Value::Mapping(
+            map.into_iter()
+                .map(|(k, v)| match v {
+                    Value::String(s) => (k, Value::String(sanitize(&s, scrub).text)),
+                    other => (k, other),
+                })
+                .collect(),
+        ),
+        other => other,
+    };
+    let shown = serde_yaml_ng::to_string(&item).ok()?;
+    (!held(&shown)).then_some(item)
 }

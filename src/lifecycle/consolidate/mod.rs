@@ -82,7 +82,7 @@ use crate::lifecycle::{ImportanceSource, UsageState, UsageStore, age_days};
 use crate::model::MemoryName;
 use crate::model::frontmatter::{list_value, str_value};
 use crate::model::links::rewrite_memory_links;
-use crate::privacy::sanitize;
+use crate::privacy::{sanitize, strip_markers};
 use crate::vault::{Memory, Vault, WriteOutcome, WriteStatus};
 
 /// Length of a member preview in [`suggest_merges`], in chars.

@@ -54,8 +54,9 @@ pub(super) fn slug(text: &str) -> String {
 
 /// Splits memory `m` into one new memory per top-level section (SPEC §7.7 `split`).
 ///
-/// The sections are cut at the first heading level that occurs more than once (usually `##`);
-/// headings inside code fences do not count. Each section (heading line included, byte for
+/// The body is redacted first (`<private>` blocks and secrets), so no heading that held private
+/// text or a secret names a piece. The sections are cut at the first heading level that occurs
+/// more than once (usually `##`); headings inside code fences do not count. Each section (heading line included, byte for
 /// byte) becomes `<name>/<slug of its heading>`, or `<name>-<n>` (n = the piece's 1-based
 /// position) when the slug is empty or another section has it; text before the first section that
 /// is more than headings (an introduction) becomes a first piece `<name>/intro`.
@@ -79,7 +80,12 @@ pub(super) fn slug(text: &str) -> String {
 /// the relinked memories.
 pub fn split(vault: &Vault, m: &Memory, replace: bool) -> crate::Result<Vec<WriteOutcome>> {
     check_current(vault, m, "splitting")?;
-    let body = m.content();
+    // The pieces are cut from the redacted body: a heading becomes a file name, which no
+    // redaction reaches (`# Key AKIA… usage` must not name a file), and a cut through a
+    // `<private>` block would leave each half unbalanced and kept literally.
+    let scrub = vault.config.privacy.scrub_secrets;
+    let clean = sanitize(m.content(), scrub);
+    let body = clean.text.as_str();
     let parts = sections_of(body);
     if parts.sections.len() < 2 {
         return Err(Error::TooFewSections {
@@ -92,7 +98,8 @@ pub fn split(vault: &Vault, m: &Memory, replace: bool) -> crate::Result<Vec<Writ
         pieces.push(("intro".to_owned(), intro));
     }
     for (heading, text) in &parts.sections {
-        pieces.push((slug(heading), text));
+        // Markers are not words of the heading: `# [redacted] plan` gives `plan`.
+        pieces.push((slug(&strip_markers(heading)), text));
     }
 
     // Plan every name before writing anything.
@@ -127,7 +134,7 @@ pub fn split(vault: &Vault, m: &Memory, replace: bool) -> crate::Result<Vec<Writ
     if !existing.is_empty() {
         return Err(Error::PiecesExist { name: m.name.to_string(), pieces: existing });
     }
-    write_split(vault, m, &planned, replace)
+    write_split(vault, m, &planned, replace, clean.had_private_content)
 }
 
 /// One piece of [`split_into`]: the text, and the name it should get (generated when `None`).
@@ -172,7 +179,7 @@ pub fn split_into(
     if !existing.is_empty() {
         return Err(Error::PiecesExist { name: m.name.to_string(), pieces: existing });
     }
-    write_split(vault, m, &planned, replace)
+    write_split(vault, m, &planned, replace, false)
 }
 
 /// Writes planned split pieces (all or nothing), then retires the original with `replace`.
@@ -181,9 +188,13 @@ fn write_split(
     m: &Memory,
     planned: &[(MemoryName, &str)],
     replace: bool,
+    redacted: bool,
 ) -> crate::Result<Vec<WriteOutcome>> {
     for (name, text) in planned {
-        if sanitize(text, vault.config.privacy.scrub_secrets).is_empty() {
+        // A piece cut from a redacted body holds markers where its private text was: only
+        // markers is empty, as it would be if redaction ran on the piece itself.
+        let only_markers = redacted && strip_markers(text).trim().is_empty();
+        if only_markers || sanitize(text, vault.config.privacy.scrub_secrets).is_empty() {
             return Err(Error::EmptyPiece { name: m.name.to_string(), piece: name.to_string() });
         }
     }
@@ -194,6 +205,10 @@ fn write_split(
         ("tags", list_value(&m.meta.tags)),
         ("split_from", str_value(m.name.as_str())),
     ];
+    // Cut from a body redaction changed: each piece says so, as a write that redacted would.
+    if redacted {
+        fields.push(("had_private_content", Value::Bool(true)));
+    }
     if !replace {
         let mut link = serde_yaml_ng::Mapping::new();
         link.insert(str_value("type"), str_value("extends"));

@@ -76,16 +76,16 @@ impl Meta {
         if let Some(id) = &meta.id
             && crate::model::name::MemoryId::parse(id).is_none()
         {
-            warnings.push(format!("`id: {id}` is not an 11-character base62 id; kept as written"));
+            // The value is not quoted: a warning is shown, and a hand-written value may be
+            // anything (`id: <a token>`).
+            warnings.push("`id` is not an 11-character base62 id; kept as written".to_owned());
         }
         meta.memory_type = text("type", &mut warnings);
         meta.status = text("status", &mut warnings);
         if let Some(st) = &meta.status
             && !STATUSES.contains(&st.as_str())
         {
-            warnings.push(format!(
-                "unknown `status: {st}` (expected active or archived); read as active"
-            ));
+            warnings.push("`status` is neither active nor archived; read as active".to_owned());
             meta.status = None;
         }
         meta.superseded_by = text("superseded_by", &mut warnings);

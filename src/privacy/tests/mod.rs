@@ -405,6 +405,95 @@ fn redact_json_reaches_nested_values_and_keys() {
     assert!(!redact_json(&mut v, true), "a second pass finds nothing");
 }
 
+#[test]
+fn marker_ranges_cover_both_markers_in_order() {
+    let text = "a «redacted:jwt» b [redacted] c";
+    let ranges = marker_ranges(text);
+    let shown: Vec<&str> = ranges.iter().map(|r| &text[r.clone()]).collect();
+    assert_eq!(shown, ["«redacted:jwt»", "[redacted]"]);
+    assert!(marker_ranges("no markers [here]").is_empty());
+    assert!(holds_marker("x [redacted]") && !holds_marker("x [redact]"));
+}
+
+#[test]
+fn secret_keys_are_recognised_by_name() {
+    for key in [
+        "password",
+        "PASSWORD",
+        "passwd",
+        "pwd",
+        "secret",
+        "token",
+        "api_key",
+        "API-Key",
+        "apikey",
+        "access_key",
+        "private-key",
+        "client_secret",
+        "auth",
+        "credentials",
+        "db_password",
+        "db.pass",
+        "github-token",
+        "dbpassword",
+        "slack_webhook_secret",
+    ] {
+        assert!(is_secret_key(key), "{key}");
+    }
+    for key in [
+        "password_hint",
+        "max_tokens",
+        "author",
+        "oauth",
+        "bypass",
+        "tokens_used",
+        "keyword",
+        "type",
+    ] {
+        assert!(!is_secret_key(key), "{key}");
+    }
+}
+
+#[test]
+fn redact_json_hides_every_value_under_a_secret_key() {
+    let mut v = serde_json::json!({
+        "password": "hunter2",
+        "Api-Key": 12345,
+        "db": {"db_password": "x1", "host": "db.internal"},
+        "credentials": {"user": "ops", "list": ["a", "b"]},
+        "secret": "${VAULT_SECRET}",
+        "auth": true,
+        "password_hint": "the usual",
+    });
+    let m = "«redacted:password-assignment»";
+    assert!(redact_json(&mut v, true));
+    assert_eq!(
+        v,
+        serde_json::json!({
+            "password": m,
+            "Api-Key": m,
+            "db": {"db_password": m, "host": "db.internal"},
+            "credentials": {"user": m, "list": [m, m]},
+            "secret": "${VAULT_SECRET}",
+            "auth": true,
+            "password_hint": "the usual",
+        })
+    );
+    assert!(!redact_json(&mut v, true), "a second pass finds nothing");
+    let mut off = serde_json::json!({"password": "hunter2"});
+    assert!(!redact_json(&mut off, false), "scrubbing off keeps keyed values");
+}
+
+#[test]
+fn redact_secret_keys_yaml_counts_what_it_replaced() {
+    let mut v: serde_yaml_ng::Value =
+        serde_yaml_ng::from_str("auth: xyzzy\nlist:\n  - token: t0k\nnote: kept\n").unwrap();
+    assert_eq!(redact_secret_keys_yaml(&mut v), 2);
+    assert_eq!(v["auth"], serde_yaml_ng::Value::from("«redacted:password-assignment»"));
+    assert_eq!(v["note"], serde_yaml_ng::Value::from("kept"));
+    assert_eq!(redact_secret_keys_yaml(&mut v), 0, "idempotent");
+}
+
 // -- robustness ------------------------------------------------------------------------------
 
 /// An independent reference for `redact_private`: tags found by a regex written straight

@@ -70,16 +70,21 @@ impl Vault {
         if let Some(w) = warnings.first() {
             return Err(Error::WouldNotReadBack { name: name.to_string(), problem: w.to_string() });
         }
-        if let Some(st) = map.get("status").and_then(Value::as_str)
-            && !STATUSES.contains(&st)
-        {
-            return Err(Error::UnknownStatus {
-                name: Some(name.to_string()),
-                status: st.to_owned(),
-            });
+        if map.get("status").and_then(Value::as_str).is_some_and(|st| !STATUSES.contains(&st)) {
+            return Err(Error::UnknownStatus { name: Some(name.to_string()) });
         }
-        if let Some(t) = &meta.memory_type {
-            self.check_type(t)?;
+        // A type from the file is not quoted (a value of a memory never is); the message says
+        // which types are allowed.
+        if let Some(t) = &meta.memory_type
+            && self.config.type_profile(t).is_none()
+        {
+            return Err(Error::WouldNotReadBack {
+                name: name.to_string(),
+                problem: format!(
+                    "its `type` is not a configured type (known types: {})",
+                    self.config.type_names().join(", ")
+                ),
+            });
         }
         Ok(meta)
     }
@@ -132,6 +137,10 @@ impl Vault {
                         to: id.to_owned(),
                     });
                 }
+                // The type given in this call (a type from a file is checked without quoting it).
+                if let Some(t) = map.get("type").and_then(Value::as_str) {
+                    self.check_type(t)?;
+                }
                 let clean = sanitize(new_doc.content(), scrub);
                 if clean.text != new_doc.content() {
                     new_doc.set_content(&clean.text);
@@ -142,11 +151,27 @@ impl Vault {
                     new_doc.set("tags", &list_value(&tags.tags));
                     out.count_tags(&tags);
                 }
-                let yaml_clean = sanitize(&new_doc.yaml(), scrub);
+                let mut yaml_clean = sanitize(&new_doc.yaml(), scrub);
                 if yaml_clean.had_private_content {
                     let map: serde_yaml_ng::Mapping = serde_yaml_ng::from_str(&yaml_clean.text)
                         .map_err(|e| Error::RedactedYaml { problem: e.to_string() })?;
                     new_doc.replace_mapping(&map);
+                }
+                // A key that names a credential (`auth: …`, `credentials: { … }`) keeps no value,
+                // whatever its shape: what `show --json` would hide is not written either.
+                if scrub && let Ok(map) = new_doc.mapping() {
+                    let mut value = Value::Mapping(map);
+                    let keyed = crate::privacy::redact_secret_keys_yaml(&mut value);
+                    if keyed > 0
+                        && let Value::Mapping(map) = value
+                    {
+                        new_doc.replace_mapping(&map);
+                        yaml_clean.had_private_content = true;
+                        yaml_clean.secrets = merge_findings(
+                            yaml_clean.secrets,
+                            vec![SecretFinding { kind: "password-assignment", count: keyed }],
+                        );
+                    }
                 }
                 out.private_blocks += clean.private_blocks + yaml_clean.private_blocks;
                 out.had_private_content |=
@@ -176,7 +201,7 @@ impl Vault {
         }
         if let Some(s) = &req.status {
             if !STATUSES.contains(&s.as_str()) {
-                return Err(Error::UnknownStatus { name: None, status: s.clone() });
+                return Err(Error::UnknownStatus { name: None });
             }
             doc.set("status", &str_value(s));
         }
