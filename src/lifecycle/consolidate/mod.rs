@@ -68,7 +68,7 @@ pub use merge::*;
 pub use similar::*;
 pub use split::*;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use jiff::Timestamp;
