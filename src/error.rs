@@ -55,6 +55,121 @@ pub fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
+/// The message of `err` and of each of its causes, `a: b: c`, in words a user understands.
+///
+/// The search library's errors quote Rust debug structures in their messages
+/// (`IoError { io_error: Os { code: 13, kind: PermissionDenied, … } }`): they are described by
+/// [`describe_tantivy`] instead, which already says their cause. A cause whose text is already
+/// in the message is not repeated. Every front end renders errors through this.
+pub fn chain_text(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = String::new();
+    let mut cur = Some(err);
+    while let Some(e) = cur {
+        let (part, last) = match describe_library_error(e) {
+            Some(words) => (words, true),
+            None => (e.to_string(), false),
+        };
+        if !part.is_empty() && !text.contains(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+        if last {
+            break;
+        }
+        cur = e.source();
+    }
+    text
+}
+
+/// Words for an error of the search library (it and its causes), `None` for any other error.
+fn describe_library_error(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use tantivy::directory::error::{LockError, OpenDirectoryError, OpenReadError, OpenWriteError};
+    if let Some(t) = e.downcast_ref::<tantivy::TantivyError>() {
+        return Some(describe_tantivy(t));
+    }
+    if let Some(d) = e.downcast_ref::<OpenDirectoryError>() {
+        return Some(describe_open_dir(d));
+    }
+    if let Some(r) = e.downcast_ref::<OpenReadError>() {
+        return Some(describe_open_read(r));
+    }
+    if let Some(w) = e.downcast_ref::<OpenWriteError>() {
+        return Some(describe_open_write(w));
+    }
+    e.downcast_ref::<LockError>().map(describe_lock)
+}
+
+/// A search-library (tantivy) error in words, without the Rust debug text its own message
+/// carries.
+pub fn describe_tantivy(e: &tantivy::TantivyError) -> String {
+    use tantivy::TantivyError as T;
+    match e {
+        T::OpenDirectoryError(d) => describe_open_dir(d),
+        T::OpenReadError(r) => describe_open_read(r),
+        T::OpenWriteError(w) => describe_open_write(w),
+        T::LockFailure(l, _) => describe_lock(l),
+        T::IoError(io) => describe_io(io),
+        T::DataCorruption(_) => "the index files are damaged".into(),
+        T::IncompatibleIndex(_) => {
+            "the index files are in a format this version cannot read".into()
+        }
+        T::IndexAlreadyExists => "an index already exists there".into(),
+        T::Poisoned => "a thread of the search library failed".into(),
+        other => other.to_string(),
+    }
+}
+
+fn describe_open_dir(e: &tantivy::directory::error::OpenDirectoryError) -> String {
+    use tantivy::directory::error::OpenDirectoryError as D;
+    match e {
+        D::DoesNotExist(p) => format!("the folder {} does not exist", p.display()),
+        D::NotADirectory(p) => format!("{} is not a folder", p.display()),
+        D::FailedToCreateTempDir(io) => {
+            format!("cannot create a temporary folder: {}", describe_io(io))
+        }
+        D::IoError { io_error, directory_path } => {
+            format!(
+                "cannot open the folder {}: {}",
+                directory_path.display(),
+                describe_io(io_error)
+            )
+        }
+    }
+}
+
+fn describe_open_read(e: &tantivy::directory::error::OpenReadError) -> String {
+    use tantivy::directory::error::OpenReadError as R;
+    match e {
+        R::FileDoesNotExist(p) => format!("the index file {} does not exist", p.display()),
+        R::IoError { io_error, filepath } => {
+            format!("cannot read the index file {}: {}", filepath.display(), describe_io(io_error))
+        }
+        R::IncompatibleIndex(_) => {
+            "the index files are in a format this version cannot read".into()
+        }
+    }
+}
+
+fn describe_open_write(e: &tantivy::directory::error::OpenWriteError) -> String {
+    use tantivy::directory::error::OpenWriteError as W;
+    match e {
+        W::FileAlreadyExists(p) => format!("the index file {} already exists", p.display()),
+        W::IoError { io_error, filepath } => {
+            format!("cannot write the index file {}: {}", filepath.display(), describe_io(io_error))
+        }
+    }
+}
+
+fn describe_lock(e: &tantivy::directory::error::LockError) -> String {
+    use tantivy::directory::error::LockError as L;
+    match e {
+        L::LockBusy => "the index is locked by another writer".into(),
+        L::IoError(io) => format!("cannot take the index lock: {}", describe_io(io)),
+    }
+}
+
 /// Adds the path to an IO result.
 pub trait IoResultExt<T> {
     /// Wraps the error in a [`PathError`] for `path`.

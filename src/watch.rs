@@ -66,17 +66,11 @@ pub enum WatchError {
 }
 
 /// `{:#}`-style "outer: inner" text of an error and its sources, for logs.
-struct DisplayChain<'a>(&'a dyn std::error::Error);
+struct DisplayChain<'a>(&'a (dyn std::error::Error + 'static));
 
 impl std::fmt::Display for DisplayChain<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)?;
-        let mut source = self.0.source();
-        while let Some(s) = source {
-            write!(f, ": {s}")?;
-            source = s.source();
-        }
-        Ok(())
+        f.write_str(&crate::error::chain_text(self.0))
     }
 }
 

@@ -288,12 +288,17 @@ fn error_kind(err: &anyhow::Error) -> &'static str {
     memlane::ErrorKind::Internal.as_str()
 }
 
+/// `err` and its causes, `a: b: c`, with library errors in words ([`memlane::error::chain_text`]).
+fn readable(err: &anyhow::Error) -> String {
+    memlane::error::chain_text(err.as_ref())
+}
+
 /// Prints a failure: `memlane: error: …` and its hint on stderr; with `--json`, also one JSON
 /// object `{"error": {"kind", "message", "hint"}}` on stdout, so a plugin reads every answer as
 /// JSON.
 fn report_error(ctx: &Ctx, err: &anyhow::Error) {
     use std::io::Write as _;
-    let message = format!("{err:#}");
+    let message = readable(err);
     let hint = hints::hint_for(err);
     if ctx.out.json {
         let v = serde_json::json!({
@@ -407,6 +412,14 @@ pub(crate) fn main() -> ExitCode {
         color: !cli.global.json && cli.global.color.enabled(std::io::stdout().is_terminal()),
         unwritable_warned: Default::default(),
     };
+    // An unknown `MEMLANE_*` variable (a user's own `MEMLANE_BIN`, say) is ignored with one
+    // warning, as cargo and git do with unknown variables of their prefix.
+    for var in memlane::config::unknown_env_vars(&env) {
+        out.warn(format!(
+            "ignoring the environment variable {var}: it names no memlane setting (settings \
+             are MEMLANE_<KEY>, nested keys joined with `__`, as `memlane config` lists them)"
+        ));
+    }
     let mut ctx = Ctx { global: cli.global, out, env };
     match run(&mut ctx, cli.command) {
         Ok(code) => code,

@@ -16,8 +16,14 @@ use super::settings::{
 use super::validate::{invalid, validate_layer};
 
 /// Environment variables that start with `MEMLANE_` but are read elsewhere, not by the loader.
-const RESERVED_ENV: &[&str] =
-    &["MEMLANE_VAULT", "MEMLANE_CONFIG", "MEMLANE_LOG", "MEMLANE_NOW", "MEMLANE_MODEL"];
+const RESERVED_ENV: &[&str] = &[
+    "MEMLANE_VAULT",
+    "MEMLANE_CONFIG",
+    "MEMLANE_LOG",
+    "MEMLANE_NOW",
+    "MEMLANE_MODEL",
+    "MEMLANE_HF_ENDPOINT",
+];
 
 /// The layer that set a configuration value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +117,9 @@ pub enum ConfigError {
         /// The bad name.
         name: String,
     },
-    /// A `MEMLANE_*` environment variable that matches no config key.
+    /// A `MEMLANE_*` environment variable that matches no config key. The loader ignores such
+    /// variables (a user's own `MEMLANE_BIN`, say, must not stop memlane); [`unknown_env_vars`]
+    /// names them so the front end can warn, and this error says what was meant.
     #[error("environment variable {var} matches no config key; {}", env_help())]
     UnknownEnv {
         /// The variable's name as given.
@@ -220,26 +228,56 @@ fn read_file_layer(
     })
 }
 
+/// What a `MEMLANE_*` variable is to the loader.
+enum EnvVar {
+    /// Not `MEMLANE_*`, or one read elsewhere (`MEMLANE_VAULT`, …).
+    NotConfig,
+    /// A config key, as lowercase `__`-separated segments, and whether it takes a string.
+    Key(Vec<String>, bool),
+    /// `MEMLANE_*` but no config key: ignored, with a warning from the front end.
+    Unknown,
+}
+
+fn classify_env(var: &str) -> EnvVar {
+    let Some(prefix) = var.get(..8) else { return EnvVar::NotConfig };
+    if !prefix.eq_ignore_ascii_case("MEMLANE_") {
+        return EnvVar::NotConfig;
+    }
+    // The test builds' crash points (`crate::failpoint`) are read by debug builds only.
+    let failpoint =
+        cfg!(debug_assertions) && var.to_ascii_uppercase().starts_with("MEMLANE_FAILPOINT");
+    if failpoint || RESERVED_ENV.iter().any(|r| r.eq_ignore_ascii_case(var)) {
+        return EnvVar::NotConfig;
+    }
+    let rest = var[8..].to_lowercase();
+    let segments: Vec<String> = rest.split("__").map(str::to_owned).collect();
+    match env_key_is_string(&segments) {
+        Some(is_string) => EnvVar::Key(segments, is_string),
+        None => EnvVar::Unknown,
+    }
+}
+
+/// The `MEMLANE_*` variables of `env` that name no config key and are not read elsewhere, sorted:
+/// [`LoadedConfig::load`] ignores them, and the front end warns about each once (as cargo and git
+/// do with unknown variables of their prefix). A known variable with a bad value stays an error.
+pub fn unknown_env_vars(env: &[(String, String)]) -> Vec<String> {
+    let mut vars: Vec<String> = env
+        .iter()
+        .filter(|(var, _)| matches!(classify_env(var), EnvVar::Unknown))
+        .map(|(var, _)| var.clone())
+        .collect();
+    vars.sort();
+    vars.dedup();
+    vars
+}
+
 /// Turns the `MEMLANE_*` variables into one single-key layer each, sorted by variable name so
-/// that the result does not depend on the order of the environment.
+/// that the result does not depend on the order of the environment. Unknown ones are skipped
+/// ([`unknown_env_vars`]).
 fn env_layers(env: &[(String, String)]) -> Result<Vec<(String, TomlTable)>, ConfigError> {
     let mut layers = Vec::new();
     for (var, raw) in env {
-        let Some(prefix) = var.get(..8) else { continue };
-        if !prefix.eq_ignore_ascii_case("MEMLANE_") {
-            continue;
-        }
-        // The test builds' crash points (`crate::failpoint`) are read by debug builds only.
-        let failpoint =
-            cfg!(debug_assertions) && var.to_ascii_uppercase().starts_with("MEMLANE_FAILPOINT");
-        if failpoint || RESERVED_ENV.iter().any(|r| r.eq_ignore_ascii_case(var)) {
-            continue;
-        }
-        let rest = var[8..].to_lowercase();
-        let segments: Vec<String> = rest.split("__").map(str::to_owned).collect();
-        let Some(is_string) = env_key_is_string(&segments) else {
-            return Err(ConfigError::UnknownEnv { var: var.clone() });
-        };
+        let EnvVar::Key(segments, is_string) = classify_env(var) else { continue };
         layers.push((var.clone(), nest(&segments, env_value(raw, is_string))));
     }
     layers.sort_by(|a, b| a.0.cmp(&b.0));

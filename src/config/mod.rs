@@ -36,7 +36,10 @@ mod validate;
 #[cfg(test)]
 mod tests;
 
-pub use load::{ConfigError, ConfigInputs, ConfigSource, LoadedConfig, default_user_config_path};
+pub use load::{
+    ConfigError, ConfigInputs, ConfigSource, LoadedConfig, default_user_config_path,
+    unknown_env_vars,
+};
 pub use render::default_config_toml;
 pub use schema::ParseEnumError;
 pub use settings::{

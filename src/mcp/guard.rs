@@ -35,12 +35,40 @@ pub(crate) enum Verdict {
     Forward,
     /// Answer this instead (an error response, or an array of them for a batch).
     Reply(Value),
+    /// Answer this line instead (an error response whose `id` is the request's own text: a
+    /// number that does not fit in 64 bits is echoed exactly as sent).
+    ReplyText(String),
     /// Nothing to answer (a blank line, a malformed notification); the reason is logged.
     Ignore(String),
 }
 
 fn error(id: Value, code: i64, message: impl Into<String>) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message.into() } })
+}
+
+/// The longest method name an error message repeats; longer ones are cut (no MCP method comes
+/// near it, and a client's megabyte of text is not sent back to it).
+const METHOD_SHOWN: usize = 64;
+
+/// JSON-RPC's "method not found".
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// A method name as error messages show it: cut to [`METHOD_SHOWN`] bytes.
+fn shown_method(m: &str) -> String {
+    if m.len() <= METHOD_SHOWN {
+        return m.to_owned();
+    }
+    let mut end = METHOD_SHOWN;
+    while !m.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes)", &m[..end], m.len())
+}
+
+/// An error response with the request's `id` as the client wrote it (`raw`, valid JSON).
+fn error_with_raw_id(raw: &str, code: i64, message: impl Into<String>) -> String {
+    let reply = error(Value::Null, code, message).to_string();
+    reply.replacen(r#""id":null"#, &format!(r#""id":{raw}"#), 1)
 }
 
 /// The id to answer with: the request's own when it is a string or a number, else `null`.
@@ -65,7 +93,7 @@ fn bad_id(id: &Value) -> Option<&'static str> {
 }
 
 /// Checks one object of a message; `None` when it is fine for rmcp.
-fn check_object(map: &serde_json::Map<String, Value>) -> Option<Verdict> {
+fn check_object(map: &serde_json::Map<String, Value>, raw: Option<&str>) -> Option<Verdict> {
     let id = map.get("id");
     let is_request = id.is_some();
     let answer = |code: i64, msg: String| {
@@ -83,6 +111,13 @@ fn check_object(map: &serde_json::Map<String, Value>) -> Option<Verdict> {
         ));
     }
     if let Some(why) = id.and_then(bad_id) {
+        // A number is a valid JSON-RPC id even when memlane cannot take it: it is echoed exactly
+        // as written (a number past 64 bits would come back rounded through a float). Any other
+        // id is invalid, and JSON-RPC 2.0 answers an invalid request whose id cannot be
+        // determined with `id: null`.
+        if let (Some(Value::Number(_)), Some(raw)) = (id, raw) {
+            return Some(Verdict::ReplyText(error_with_raw_id(raw, INVALID_REQUEST, why)));
+        }
         return Some(Verdict::Reply(error(reply_id(id), INVALID_REQUEST, why)));
     }
     let method = match map.get("method") {
@@ -97,6 +132,14 @@ fn check_object(map: &serde_json::Map<String, Value>) -> Option<Verdict> {
         Some(Value::String(m)) => Some(m.as_str()),
         Some(_) => return Some(answer(INVALID_REQUEST, "`method` must be a string".into())),
     };
+    if let Some(m) = method
+        && m.len() > METHOD_SHOWN
+    {
+        return Some(answer(
+            METHOD_NOT_FOUND,
+            format!("method not found: `{}`; no MCP method has so long a name", shown_method(m)),
+        ));
+    }
     if method.is_some()
         && let Some(p) = map.get("params")
         && !p.is_object()
@@ -107,6 +150,37 @@ fn check_object(map: &serde_json::Map<String, Value>) -> Option<Verdict> {
             "`params` must be an object of named parameters (MCP does not take them by position)"
                 .into(),
         ));
+    }
+    if method == Some("tools/call") {
+        let params = map.get("params").and_then(Value::as_object);
+        let what = |v: &Value| match v {
+            Value::Null => "null",
+            Value::Bool(_) => "a boolean",
+            Value::Number(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Array(_) => "a list",
+            Value::Object(_) => "an object",
+        };
+        if !params.and_then(|p| p.get("name")).is_some_and(Value::is_string) {
+            return Some(answer(
+                INVALID_PARAMS,
+                "`tools/call` needs `params.name`, the tool's name as a string (`tools/list` \
+                 lists them)"
+                    .into(),
+            ));
+        }
+        let arguments = params.and_then(|p| p.get("arguments"));
+        if !arguments.is_some_and(Value::is_object) {
+            let got = arguments.map_or("nothing", what);
+            return Some(answer(
+                INVALID_PARAMS,
+                format!(
+                    "`tools/call` needs `params.arguments`, an object of the tool's named \
+                     arguments (got {got}): send e.g. {{\"query\": \"deploy\"}}, or {{}} for a \
+                     tool that takes none; `tools/list` gives each tool's input schema"
+                ),
+            ));
+        }
     }
     None
 }
@@ -120,8 +194,13 @@ pub(crate) fn check_line(line: &[u8]) -> Verdict {
     let value: Value = match serde_json::from_slice(line) {
         Ok(v) => v,
         Err(e) => {
+            if let Some(verdict) = lone_surrogates(line) {
+                return verdict;
+            }
+            // Not JSON: JSON-RPC answers with `id: null` unless the id can be read, here from
+            // the line's start as for an over-long line.
             return Verdict::Reply(error(
-                Value::Null,
+                id_from_prefix(line),
                 PARSE_ERROR,
                 format!(
                     "Parse error: the line is not JSON ({e}); send one JSON-RPC message per line"
@@ -131,11 +210,12 @@ pub(crate) fn check_line(line: &[u8]) -> Verdict {
     };
     match value {
         Value::Object(map) => {
-            if let Some(v) = check_object(&map) {
+            let raw = id_span(line).and_then(|(a, b)| std::str::from_utf8(&line[a..b]).ok());
+            if let Some(v) = check_object(&map, raw) {
                 return v;
             }
             let id = map.get("id").cloned();
-            let method = map.get("method").and_then(Value::as_str).map(str::to_owned);
+            let method = map.get("method").and_then(Value::as_str).map(shown_method);
             match serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(Value::Object(map)) {
                 Ok(_) => Verdict::Forward,
                 Err(e) => match id {
@@ -182,9 +262,19 @@ pub(crate) fn check_line(line: &[u8]) -> Verdict {
     }
 }
 
-/// The `id` of a message from the first bytes of its line (for a line too long to parse): the
-/// value of the top-level `"id"` key when it is a string or an integer, else `null`.
+/// The `id` of a message from the first bytes of its line (for a line too long or too broken
+/// to parse): the value of the top-level `"id"` key when it is a string or an integer, else
+/// `null`.
 pub(crate) fn id_from_prefix(prefix: &[u8]) -> Value {
+    id_span(prefix)
+        .and_then(|(start, stop)| serde_json::from_slice::<Value>(&prefix[start..stop]).ok())
+        .filter(|v| bad_id(v).is_none())
+        .unwrap_or(Value::Null)
+}
+
+/// Where the value of the top-level `"id"` key is in `prefix` (a string or a number), as
+/// written.
+fn id_span(prefix: &[u8]) -> Option<(usize, usize)> {
     let n = prefix.len();
     let skip_ws = |mut i: usize| {
         while i < n && prefix[i].is_ascii_whitespace() {
@@ -208,7 +298,7 @@ pub(crate) fn id_from_prefix(prefix: &[u8]) -> Value {
     while i < n {
         match prefix[i] {
             b'"' => {
-                let Some(end) = string_end(i) else { return Value::Null };
+                let end = string_end(i)?;
                 let key = &prefix[i..end];
                 let colon = skip_ws(end);
                 if depth == 1 && key == b"\"id\"" && colon < n && prefix[colon] == b':' {
@@ -217,15 +307,15 @@ pub(crate) fn id_from_prefix(prefix: &[u8]) -> Value {
                         string_end(start)
                     } else {
                         let mut j = start;
-                        while j < n && (prefix[j] == b'-' || prefix[j].is_ascii_digit()) {
+                        while j < n
+                            && (prefix[j].is_ascii_digit()
+                                || matches!(prefix[j], b'-' | b'+' | b'.' | b'e' | b'E'))
+                        {
                             j += 1;
                         }
                         (j > start && j < n).then_some(j)
                     };
-                    let id = stop
-                        .and_then(|s| serde_json::from_slice::<Value>(&prefix[start..s]).ok())
-                        .filter(|v| bad_id(v).is_none());
-                    return id.unwrap_or(Value::Null);
+                    return stop.map(|s| (start, s));
                 }
                 i = end;
                 continue;
@@ -236,7 +326,92 @@ pub(crate) fn id_from_prefix(prefix: &[u8]) -> Value {
         }
         i += 1;
     }
-    Value::Null
+    None
+}
+
+/// What a lone surrogate escape becomes while the message is read again to find its id.
+const LONE_SURROGATE_MARK: &str = "\u{fffd}memlane-lone-surrogate";
+
+/// The answer to a line that is JSON but for lone UTF-16 surrogate escapes (`"\ud800"` without
+/// its pair): such a string is no Unicode text, so the line cannot be read as it stands. It is
+/// read again with each lone escape marked, to answer with the request's id: invalid params
+/// (-32602) when the mark is in `params`, invalid request (-32600) otherwise, and the id `null`
+/// only when the id itself holds one. `None` when the line has no lone surrogate (or is broken
+/// in other ways too: then it is a parse error).
+fn lone_surrogates(line: &[u8]) -> Option<Verdict> {
+    let marked = mark_lone_surrogates(line)?;
+    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(&marked) else { return None };
+    let holds_mark = |v: &Value| v.to_string().contains(LONE_SURROGATE_MARK);
+    let Some(id) = map.get("id") else {
+        return Some(Verdict::Ignore("ignored a notification with a lone surrogate".into()));
+    };
+    let id = if holds_mark(id) || bad_id(id).is_some() { Value::Null } else { id.clone() };
+    let (code, place) = if map.get("params").is_some_and(holds_mark) {
+        (INVALID_PARAMS, "a string in `params`")
+    } else {
+        (INVALID_REQUEST, "a string of the message")
+    };
+    Some(Verdict::Reply(error(
+        id,
+        code,
+        format!(
+            "{place} holds a lone UTF-16 surrogate (a \\uD800–\\uDFFF escape without its pair), \
+             which is not Unicode text; send the character itself or its full surrogate pair"
+        ),
+    )))
+}
+
+/// `line` with every lone surrogate escape inside a string replaced by
+/// [`LONE_SURROGATE_MARK`]; `None` when it has none.
+fn mark_lone_surrogates(line: &[u8]) -> Option<Vec<u8>> {
+    let hex = |b: &[u8]| -> Option<u16> {
+        let s = std::str::from_utf8(b.get(..4)?).ok()?;
+        u16::from_str_radix(s, 16).ok()
+    };
+    // The code unit of a `\uXXXX` escape at `i`.
+    let unit = |i: usize| -> Option<u16> {
+        (line.get(i) == Some(&b'\\') && line.get(i + 1) == Some(&b'u'))
+            .then(|| hex(line.get(i + 2..)?))
+            .flatten()
+    };
+    let mut out = Vec::with_capacity(line.len());
+    let (mut i, mut in_string, mut found) = (0, false, false);
+    while i < line.len() {
+        let b = line[i];
+        if !in_string {
+            in_string = b == b'"';
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = false;
+                out.push(b);
+                i += 1;
+            }
+            b'\\' => match unit(i) {
+                Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => {
+                    out.extend_from_slice(&line[i..i + 12]);
+                    i += 12;
+                }
+                Some(0xD800..=0xDFFF) => {
+                    out.extend_from_slice(LONE_SURROGATE_MARK.as_bytes());
+                    found = true;
+                    i += 6;
+                }
+                _ => {
+                    out.extend_from_slice(&line[i..(i + 2).min(line.len())]);
+                    i += 2;
+                }
+            },
+            _ => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    found.then_some(out)
 }
 
 /// One line as read: whole, or too long (only its first bytes kept).
@@ -332,6 +507,10 @@ where
                 tracing::warn!("answered a malformed message with an error");
                 write_line(&out, v.to_string().into_bytes()).await;
             }
+            Verdict::ReplyText(text) => {
+                tracing::warn!("answered a malformed message with an error");
+                write_line(&out, text.into_bytes()).await;
+            }
             Verdict::Ignore(why) => tracing::debug!("{why}"),
         }
     }
@@ -370,6 +549,7 @@ mod tests {
     fn reply(line: &str) -> Value {
         match check_line(line.as_bytes()) {
             Verdict::Reply(v) => v,
+            Verdict::ReplyText(t) => serde_json::from_str(&t).unwrap(),
             other => panic!("{line}: {other:?}"),
         }
     }
@@ -402,6 +582,30 @@ mod tests {
         assert_eq!(r.as_array().map(Vec::len), Some(2));
         assert_eq!(r[1]["id"], json!(2));
         assert_eq!(reply("not json")["error"]["code"], json!(-32700));
+    }
+
+    #[test]
+    fn ids_are_echoed_as_written_and_lone_surrogates_answered() {
+        let line = r#"{"jsonrpc":"2.0","id":184467440737095516160,"method":"tools/list"}"#;
+        let Verdict::ReplyText(t) = check_line(line.as_bytes()) else { panic!("{line}") };
+        assert!(t.contains(r#""id":184467440737095516160,"#), "{t}");
+        let r = reply(
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{"q":"\ud800"}}}"#,
+        );
+        assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(9), json!(-32602)));
+        let r = reply(r#"{"jsonrpc":"2.0","id":"\udc00","method":"ping"}"#);
+        assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32600)));
+        // A proper pair is fine, and so is an escaped backslash before a `u`.
+        let ok = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"q":"\ud83d\ude00 \\ud800"}}}"#;
+        assert_eq!(check_line(ok.as_bytes()), Verdict::Forward);
+        let r = reply(
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x","arguments":"{}"}}"#,
+        );
+        assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(5), json!(-32602)));
+        let long = format!(r#"{{"jsonrpc":"2.0","id":6,"method":"{}"}}"#, "m".repeat(100_000));
+        let r = reply(&long);
+        assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(6), json!(-32601)));
+        assert!(r.to_string().len() < 400, "{r}");
     }
 
     #[test]

@@ -53,19 +53,10 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
     })
 }
 
-/// The whole cause chain of `e`, one sentence after another (`a: b: c`).
+/// The whole cause chain of `e`, one sentence after another (`a: b: c`), in words
+/// ([`crate::error::chain_text`]).
 pub(crate) fn chain(e: &Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        let part = s.to_string();
-        if !text.contains(&part) {
-            text.push_str(": ");
-            text.push_str(&part);
-        }
-        source = s.source();
-    }
-    text
+    crate::error::chain_text(e)
 }
 
 /// A failed tool call: the message with its whole cause chain and the hint as text, and

@@ -17,6 +17,7 @@ mod graph;
 mod hardening;
 mod hints;
 mod lifecycle;
+mod local_trust;
 mod mcp;
 mod mcp_sdk;
 mod mcp_tools;

@@ -17,7 +17,7 @@ const RO_SCRIPT: &str =
     r#"mount --bind "$V" "$V" && mount -o remount,bind,ro "$V" "$V" && exec "$0" "$@""#;
 
 /// `memlane ARGS` on `env`'s vault mounted read-only, with `env`'s environment.
-fn read_only(env: &TestEnv, args: &[&str]) -> Command {
+pub(crate) fn read_only(env: &TestEnv, args: &[&str]) -> Command {
     let inner = env.command();
     let mut cmd = Command::new("unshare");
     cmd.env_clear();
@@ -35,7 +35,7 @@ fn read_only(env: &TestEnv, args: &[&str]) -> Command {
 }
 
 /// Why a read-only mount cannot be made here, if it cannot (then the test skips).
-fn no_read_only_mount(env: &TestEnv) -> Option<String> {
+pub(crate) fn no_read_only_mount(env: &TestEnv) -> Option<String> {
     let probe = Command::new("unshare")
         .env("V", env.vault())
         .args(["-m", "sh", "-c", r#"mount --bind "$V" "$V" && mount -o remount,bind,ro "$V" "$V" && ! touch "$V/probe" 2>/dev/null"#])

@@ -63,15 +63,8 @@ pub(crate) fn run(ctx: &mut Ctx, args: &WatchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut source = e.source();
-    while let Some(inner) = source {
-        s.push_str(": ");
-        s.push_str(&inner.to_string());
-        source = inner.source();
-    }
-    s
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    memlane::error::chain_text(e)
 }
 
 fn print_report(ctx: &Ctx, r: &BatchReport) -> anyhow::Result<()> {

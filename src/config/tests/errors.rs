@@ -20,8 +20,11 @@ fn unknown_intents_are_errors_listing_the_four() {
     assert!(err.to_string().ends_with("; allowed: bm25, vector"), "{err}");
 
     for var in ["MEMLANE_SEARCH__INTENTS__FUZZY__BM25", "MEMLANE_SEARCH__INTENTS__EXACT"] {
-        let err = load_env(&[(var, "0.5")]).unwrap_err();
-        assert!(matches!(err, ConfigError::UnknownEnv { .. }), "{err}");
+        // Ignored by the loader, named by `unknown_env_vars` for the front end's warning.
+        let loaded = load_env(&[(var, "0.5")]).unwrap();
+        assert_eq!(loaded.config, Config::default());
+        assert_eq!(unknown_env_vars(&env(&[(var, "0.5")])), [var]);
+        let err = ConfigError::UnknownEnv { var: var.to_owned() };
         assert!(err.to_string().contains("INTENT one of GENERAL, RECALL, EXACT, EXPLORE"));
     }
     let flags = [("search.intents.Exact.bm25".to_owned(), Value::Float(0.5), "-c".to_owned())];
@@ -310,7 +313,7 @@ fn bad_type_names_are_rejected() {
 }
 
 #[test]
-fn env_unknown_variables_are_errors() {
+fn env_unknown_variables_are_ignored_and_named() {
     for var in [
         "MEMLANE_COLOR",
         "MEMLANE_",
@@ -333,9 +336,11 @@ fn env_unknown_variables_are_errors() {
         "MEMLANE_MCP__TOOL",
         "MEMLANE_PRIVACY__TOOLS",
     ] {
-        let err = load_env(&[(var, "1")]).unwrap_err();
+        let loaded = load_env(&[(var, "1"), ("MEMLANE_DEFAULT_TYPE", "fact")]).unwrap();
+        assert_eq!(loaded.config.default_type, "fact", "{var}: the known variable still counts");
+        assert_eq!(unknown_env_vars(&env(&[(var, "1"), ("MEMLANE_VAULT", "/v")])), [var]);
+        let err = ConfigError::UnknownEnv { var: var.to_owned() };
         let msg = err.to_string();
-        assert!(matches!(err, ConfigError::UnknownEnv { .. }), "{msg}");
         assert!(msg.starts_with(&format!("environment variable {var} matches no config key; ")));
         assert!(msg.contains("MEMLANE_TYPES__<TYPE>__<FIELD>"), "{msg}");
         assert!(msg.contains("MEMLANE_PRIVACY__SCRUB_SECRETS"), "{msg}");

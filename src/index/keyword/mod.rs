@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
 use tantivy::directory::MmapDirectory;
+use tantivy::directory::error::LockError;
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
     RangeQuery, TermQuery,
@@ -318,7 +319,7 @@ impl KeywordIndex {
         let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
         let writer = self.index.writer_with_num_threads(threads, threads * 32_000_000).map_err(
             |e| match e {
-                TantivyError::LockFailure(..) => KeywordError::Locked(e),
+                TantivyError::LockFailure(LockError::LockBusy, _) => KeywordError::Locked(e),
                 e => KeywordError::Tantivy { action: "open a writer", source: e },
             },
         )?;
@@ -330,7 +331,7 @@ impl KeywordIndex {
     /// [`writer`](Self::writer)'s.
     pub fn small_writer(&self) -> Result<KeywordWriter, KeywordError> {
         let writer = self.index.writer_with_num_threads(1, 15_000_000).map_err(|e| match e {
-            TantivyError::LockFailure(..) => KeywordError::Locked(e),
+            TantivyError::LockFailure(LockError::LockBusy, _) => KeywordError::Locked(e),
             e => KeywordError::Tantivy { action: "open a writer", source: e },
         })?;
         Ok(KeywordWriter { writer, reader: self.reader.clone(), fields: self.fields })

@@ -139,12 +139,13 @@ pub fn maintain(vault: &Vault, idx: &Indexes, now: Timestamp) -> crate::Result<M
 
     // Dead links, healed when the missing memory has a successor.
     let bare = |key: &str| key.strip_prefix("memory:").unwrap_or(key).to_owned();
-    let mut successors: BTreeMap<String, Option<String>> = BTreeMap::new();
-    for (source, target) in idx.graph().dangling() {
-        let target = bare(&target);
-        let successor =
-            successors.entry(target.clone()).or_insert_with(|| vault.successor_of(&target)).clone();
-        report.dead_links.push(DeadLink { source: bare(&source), target, successor });
+    let dangling: Vec<(String, String)> =
+        idx.graph().dangling().into_iter().map(|(s, t)| (bare(&s), bare(&t))).collect();
+    // The trash is listed once for all the missing memories (not once per missing memory).
+    let successors = vault.successors_of(dangling.iter().map(|(_, t)| t.as_str()));
+    for (source, target) in dangling {
+        let successor = successors.get(&target).cloned().flatten();
+        report.dead_links.push(DeadLink { source, target, successor });
     }
     for (missing, successor) in &successors {
         let Some(successor) = successor else { continue };

@@ -704,3 +704,69 @@ fn suggest_merges_10k_timing() {
     assert!(clusters.iter().all(|c| c.members.len() == 2));
     assert_eq!(dup.map(|d| d.0), Some("m05000".to_owned()));
 }
+
+#[test]
+fn graph_pairs_match_the_exact_scan() {
+    // 400 random unit vectors in 24 dimensions with 40 planted near-copies: the graph finds the
+    // same pairs, with the same scores, in the same order as comparing every pair.
+    let mut seed = 11u64;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 2000) as f32 / 1000.0 - 1.0
+    };
+    let dim = 24;
+    let mut rows: Vec<Vec<f32>> = Vec::new();
+    for i in 0..400 {
+        let v: Vec<f32> = if i % 10 == 9 {
+            rows[i - 1].iter().map(|x| x + 0.05 * rnd()).collect()
+        } else {
+            (0..dim).map(|_| rnd()).collect()
+        };
+        rows.push(normalized(v).unwrap());
+    }
+    let m = Matrix { dim, data: rows.concat() };
+    let exact = candidate_pairs(&m, 0.9);
+    assert!(exact.len() >= 40, "{}", exact.len());
+    assert_eq!(graph_pairs(&m, 0.9), exact);
+}
+
+#[test]
+fn suggest_merges_by_graph_matches_the_exact_scan() {
+    // A vault of a few hundred memories with planted near-duplicates: the clusters found through
+    // the neighbour graph (what vaults above EXACT_PAIRS_MAX use) are the exact scan's.
+    let (_tmp, vault) = vault_at(NOW);
+    let vocab: Vec<String> =
+        (0..600).map(|i: usize| format!("w{}x{}", i * 37 % 997, i % 7)).collect();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut texts: Vec<String> = Vec::new();
+    for i in 0..300 {
+        if i % 15 == 14 {
+            texts.push(format!("{} extra", texts[i - 1]));
+        } else if i % 45 == 44 {
+            texts.push(format!("{} more words", texts[i - 2]));
+        } else {
+            let words: Vec<&str> =
+                (0..60).map(|_| vocab[(rnd() % vocab.len() as u64) as usize].as_str()).collect();
+            texts.push(words.join(" "));
+        }
+    }
+    for (i, text) in texts.iter().enumerate() {
+        let file = vault.root().join(format!("m{i:03}.md"));
+        std::fs::write(file, format!("---\ntype: fact\n---\n{text}\n")).unwrap();
+    }
+    let idx = index(&vault);
+    let exact = suggest_merges_by(&vault, &idx, 0.85, None, 1_000, PairScan::Exact).unwrap();
+    let graph = suggest_merges_by(&vault, &idx, 0.85, None, 1_000, PairScan::Graph).unwrap();
+    assert!(exact.len() >= 15, "{exact:#?}");
+    assert_eq!(graph, exact);
+    let auto = suggest_merges(&vault, &idx, 0.85, None, 1_000).unwrap();
+    assert_eq!(auto, exact, "below EXACT_PAIRS_MAX the scan is exact");
+}

@@ -110,6 +110,40 @@ impl Vault {
     /// that name names it in `superseded_by`.
     pub fn successor_of(&self, missing: &str) -> Option<String> {
         let entry = self.trash_find(missing).ok()?;
+        self.successor_in(&entry)
+    }
+
+    /// [`successor_of`](Self::successor_of) for many missing memories, listing the trash once
+    /// (one lookup each instead of one trash listing each).
+    pub fn successors_of<'a>(
+        &self,
+        missing: impl IntoIterator<Item = &'a str>,
+    ) -> std::collections::BTreeMap<String, Option<String>> {
+        let entries = self.trash_list().unwrap_or_default();
+        // The first entry of each key wins, as in `trash_find`.
+        let mut by_entry = std::collections::HashMap::new();
+        let mut by_name = std::collections::HashMap::new();
+        let mut by_id = std::collections::HashMap::new();
+        for e in &entries {
+            by_entry.entry(e.entry.as_str()).or_insert(e);
+            by_name.entry(e.name.as_str()).or_insert(e);
+            if let Some(id) = &e.id {
+                by_id.entry(id.as_str()).or_insert(e);
+            }
+        }
+        missing
+            .into_iter()
+            .map(|wanted| {
+                let bare = wanted.strip_prefix("memory:").unwrap_or(wanted);
+                let bare = bare.strip_suffix(".md").unwrap_or(bare);
+                let entry =
+                    by_entry.get(bare).or_else(|| by_name.get(bare)).or_else(|| by_id.get(wanted));
+                (wanted.to_owned(), entry.and_then(|e| self.successor_in(e)))
+            })
+            .collect()
+    }
+
+    fn successor_in(&self, entry: &super::TrashEntry) -> Option<String> {
         let raw = self.fs.read_to_string(&entry.path).ok()?;
         let map = Document::parse(&raw).mapping().ok()?;
         let s = map.get("superseded_by")?.as_str()?;
