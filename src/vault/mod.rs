@@ -17,7 +17,7 @@ use crate::error::{Error, IoResultExt};
 
 pub use intent::INTENTS_DIR;
 pub use scan::{
-    EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
+    BODY_CONFLICT, EscapingLink, KEY_CONFLICT, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
     UnreachableWhy, mtime_ns,
 };
 pub use temp::TEMP_STALE_AFTER;

@@ -62,7 +62,14 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
     }
     for (name, e) in idx.manifest().entries() {
         for w in &e.warnings {
-            problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
+            let conflicted = w.starts_with(memlane::vault::BODY_CONFLICT)
+                || w.starts_with(memlane::vault::KEY_CONFLICT);
+            if conflicted {
+                let hint = hints::merged_conflict_hint(w.starts_with(memlane::vault::KEY_CONFLICT));
+                problems.push(json!({ "kind": "merge_conflict", "memory": name, "message": w, "hint": hint }));
+            } else {
+                problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
+            }
         }
     }
     for (src, missing) in idx.graph().dangling() {
