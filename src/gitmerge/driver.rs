@@ -115,9 +115,8 @@ pub fn default_driver_program() -> String {
         return DRIVER_NAME.to_owned();
     };
     let on_path = std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|dir| {
-            std::fs::canonicalize(dir.join(DRIVER_NAME)).is_ok_and(|found| found == exe)
-        })
+        std::env::split_paths(&path)
+            .any(|dir| std::fs::canonicalize(dir.join(DRIVER_NAME)).is_ok_and(|found| found == exe))
     });
     if on_path { DRIVER_NAME.to_owned() } else { exe.to_string_lossy().into_owned() }
 }
@@ -152,11 +151,13 @@ pub fn merge_driver_setup(
     let existing = match std::fs::read_to_string(&attributes) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(GitError::Io(crate::error::PathError {
-            action: "read",
-            path: attributes,
-            source: e,
-        })),
+        Err(e) => {
+            return Err(GitError::Io(crate::error::PathError {
+                action: "read",
+                path: attributes,
+                source: e,
+            }));
+        }
     };
     let has_line = existing.lines().any(|l| l.trim() == line);
     let wanted = [
@@ -167,7 +168,10 @@ pub fn merge_driver_setup(
     match action {
         DriverAction::Install => {
             if !has_line {
-                changes.push(DriverChange::AddAttribute { file: attributes.clone(), line: line.clone() });
+                changes.push(DriverChange::AddAttribute {
+                    file: attributes.clone(),
+                    line: line.clone(),
+                });
             }
             for (key, value) in &wanted {
                 if config_get(&work_tree, key)?.as_deref() != Some(value.as_str()) {
@@ -180,7 +184,10 @@ pub fn merge_driver_setup(
         }
         DriverAction::Remove => {
             if has_line {
-                changes.push(DriverChange::RemoveAttribute { file: attributes.clone(), line: line.clone() });
+                changes.push(DriverChange::RemoveAttribute {
+                    file: attributes.clone(),
+                    line: line.clone(),
+                });
             }
             for (key, _) in &wanted {
                 if config_get(&work_tree, key)?.is_some() {

@@ -350,7 +350,10 @@ struct TempFiles {
 }
 
 impl TempFiles {
-    fn write<const N: usize>(dir: &std::path::Path, texts: [&str; N]) -> Result<TempFiles, GitError> {
+    fn write<const N: usize>(
+        dir: &std::path::Path,
+        texts: [&str; N],
+    ) -> Result<TempFiles, GitError> {
         use std::io::Write as _;
         static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let mut files = TempFiles { paths: Vec::new() };

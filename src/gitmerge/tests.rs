@@ -25,12 +25,16 @@ fn a_tag_on_one_side_and_an_append_on_the_other_merge_cleanly() {
     let ours = BASE
         .replace("tags: [infra]  # team tags", "tags: [infra, backend]  # team tags")
         .replace("updated_at: 2026-01-10T10:00:00Z", "updated_at: 2026-01-11T09:00:00Z");
-    let theirs = BASE.replace("updated_at: 2026-01-10T10:00:00Z", "updated_at: 2026-01-12T08:00:00Z")
+    let theirs = BASE
+        .replace("updated_at: 2026-01-10T10:00:00Z", "updated_at: 2026-01-12T08:00:00Z")
         + "\nRetries back off exponentially.\n";
     let m = merge(BASE, &ours, &theirs);
     assert!(m.is_clean(), "{m:?}");
     let map = yaml(&m.text);
-    assert_eq!(map["tags"], serde_yaml_ng::from_str::<serde_yaml_ng::Value>("[infra, backend]").unwrap());
+    assert_eq!(
+        map["tags"],
+        serde_yaml_ng::from_str::<serde_yaml_ng::Value>("[infra, backend]").unwrap()
+    );
     assert_eq!(map["updated_at"].as_str(), Some("2026-01-12T08:00:00Z"), "the later one");
     assert!(m.text.contains("Retries back off exponentially."), "{}", m.text);
     // Untouched keys keep their bytes, comment included.
@@ -58,7 +62,8 @@ fn a_scalar_key_comes_from_the_side_that_changed_it_and_both_changed_is_a_key_co
     let map = yaml(&m.text);
     assert_eq!((map["status"].as_str(), map["owner"].as_str()), (Some("archived"), Some("ben")));
 
-    let theirs = BASE.replace("status: active", "status: superseded").replace("owner: ana", "owner: ben");
+    let theirs =
+        BASE.replace("status: active", "status: superseded").replace("owner: ana", "owner: ben");
     let m = merge(BASE, &ours, &theirs);
     assert!(!m.is_clean());
     assert_eq!(m.key_conflicts.len(), 1, "{m:?}");
@@ -83,16 +88,18 @@ fn two_ids_are_a_conflict_and_created_at_keeps_the_earlier() {
     let map = yaml(&m.text);
     assert_eq!(map["id"].as_str(), Some("a1B2c3D4e5F"));
     assert_eq!(map["created_at"].as_str(), Some("2026-01-09T10:00:00Z"));
-    assert_eq!(decide("id", None, None, Some(&"x".into())), Decision::Theirs, "a missing id is filled");
+    assert_eq!(
+        decide("id", None, None, Some(&"x".into())),
+        Decision::Theirs,
+        "a missing id is filled"
+    );
 }
 
 #[test]
 fn typed_links_merge_as_a_set() {
-    let base = BASE.replace("owner: ana\n", "links:\n  - { type: depends_on, target: memory:db }\n");
-    let ours = base.replace(
-        "links:\n",
-        "links:\n  - { type: extends, target: memory:api }\n",
-    );
+    let base =
+        BASE.replace("owner: ana\n", "links:\n  - { type: depends_on, target: memory:db }\n");
+    let ours = base.replace("links:\n", "links:\n  - { type: extends, target: memory:api }\n");
     let theirs = base.replace(
         "  - { type: depends_on, target: memory:db }\n",
         "  - { type: related_to, target: memory:ops }\n",
@@ -106,8 +113,12 @@ fn typed_links_merge_as_a_set() {
 
 #[test]
 fn a_body_conflict_leaves_markers_in_the_body_only() {
-    let ours = BASE.replace("every second", "every 5 seconds").replace("tags: [infra]", "tags: [infra, a]");
-    let theirs = BASE.replace("every second", "every 10 seconds").replace("tags: [infra]", "tags: [infra, b]");
+    let ours = BASE
+        .replace("every second", "every 5 seconds")
+        .replace("tags: [infra]", "tags: [infra, a]");
+    let theirs = BASE
+        .replace("every second", "every 10 seconds")
+        .replace("tags: [infra]", "tags: [infra, b]");
     let m = merge(BASE, &ours, &theirs);
     assert_eq!(m.text_conflicts, 1, "{m:?}");
     let doc = Document::parse(&m.text);
@@ -205,7 +216,13 @@ proptest! {
 #[test]
 fn attribute_lines_and_driver_commands() {
     assert_eq!(attribute_line(".memories"), ".memories/**/*.md merge=memlane");
-    assert_eq!(attribute_line("docs/my notes/.memories"), "\"docs/my notes/.memories/**/*.md\" merge=memlane");
+    assert_eq!(
+        attribute_line("docs/my notes/.memories"),
+        "\"docs/my notes/.memories/**/*.md\" merge=memlane"
+    );
     assert_eq!(driver_command("memlane"), "memlane merge-file %O %A %B %P");
-    assert_eq!(driver_command("/opt/my bin/memlane"), "'/opt/my bin/memlane' merge-file %O %A %B %P");
+    assert_eq!(
+        driver_command("/opt/my bin/memlane"),
+        "'/opt/my bin/memlane' merge-file %O %A %B %P"
+    );
 }

@@ -17,8 +17,8 @@ use crate::error::{Error, IoResultExt};
 
 pub use intent::INTENTS_DIR;
 pub use scan::{
-    BODY_CONFLICT, EscapingLink, KEY_CONFLICT, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
-    UnreachableWhy, mtime_ns,
+    BODY_CONFLICT, EscapingLink, FileStat, KEY_CONFLICT, ListFilter, ListSort, Memory, PathState,
+    ScanProblem, Unreachable, UnreachableWhy, mtime_ns,
 };
 pub use temp::TEMP_STALE_AFTER;
 pub use write::{

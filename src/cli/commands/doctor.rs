@@ -66,7 +66,9 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
                 || w.starts_with(memlane::vault::KEY_CONFLICT);
             if conflicted {
                 let hint = hints::merged_conflict_hint(w.starts_with(memlane::vault::KEY_CONFLICT));
-                problems.push(json!({ "kind": "merge_conflict", "memory": name, "message": w, "hint": hint }));
+                problems.push(
+                    json!({ "kind": "merge_conflict", "memory": name, "message": w, "hint": hint }),
+                );
             } else {
                 problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
             }

@@ -35,14 +35,16 @@ pub(crate) fn run(ctx: &mut Ctx, args: &InitArgs) -> anyhow::Result<()> {
     // Inside a git work tree: git merges memory files with `memlane merge-file`. A failure here
     // leaves the vault as made and says so; git then merges memories as plain text.
     let program = memlane::gitmerge::default_driver_program();
-    let git = match memlane::gitmerge::merge_driver_setup(&root, DriverAction::Install, true, &program)
-    {
-        Ok(setup) => Some(setup),
-        Err(e) => {
-            ctx.out.warn(format!("the vault is ready, but the git merge driver is not set up: {e}"));
-            None
-        }
-    };
+    let git =
+        match memlane::gitmerge::merge_driver_setup(&root, DriverAction::Install, true, &program) {
+            Ok(setup) => Some(setup),
+            Err(e) => {
+                ctx.out.warn(format!(
+                    "the vault is ready, but the git merge driver is not set up: {e}"
+                ));
+                None
+            }
+        };
     if ctx.out.json {
         let mut v = serde_json::to_value(&report)?;
         v["merge_driver"] = serde_json::to_value(&git)?;

@@ -38,8 +38,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &MergeFileArgs) -> anyhow::Result<ExitCod
     };
     let labels = Labels::default();
     let text_merge = |b: &str, o: &str, t: &str| git_merge_text(b, o, t, &labels, &tmp_dir);
-    let merged = merge_memory(MergeInput { base: &base, ours: &ours, theirs: &theirs }, &text_merge)
-        .map_err(memlane::Error::from)?;
+    let merged =
+        merge_memory(MergeInput { base: &base, ours: &ours, theirs: &theirs }, &text_merge)
+            .map_err(memlane::Error::from)?;
     if merged.text != ours {
         memlane::disk::atomic_write(&args.ours, merged.text.as_bytes())
             .map_err(memlane::Error::from)?;

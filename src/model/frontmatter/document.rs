@@ -438,11 +438,7 @@ impl Document {
             self.remove(key);
             return;
         };
-        let value = other
-            .mapping()
-            .ok()
-            .and_then(|m| m.get(key).cloned())
-            .unwrap_or(Value::Null);
+        let value = other.mapping().ok().and_then(|m| m.get(key).cloned()).unwrap_or(Value::Null);
         let mut text = text.replace("\r\n", "\n");
         if !text.ends_with('\n') {
             text.push('\n');
