@@ -226,3 +226,52 @@ fn attribute_lines_and_driver_commands() {
         "'/opt/my bin/memlane' merge-file %O %A %B %P"
     );
 }
+
+#[test]
+fn the_driver_setup_reports_applies_and_removes_its_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let vault = dir.path().join("proj/notes/.memories");
+    std::fs::create_dir_all(&vault).unwrap();
+    let none = merge_driver_setup(&vault, DriverAction::Install, true, "memlane").unwrap();
+    assert_eq!((none.work_tree, none.changes.len()), (None, 0), "outside a git work tree");
+
+    let proj = dir.path().join("proj");
+    let init = std::process::Command::new("git").args(["init", "-q"]).current_dir(&proj).status();
+    assert!(init.unwrap().success());
+    let attributes = proj.join(".gitattributes");
+    std::fs::write(&attributes, "*.png binary").unwrap();
+    let dry = merge_driver_setup(&vault, DriverAction::Install, false, "memlane").unwrap();
+    assert!(!dry.applied);
+    assert_eq!(dry.changes.len(), 3, "{:?}", dry.changes);
+    assert_eq!(
+        dry.changes[0],
+        DriverChange::AddAttribute {
+            file: std::fs::canonicalize(&proj).unwrap().join(".gitattributes"),
+            line: "notes/.memories/**/*.md merge=memlane".into()
+        }
+    );
+    assert_eq!(
+        std::fs::read_to_string(&attributes).unwrap(),
+        "*.png binary",
+        "a dry run writes nothing"
+    );
+
+    let done = merge_driver_setup(&vault, DriverAction::Install, true, "memlane").unwrap();
+    assert_eq!(done.changes, dry.changes);
+    let text = std::fs::read_to_string(&attributes).unwrap();
+    assert!(
+        text.starts_with("*.png binary\n# memlane:")
+            && text.ends_with("\nnotes/.memories/**/*.md merge=memlane\n"),
+        "{text}"
+    );
+    let again = merge_driver_setup(&vault, DriverAction::Install, true, "memlane").unwrap();
+    assert!(again.changes.is_empty(), "{:?}", again.changes);
+
+    let removed = merge_driver_setup(&vault, DriverAction::Remove, true, "memlane").unwrap();
+    assert_eq!(removed.changes.len(), 3, "{:?}", removed.changes);
+    assert_eq!(std::fs::read_to_string(&attributes).unwrap(), "*.png binary\n");
+    let config = std::fs::read_to_string(proj.join(".git/config")).unwrap();
+    assert!(!config.contains("merge-file"), "{config}");
+    let gone = merge_driver_setup(&vault, DriverAction::Remove, false, "memlane").unwrap();
+    assert!(gone.changes.is_empty());
+}
