@@ -180,7 +180,11 @@ fn memory_file() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    // Each case runs `git merge-file`: 64 cases unless PROPTEST_CASES asks for a longer session.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(64),
+        ..ProptestConfig::default()
+    })]
 
     /// Merging a file with itself, or with an unchanged base, returns it byte for byte: through
     /// the driver, and through the key-by-key merge itself (which the driver skips then).
