@@ -48,6 +48,8 @@ pub enum DriverChange {
         key: String,
         /// The value.
         value: String,
+        /// The value it replaces, `None` when the key was not set.
+        previous: Option<String>,
     },
     /// A key removed from the repository's local git config.
     UnsetConfig {
@@ -65,7 +67,7 @@ impl std::fmt::Display for DriverChange {
             DriverChange::RemoveAttribute { file, line } => {
                 write!(f, "remove `{line}` from {}", file.display())
             }
-            DriverChange::SetConfig { key, value } => {
+            DriverChange::SetConfig { key, value, .. } => {
                 write!(f, "set {key} = {value} (git config --local)")
             }
             DriverChange::UnsetConfig { key } => write!(f, "unset {key} (git config --local)"),
@@ -174,10 +176,12 @@ pub fn merge_driver_setup(
                 });
             }
             for (key, value) in &wanted {
-                if config_get(&work_tree, key)?.as_deref() != Some(value.as_str()) {
+                let previous = config_get(&work_tree, key)?;
+                if previous.as_deref() != Some(value.as_str()) {
                     changes.push(DriverChange::SetConfig {
                         key: (*key).to_owned(),
                         value: value.clone(),
+                        previous,
                     });
                 }
             }
@@ -221,7 +225,7 @@ pub fn merge_driver_setup(
                     let text: String = kept.iter().map(|l| format!("{l}\n")).collect();
                     crate::disk::atomic_write(file, text.as_bytes())?;
                 }
-                DriverChange::SetConfig { key, value } => {
+                DriverChange::SetConfig { key, value, .. } => {
                     git(&work_tree, &["config", "--local", key, value])?;
                 }
                 DriverChange::UnsetConfig { key } => {
@@ -231,6 +235,28 @@ pub fn merge_driver_setup(
         }
     }
     Ok(DriverSetup { work_tree: Some(work_tree), changes, applied: apply })
+}
+
+/// Whether git would merge this vault's memory files as plain text: the vault is in a git work
+/// tree whose `.gitattributes` lacks memlane's rule or whose local config has no
+/// `merge.memlane.driver` (a clone where `memlane init` has not run). `None` outside a work tree.
+/// A driver that names another memlane binary counts as set up.
+pub fn merge_driver_missing(vault_root: &Path) -> Result<Option<Vec<DriverChange>>, GitError> {
+    let setup = merge_driver_setup(vault_root, DriverAction::Install, false, DRIVER_NAME)?;
+    if setup.work_tree.is_none() {
+        return Ok(None);
+    }
+    let missing: Vec<DriverChange> = setup
+        .changes
+        .into_iter()
+        .filter(|c| match c {
+            DriverChange::SetConfig { key, previous, .. } => {
+                key == "merge.memlane.driver" && previous.is_none()
+            }
+            _ => true,
+        })
+        .collect();
+    Ok(Some(missing))
 }
 
 /// The root of the git work tree holding `dir`, when there is one and git runs.

@@ -83,12 +83,18 @@ fn init_registers_the_merge_driver_once() {
     // An existing vault gets the driver from `init` too (a colleague's fresh clone has no local
     // config), and a vault in a sub folder gets a rule for its own place.
     repo.git(&["config", "--local", "--remove-section", "merge.memlane"]);
+    let kinds = |repo: &Repo| -> Vec<String> {
+        let doctor = repo.run(&["doctor", "--json"]).success().json();
+        doctor["problems"].as_array().unwrap().iter().map(|p| p["kind"].to_string()).collect()
+    };
+    assert!(kinds(&repo).contains(&"\"merge_driver\"".to_owned()), "doctor notices");
     let json = repo.run(&["init", "--json"]).success().json();
     let changes = json["merge_driver"]["changes"].as_array().unwrap();
     assert_eq!(changes.len(), 2, "name and driver, not the rule again: {json}");
     assert!(
         repo.git(&["config", "--local", "--get", "merge.memlane.driver"]).contains("merge-file")
     );
+    assert_eq!(kinds(&repo), Vec::<String>::new(), "no problems left");
     std::fs::create_dir_all(repo.dir.join("docs")).unwrap();
     repo.run(&["init", "docs"]).success();
     let attributes = std::fs::read_to_string(repo.dir.join(".gitattributes")).unwrap();
