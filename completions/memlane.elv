@@ -67,6 +67,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand config 'Print the effective configuration and where each value came from'
             cand watch 'Keep the indices fresh while files change, until interrupted'
             cand mcp 'Serve memories to an agent over MCP (stdio)'
+            cand merge-file 'Merge three versions of a memory file (git''s merge driver)'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -756,6 +757,20 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;merge-file'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memlane;completions'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -819,6 +834,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand config 'Print the effective configuration and where each value came from'
             cand watch 'Keep the indices fresh while files change, until interrupted'
             cand mcp 'Serve memories to an agent over MCP (stdio)'
+            cand merge-file 'Merge three versions of a memory file (git''s merge driver)'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -906,6 +922,8 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;watch'= {
         }
         &'memlane;help;mcp'= {
+        }
+        &'memlane;help;merge-file'= {
         }
         &'memlane;help;completions'= {
         }

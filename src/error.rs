@@ -218,6 +218,9 @@ pub enum Error {
     /// The filesystem watcher failed.
     #[error(transparent)]
     Watch(#[from] crate::watch::WatchError),
+    /// Running `git` failed (the merge driver, its registration).
+    #[error(transparent)]
+    Git(#[from] crate::gitmerge::GitError),
     /// No vault was found.
     #[error(
         "no memlane vault found in {} or any parent folder",
@@ -784,7 +787,7 @@ impl Error {
             | Error::LinkOutsideVault(_)
             | Error::PathOutsideVault { .. } => K::Refused,
             Error::Config(_) => K::Config,
-            Error::Io(_) | Error::VaultLocked { .. } => K::Io,
+            Error::Io(_) | Error::VaultLocked { .. } | Error::Git(_) => K::Io,
             Error::Model { .. } | Error::Embed(_) => K::Model,
             Error::Index(_)
             | Error::Lifecycle(_)
@@ -834,6 +837,7 @@ impl Error {
                 | Error::Index(_)
                 | Error::Lifecycle(_)
                 | Error::Watch(_)
+                | Error::Git(_)
                 | Error::Encode { .. }
                 | Error::Server { .. }
         )

@@ -19,6 +19,7 @@
 //! | [`lifecycle`] | usage state, temperature, importance, merge/split/summarize, views (tree, cold) |
 //! | [`ops`] | **the operations**: one function per user-visible action, shared by every front end |
 //! | [`watch`] | the filesystem watcher that keeps the indices fresh |
+//! | [`gitmerge`] | git's merge driver for memory files, and its registration in a repository |
 //! | [`mcp`] | the MCP server over stdio: tools that parse, call [`ops`], and return JSON |
 //!
 //! The binary's `src/cli/` (not part of this library) is the other front end: clap definitions,
@@ -54,6 +55,7 @@ pub mod config;
 pub mod disk;
 pub mod error;
 pub mod failpoint;
+pub mod gitmerge;
 pub mod index;
 pub mod lifecycle;
 pub mod limits;

@@ -25,6 +25,16 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<String> {
     })
 }
 
+/// How to finish a merge `memlane merge-file` could not settle, for `doctor`: markers in the
+/// body, or keys recorded under `merge_conflicts:` (`key`).
+pub(crate) fn merged_conflict_hint(key: bool) -> &'static str {
+    if key {
+        "give each key listed under `merge_conflicts:` the value to keep, delete `merge_conflicts:`, then `git add` the file"
+    } else {
+        "edit the body to keep the right lines and remove the `<<<<<<<`, `=======` and `>>>>>>>` markers (or `memlane update NAME` with the resolved text), then `git add` the file"
+    }
+}
+
 /// How to fix a vault's `.gitignore`, for `doctor`.
 pub(crate) fn gitignore_hint(advice: &GitignoreAdvice) -> String {
     match advice {

@@ -131,6 +131,7 @@ pub(crate) enum Command {
     Config(commands::config::ConfigArgs),
     Watch(commands::watch::WatchArgs),
     Mcp(commands::mcp::McpArgs),
+    MergeFile(commands::merge_file::MergeFileArgs),
     Completions(commands::generate::CompletionsArgs),
     #[command(hide = true)]
     Generate(commands::generate::GenerateArgs),
@@ -434,6 +435,7 @@ pub(crate) fn main() -> ExitCode {
 fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
     use commands::*;
     match command {
+        Command::MergeFile(a) => return merge_file::run(ctx, &a),
         Command::Init(a) => init::run(ctx, &a),
         Command::Add(a) => add::run(ctx, &a),
         Command::Show(a) => show::run(ctx, &a),

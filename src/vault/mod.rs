@@ -19,8 +19,8 @@ use crate::error::{Error, IoResultExt};
 pub use folders::{INTERNAL_FOLDERS, folder_problems};
 pub use intent::INTENTS_DIR;
 pub use scan::{
-    EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
-    UnreachableWhy, mtime_ns,
+    BODY_CONFLICT, EscapingLink, FileStat, KEY_CONFLICT, ListFilter, ListSort, Memory, PathState,
+    ScanProblem, Unreachable, UnreachableWhy, mtime_ns,
 };
 pub use temp::TEMP_STALE_AFTER;
 pub use write::{

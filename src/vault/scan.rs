@@ -124,6 +124,14 @@ impl Walked {
     }
 }
 
+/// How a memory's warning about markers git left in its body starts (`doctor` names the memory
+/// as conflicted).
+pub const BODY_CONFLICT: &str = "unresolved merge conflict in the body";
+
+/// How a memory's warning about frontmatter keys a merge could not settle starts (recorded under
+/// `merge_conflicts:` by `memlane merge-file`).
+pub const KEY_CONFLICT: &str = "unresolved merge conflict in the frontmatter";
+
 /// A file [`Vault::scan`] could not read as a memory.
 #[derive(Debug)]
 pub enum ScanProblem {
@@ -236,21 +244,31 @@ impl Vault {
     ///
     /// A file whose frontmatter is past [`crate::model::frontmatter::MAX_FRONTMATTER_BYTES`] or
     /// [`crate::model::frontmatter::MAX_FRONTMATTER_DEPTH`] is an [`Error::OverLimit`], and a
-    /// file with unresolved git conflict markers an [`Error::MergeConflict`] (callers skip it and
-    /// go on); other frontmatter problems are warnings and defaults.
+    /// file with unresolved git conflict markers in or before its frontmatter an
+    /// [`Error::MergeConflict`] (callers skip it and go on); markers in the body of a file whose
+    /// frontmatter reads, and keys recorded under `merge_conflicts:`, are warnings
+    /// ([`BODY_CONFLICT`], [`KEY_CONFLICT`]), like other frontmatter problems.
     pub fn memory_from_text(
         &self,
         name: MemoryName,
         path: PathBuf,
         raw: String,
     ) -> crate::Result<Memory> {
-        // Both sides of a git conflict are neither memory: read leniently, the file would become
-        // a new memory with a derived id (see `model::conflict`).
-        if let Some(line) = crate::model::conflict::conflict_line(&raw) {
-            return Err(Error::MergeConflict { path, line });
-        }
         let doc = Document::parse(&raw);
         let mut warnings = Vec::new();
+        // Both sides of a git conflict in the frontmatter are neither memory: read leniently, the
+        // file would become a new memory with a derived id (see `model::conflict`). Markers after
+        // a frontmatter that reads (what `memlane merge-file` leaves) are in the memory's text:
+        // it is read, named as conflicted.
+        if let Some(line) = crate::model::conflict::conflict_line(&raw) {
+            let head_lines = raw[..raw.len() - doc.body().len()].matches('\n').count();
+            if !doc.has_frontmatter() || line <= head_lines || doc.mapping().is_err() {
+                return Err(Error::MergeConflict { path, line });
+            }
+            warnings.push(format!(
+                "{BODY_CONFLICT} (line {line}): both versions are there, between `<<<<<<<` and `>>>>>>>` markers"
+            ));
+        }
         let map = match doc.mapping() {
             Ok(m) => m,
             Err(e) if e.is_over_limit() => return Err(Error::OverLimit { path, problem: e }),
@@ -261,6 +279,20 @@ impl Vault {
         };
         let (mut meta, w) = Meta::from_mapping(&map);
         warnings.extend(w);
+        if let Some(recorded) = map.get(crate::gitmerge::CONFLICTS_KEY).filter(|v| !v.is_null()) {
+            let keys: Vec<String> = recorded
+                .as_sequence()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.get("key").and_then(|k| k.as_str()))
+                .map(|k| format!("`{k}`"))
+                .collect();
+            let keys = if keys.is_empty() { "some keys".to_owned() } else { keys.join(", ") };
+            warnings.push(format!(
+                "{KEY_CONFLICT}: the merged branches set {keys} differently; `{}:` holds both values",
+                crate::gitmerge::CONFLICTS_KEY
+            ));
+        }
         // Hand-written metadata gets the content's redaction before it reaches the manifest, the
         // index or any output (the file itself is never rewritten by reading): a tag redaction
         // touches is left out, and other values and warnings (which quote values) are redacted.

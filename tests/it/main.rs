@@ -13,6 +13,7 @@ mod consolidate;
 mod embed_failure;
 mod freshness;
 mod generated;
+mod git_merge;
 mod graph;
 mod hardening;
 mod hints;

@@ -7,13 +7,13 @@ use std::process::Command;
 use crate::common::{CommandOutput, TestEnv};
 
 /// A project folder `root/proj` that is a git repository with a vault created by `memlane init`.
-struct Repo {
-    env: TestEnv,
-    dir: PathBuf,
+pub(crate) struct Repo {
+    pub(crate) env: TestEnv,
+    pub(crate) dir: PathBuf,
 }
 
 impl Repo {
-    fn new() -> Repo {
+    pub(crate) fn new() -> Repo {
         let env = TestEnv::empty();
         let dir = env.root.join("proj");
         std::fs::create_dir_all(&dir).unwrap();
@@ -24,11 +24,11 @@ impl Repo {
     }
 
     /// memlane run in the project folder, finding `.memories/` as a user would (no MEMLANE_VAULT).
-    fn run(&self, args: &[&str]) -> CommandOutput {
+    pub(crate) fn run(&self, args: &[&str]) -> CommandOutput {
         self.run_in(&self.dir, args)
     }
 
-    fn run_in(&self, cwd: &Path, args: &[&str]) -> CommandOutput {
+    pub(crate) fn run_in(&self, cwd: &Path, args: &[&str]) -> CommandOutput {
         let mut cmd = self.env.command();
         cmd.env_remove("MEMLANE_VAULT").current_dir(cwd).args(args);
         let out = cmd.output().unwrap();
@@ -39,7 +39,7 @@ impl Repo {
         }
     }
 
-    fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         let out = Command::new("git")
             .args(["-c", "user.name=Test", "-c", "user.email=test@example.com"])
             .args(["-c", "commit.gpgsign=false", "-c", "core.autocrlf=false"])
@@ -53,20 +53,20 @@ impl Repo {
     }
 
     /// `git status --porcelain`, every untracked file listed.
-    fn status(&self) -> Vec<String> {
+    pub(crate) fn status(&self) -> Vec<String> {
         self.git(&["status", "--porcelain", "--untracked-files=all"])
             .lines()
             .map(str::to_owned)
             .collect()
     }
 
-    fn commit_all(&self, msg: &str) {
+    pub(crate) fn commit_all(&self, msg: &str) {
         self.git(&["add", "-A"]);
         self.git(&["commit", "-q", "-m", msg]);
         assert_eq!(self.status(), Vec::<String>::new(), "everything committed");
     }
 
-    fn memory_file(&self, rel: &str) -> PathBuf {
+    pub(crate) fn memory_file(&self, rel: &str) -> PathBuf {
         self.dir.join(".memories").join(rel)
     }
 }
@@ -78,10 +78,11 @@ fn git_status_shows_only_memory_files_after_add_update_and_rm() {
     for line in ["indices/", "state/", ".history/", ".trash/", "# !.history/"] {
         assert!(gitignore.lines().any(|l| l == line), "{line} in:\n{gitignore}");
     }
-    // What init created that git should track: the .gitignore and config.toml only.
+    // What init created that git should track: the .gitignore and config.toml, and the
+    // `.gitattributes` rule that makes git merge memory files with memlane.
     assert_eq!(
         repo.status(),
-        ["?? .memories/.gitignore", "?? .memories/config.toml"],
+        ["?? .gitattributes", "?? .memories/.gitignore", "?? .memories/config.toml"],
         "right after init"
     );
     repo.commit_all("vault");
@@ -133,9 +134,11 @@ fn init_keeps_a_users_gitignore_and_doctor_suggests_the_missing_lines() {
     assert!(advice[0]["hint"].as_str().unwrap().contains("`.history/`, `.trash/`"), "{advice:?}");
 }
 
-/// A memory whose frontmatter both branches changed, merged with `git merge`.
+/// A memory whose frontmatter both branches changed, merged with `git merge` by a clone that
+/// has not set up memlane's merge driver (git then merges the file as plain text).
 fn conflicted_repo() -> Repo {
     let repo = Repo::new();
+    repo.git(&["config", "--local", "--remove-section", "merge.memlane"]);
     repo.run(&["add", "decisions/queue", "We use a Postgres-backed job queue.", "--tag", "infra"])
         .success();
     repo.commit_all("queue");

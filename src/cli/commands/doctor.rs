@@ -62,12 +62,33 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
         let hint = hints::gitignore_hint(&advice);
         problems.push(json!({ "kind": "gitignore", "message": advice.to_string(), "hint": hint }));
     }
+    match memlane::gitmerge::merge_driver_missing(vault.root()) {
+        Ok(Some(missing)) if !missing.is_empty() => {
+            let what: Vec<String> = missing.iter().map(ToString::to_string).collect();
+            problems.push(json!({
+                "kind": "merge_driver",
+                "message": format!("git merges memory files as plain text here, so a frontmatter both branches changed conflicts; missing: {}", what.join("; ")),
+                "hint": "run `memlane init` in this clone (it only adds what is missing), and commit `.gitattributes`",
+            }));
+        }
+        Ok(_) => {}
+        Err(e) => ctx.out.warn(format!("cannot check the git merge driver: {e}")),
+    }
     for u in vault.unreachable_files()? {
         problems.push(json!({ "kind": "unreachable", "message": u.to_string(), "hint": u.hint() }));
     }
     for (name, e) in idx.manifest().entries() {
         for w in &e.warnings {
-            problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
+            let conflicted = w.starts_with(memlane::vault::BODY_CONFLICT)
+                || w.starts_with(memlane::vault::KEY_CONFLICT);
+            if conflicted {
+                let hint = hints::merged_conflict_hint(w.starts_with(memlane::vault::KEY_CONFLICT));
+                problems.push(
+                    json!({ "kind": "merge_conflict", "memory": name, "message": w, "hint": hint }),
+                );
+            } else {
+                problems.push(json!({ "kind": "frontmatter", "memory": name, "message": w }));
+            }
         }
     }
     for (src, missing) in idx.graph().dangling() {

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
+use memlane::gitmerge::DriverAction;
 use memlane::vault::{Location, init_target};
 
 use crate::cli::Ctx;
@@ -11,7 +12,10 @@ use crate::cli::Ctx;
 ///
 /// Creates `.memories/` with `.trash/`, `.history/`, a `.gitignore` that keeps derived indices,
 /// per-user state, history and trash out of git (memory files and config.toml are committed),
-/// and a commented `config.toml`. Running it again changes nothing and never overwrites files.
+/// and a commented `config.toml`. Inside a git work tree it also sets up `memlane merge-file` as
+/// git's merge driver for memory files (a `.gitattributes` rule to commit, and
+/// `merge.memlane.driver` in the repository's local git config). Running it again changes nothing
+/// and never overwrites files.
 #[derive(Debug, clap::Args)]
 pub(crate) struct InitArgs {
     /// Create the vault in this folder instead (as `DIR/.memories`)
@@ -28,10 +32,32 @@ pub(crate) fn run(ctx: &mut Ctx, args: &InitArgs) -> anyhow::Result<()> {
     };
     let root = init_target(&loc)?;
     let report = memlane::vault::init(&root, &memlane::config::default_config_toml())?;
+    // Inside a git work tree: git merges memory files with `memlane merge-file`. A failure here
+    // leaves the vault as made and says so; git then merges memories as plain text.
+    let program = memlane::gitmerge::default_driver_program();
+    let git =
+        match memlane::gitmerge::merge_driver_setup(&root, DriverAction::Install, true, &program) {
+            Ok(setup) => Some(setup),
+            Err(e) => {
+                ctx.out.warn(format!(
+                    "the vault is ready, but the git merge driver is not set up: {e}"
+                ));
+                None
+            }
+        };
     if ctx.out.json {
-        return ctx.out.json(&report);
+        let mut v = serde_json::to_value(&report)?;
+        v["merge_driver"] = serde_json::to_value(&git)?;
+        return ctx.out.json(&v);
     }
-    if report.existed && report.created.is_empty() {
+    let git_changes = git.as_ref().map_or(0, |g| g.changes.len());
+    if let Some(g) = git.as_ref().filter(|g| !g.changes.is_empty()) {
+        for change in &g.changes {
+            ctx.out.note(format!("git: {change}"));
+        }
+        ctx.out.note("git: memory files now merge key by key; commit `.gitattributes`");
+    }
+    if report.existed && report.created.is_empty() && git_changes == 0 {
         ctx.out.line(format!("vault already exists at {}", report.vault.display()))
     } else {
         ctx.out.line(format!(

@@ -18,6 +18,7 @@ pub(crate) mod list;
 pub(crate) mod maintain;
 pub(crate) mod mcp;
 pub(crate) mod merge;
+pub(crate) mod merge_file;
 pub(crate) mod model;
 pub(crate) mod model_hub;
 pub(crate) mod mv;

@@ -407,13 +407,54 @@ impl Document {
 
     /// Sets a top-level key, replacing only its own lines (or inserting it in canonical order).
     pub fn set(&mut self, key: &str, value: &Value) {
+        let mut text = render_entry(key, value);
+        if self.newline == "\r\n" {
+            text = text.replace('\n', "\r\n");
+        }
+        self.set_entry_text(key, value, text);
+    }
+
+    /// The raw body: everything after the closing `---` line (the whole file without
+    /// frontmatter), separating blank line included.
+    pub fn body(&self) -> &str {
+        &self.body
+    }
+
+    /// Replaces the raw body (see [`Document::body`]) as is.
+    pub fn set_body(&mut self, body: &str) {
+        self.body = body.to_owned();
+    }
+
+    /// The lines of a top-level key exactly as written, when the frontmatter has it.
+    pub fn entry_text(&self, key: &str) -> Option<&str> {
+        let fm = self.fm.as_ref()?;
+        fm.segments.iter().find(|s| s.key.as_deref() == Some(key)).map(|s| s.text.as_str())
+    }
+
+    /// Gives `key` the lines `other` has for it, byte for byte (newlines adapted to this file),
+    /// or removes it when `other` has none. Checked like any edit by [`Document::verify_edits`].
+    pub fn copy_entry_from(&mut self, other: &Document, key: &str) {
+        let Some(text) = other.entry_text(key) else {
+            self.remove(key);
+            return;
+        };
+        let value = other.mapping().ok().and_then(|m| m.get(key).cloned()).unwrap_or(Value::Null);
+        let mut text = text.replace("\r\n", "\n");
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if self.newline == "\r\n" {
+            text = text.replace('\n', "\r\n");
+        }
+        self.set_entry_text(key, &value, text);
+    }
+
+    /// Puts `text` (one whole `key: value` entry, ending in a newline) in place of `key`'s lines
+    /// or inserts it in canonical order; `value` is what it reads as.
+    fn set_entry_text(&mut self, key: &str, value: &Value, text: String) {
         self.ensure_frontmatter();
         self.edits.push((key.to_owned(), Some(value.clone())));
         let nl = self.newline;
-        let mut text = render_entry(key, value);
-        if nl == "\r\n" {
-            text = text.replace('\n', "\r\n");
-        }
         let fm = self.fm.as_mut().expect("ensured above");
         if let Some(seg) = fm.segments.iter_mut().find(|s| s.key.as_deref() == Some(key)) {
             // Keep a trailing comment-free layout: the segment may have ended without a newline.
