@@ -103,6 +103,9 @@ pub enum Error {
     /// The filesystem watcher failed.
     #[error(transparent)]
     Watch(#[from] crate::watch::WatchError),
+    /// A client config file `setup` cannot edit.
+    #[error(transparent)]
+    Setup(#[from] crate::setup::SetupError),
     /// No vault was found.
     #[error(
         "no memlane vault found in {} or any parent folder",
@@ -647,7 +650,8 @@ impl Error {
             | Error::SelfLink(_)
             | Error::BadTime { .. }
             | Error::BadDuration { .. }
-            | Error::EmptyWindow { .. } => K::Invalid,
+            | Error::EmptyWindow { .. }
+            | Error::Setup(_) => K::Invalid,
             Error::OverLimit { .. }
             | Error::OutsideVault(_)
             | Error::LinkOutsideVault(_)
