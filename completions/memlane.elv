@@ -67,6 +67,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand config 'Print the effective configuration and where each value came from'
             cand watch 'Keep the indices fresh while files change, until interrupted'
             cand mcp 'Serve memories to an agent over MCP (stdio)'
+            cand setup 'Connect an agent client to this vault''s MCP server'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -756,6 +757,23 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;setup'= {
+            cand --command 'The command the client runs (default `memlane`, found on PATH); a path here is written into files that are shared with everyone who clones the project'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --dry-run 'Print a unified diff of each file that would change, and change nothing'
+            cand --remove 'Take memlane''s entries out again (a file left empty is deleted)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memlane;completions'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -819,6 +837,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand config 'Print the effective configuration and where each value came from'
             cand watch 'Keep the indices fresh while files change, until interrupted'
             cand mcp 'Serve memories to an agent over MCP (stdio)'
+            cand setup 'Connect an agent client to this vault''s MCP server'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -906,6 +925,8 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;watch'= {
         }
         &'memlane;help;mcp'= {
+        }
+        &'memlane;help;setup'= {
         }
         &'memlane;help;completions'= {
         }
