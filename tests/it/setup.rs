@@ -466,6 +466,17 @@ fn a_changed_memlane_entry_is_set_back_and_command_is_written_as_given() {
 }
 
 #[test]
+fn setup_in_a_subfolder_writes_next_to_the_vault() {
+    let p = Project::new(false);
+    std::fs::create_dir_all(p.dir.join("src/deep")).unwrap();
+    let mut cmd = p.env.command();
+    cmd.env_remove("MEMLANE_VAULT").current_dir(p.dir.join("src/deep")).args(["setup", "gemini"]);
+    assert!(cmd.status().unwrap().success());
+    assert!(p.dir.join(".gemini/settings.json").is_file());
+    assert!(!p.dir.join("src/deep/.gemini").exists());
+}
+
+#[test]
 fn setup_outside_a_vault_says_to_run_init() {
     let env = TestEnv::empty();
     let mut cmd = env.command();

@@ -120,6 +120,13 @@ pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
         ctx.out.line(format!("{verb:<9}  {}", f.path))?;
     }
     if !args.remove {
+        if vault != project.join(".memories") {
+            ctx.out.warn(format!(
+                "the vault {} is not this project's .memories/, so `memlane mcp` started in {} finds it only where MEMLANE_VAULT is set (or with `storage_strategy = \"user\"`)",
+                vault.display(),
+                project.display()
+            ));
+        }
         for n in client.notes() {
             ctx.out.note(format!("note: {n}"));
         }
