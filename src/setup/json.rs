@@ -23,13 +23,20 @@ pub(crate) struct JsonFile {
     indent: String,
     /// Whether the file ended in a newline (a new file does).
     trailing_newline: bool,
+    /// Whether its lines end in `\r\n`.
+    crlf: bool,
 }
 
 impl JsonFile {
     /// Parses `text` (the file at `path`, for errors); `None` is a file that does not exist.
     pub fn parse(path: &Path, text: Option<&str>) -> Result<JsonFile, SetupError> {
         let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
-            return Ok(JsonFile { root: Map::new(), indent: "  ".into(), trailing_newline: true });
+            return Ok(JsonFile {
+                root: Map::new(),
+                indent: "  ".into(),
+                trailing_newline: true,
+                crlf: false,
+            });
         };
         let value: Value = serde_json::from_str(text).map_err(|e| SetupError::Parse {
             path: path.to_owned(),
@@ -45,7 +52,12 @@ impl JsonFile {
                 expected: "an object",
             });
         };
-        Ok(JsonFile { root, indent: detect_indent(text), trailing_newline: text.ends_with('\n') })
+        Ok(JsonFile {
+            root,
+            indent: detect_indent(text),
+            trailing_newline: text.ends_with('\n'),
+            crlf: text.contains("\r\n"),
+        })
     }
 
     /// The file's text for the current tree, in its indentation.
@@ -60,7 +72,8 @@ impl JsonFile {
         if self.trailing_newline {
             s.push('\n');
         }
-        s
+        // JSON strings hold no raw line breaks, so every `\n` here ends a line.
+        if self.crlf { s.replace('\n', "\r\n") } else { s }
     }
 }
 
@@ -163,6 +176,7 @@ mod tests {
             "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {}\n}\n",
             "{\n    \"a\": {\n        \"x\": \"y\"\n    }\n}",
             "{\n\t\"a\": {\n\t\t\"x\": []\n\t}\n}\n",
+            "{\r\n  \"a\": 1\r\n}\r\n",
         ] {
             let f = JsonFile::parse(Path::new("f.json"), Some(text)).unwrap();
             assert_eq!(f.render(), text);

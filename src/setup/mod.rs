@@ -307,7 +307,16 @@ impl SetupPlan {
             let path = self.project.join(&f.path);
             match (f.action, &f.after) {
                 (FileAction::Create | FileAction::Update, Some(text)) => {
-                    crate::disk::atomic_write(&path, text.as_bytes())?;
+                    // A config file that is a symbolic link (kept in a dotfiles repository)
+                    // stays one: the file it points to is written.
+                    let is_link =
+                        std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+                    let target = if is_link {
+                        std::fs::canonicalize(&path).at("resolve", &path)?
+                    } else {
+                        path
+                    };
+                    crate::disk::atomic_write(&target, text.as_bytes())?;
                 }
                 (FileAction::Delete, _) => {
                     std::fs::remove_file(&path).at("remove", &path)?;

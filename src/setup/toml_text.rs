@@ -78,9 +78,16 @@ fn block_span(text: &str, name: &str) -> Option<(usize, usize)> {
     start.map(|s| (s, end))
 }
 
+/// The line ending of `text`: `\r\n` when it uses them, else `\n`.
+fn newline(text: &str) -> &'static str {
+    if text.contains("\r\n") { "\r\n" } else { "\n" }
+}
+
 /// `text` with the table `[name]` set to `block` (a whole table, ending in a newline): replaced
-/// where it stands, or appended after a blank line.
+/// where it stands, or appended after a blank line; in the file's line endings.
 pub(crate) fn set_block(text: &str, name: &str, block: &str) -> String {
+    let nl = newline(text);
+    let block = &block.replace('\n', nl);
     match block_span(text, name) {
         Some((s, e)) => {
             let mut out = String::with_capacity(text.len() + block.len());
@@ -92,10 +99,10 @@ pub(crate) fn set_block(text: &str, name: &str, block: &str) -> String {
         None => {
             let mut out = text.to_owned();
             if !out.is_empty() && !out.ends_with('\n') {
-                out.push('\n');
+                out.push_str(nl);
             }
             if !out.trim().is_empty() {
-                out.push('\n');
+                out.push_str(nl);
             }
             out.push_str(block);
             out
@@ -107,10 +114,11 @@ pub(crate) fn set_block(text: &str, name: &str, block: &str) -> String {
 /// it is not written as a table.
 pub(crate) fn remove_block(text: &str, name: &str) -> Option<String> {
     let (s, e) = block_span(text, name)?;
+    let nl = newline(text);
     let mut before = text[..s].to_owned();
     let after = &text[e..];
-    if before.ends_with("\n\n") && (after.is_empty() || after.starts_with('\n')) {
-        before.pop();
+    if before.ends_with(&nl.repeat(2)) && (after.is_empty() || after.starts_with(nl)) {
+        before.truncate(before.len() - nl.len());
     }
     Some(before + after)
 }
@@ -135,6 +143,14 @@ mod tests {
         let set = set_block(text, "mcp_servers.memlane", BLOCK);
         assert_eq!(set, format!("{BLOCK}\n# next\n[tui]\nx = 1\n"));
         assert_eq!(remove_block(&set, "mcp_servers.memlane").unwrap(), "\n# next\n[tui]\nx = 1\n");
+    }
+
+    #[test]
+    fn a_file_with_crlf_line_endings_keeps_them() {
+        let text = "model = \"o3\"\r\n";
+        let added = set_block(text, "mcp_servers.memlane", BLOCK);
+        assert_eq!(added, format!("{text}\r\n{}", BLOCK.replace('\n', "\r\n")));
+        assert_eq!(remove_block(&added, "mcp_servers.memlane").unwrap(), text);
     }
 
     #[test]

@@ -465,6 +465,21 @@ fn a_changed_memlane_entry_is_set_back_and_command_is_written_as_given() {
     assert!(!p.dir.join(".claude/settings.json").exists());
 }
 
+#[cfg(unix)]
+#[test]
+fn a_config_file_that_is_a_symbolic_link_stays_one() {
+    let p = Project::new(false);
+    p.write("dotfiles/cursor-mcp.json", "{\n  \"mcpServers\": {}\n}\n");
+    std::fs::create_dir_all(p.dir.join(".cursor")).unwrap();
+    std::os::unix::fs::symlink("../dotfiles/cursor-mcp.json", p.dir.join(".cursor/mcp.json"))
+        .unwrap();
+    p.setup(&["cursor"]).success();
+    let meta = std::fs::symlink_metadata(p.dir.join(".cursor/mcp.json")).unwrap();
+    assert!(meta.file_type().is_symlink());
+    let v = json(&p.read("dotfiles/cursor-mcp.json"));
+    assert_eq!(v["mcpServers"]["memlane"]["command"], "memlane");
+}
+
 #[test]
 fn setup_in_a_subfolder_writes_next_to_the_vault() {
     let p = Project::new(false);
