@@ -129,6 +129,5 @@ fn setup_hint(e: &memlane::setup::SetupError) -> Option<String> {
         S::Parse { .. } => "fix the file or move it away, then run `memlane setup` again".into(),
         S::Shape { key, expected, .. } => format!("make `{key}` {expected} (or remove it), then run `memlane setup` again"),
         S::CannotEdit { .. } => "write memlane's entry as a `[mcp_servers.memlane]` table, or delete it, then run `memlane setup` again".into(),
-        S::UnknownClient { .. } => "`memlane setup` lists the clients".into(),
     })
 }

@@ -17,8 +17,9 @@
 //! anything is written.
 //!
 //! Adding a target (such as registering memlane's git merge driver) means a variant in
-//! [`Client`] with its files in [`Client::files`] and its edits in [`plan`]; the CLI lists and
-//! parses targets from [`Client::ALL`].
+//! [`Client`] with its files in [`Client::files`] and its edits in [`plan`] (a [`FileChange`]
+//! per file, so `--dry-run`, `--remove` and `--json` work unchanged), and a value of the CLI's
+//! client argument (`src/cli/commands/setup.rs`), which maps each name to a [`Client`].
 
 mod json;
 mod toml_text;
@@ -235,14 +236,6 @@ pub enum SetupError {
         path: PathBuf,
         /// What `setup` would have had to change.
         what: &'static str,
-    },
-    /// A client name that is not one of [`Client::ALL`].
-    #[error("unknown client `{name}` (known clients: {})", .known.join(", "))]
-    UnknownClient {
-        /// What was given.
-        name: String,
-        /// The known clients' names.
-        known: Vec<&'static str>,
     },
 }
 
