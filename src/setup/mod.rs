@@ -285,6 +285,23 @@ pub struct SetupPlan {
     pub command: String,
     /// Every file the client's set-up concerns, changed or not.
     pub files: Vec<FileChange>,
+    /// What `setup` left out, and why.
+    pub warnings: Vec<SetupWarning>,
+}
+
+/// Something `setup` deliberately did not write.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SetupWarning {
+    /// The per-user settings file that would hold the approval is tracked by git, so an
+    /// approval there would reach everyone who clones the project: it is not written.
+    #[error(
+        "{path} is tracked by git, so an approval in it would reach everyone who clones the project; the server was not approved (untrack it with `git rm --cached {path}` and run setup again)"
+    )]
+    ApprovalFileTracked {
+        /// The file, relative to the project.
+        path: String,
+    },
 }
 
 impl SetupPlan {
@@ -399,6 +416,7 @@ fn read_optional(path: &Path) -> crate::Result<Option<String>> {
 /// Computes what `setup` does for `client`, writing nothing.
 pub fn plan(client: Client, req: &SetupRequest<'_>) -> crate::Result<SetupPlan> {
     let mut files = Vec::new();
+    let mut warnings = Vec::new();
     let entry = server_entry(client, req.command);
     match client {
         Client::ClaudeCode => {
@@ -411,9 +429,12 @@ pub fn plan(client: Client, req: &SetupRequest<'_>) -> crate::Result<SetupPlan> 
                 set_hook(f, path, "SessionStart", &start, req.remove)?;
                 set_hook(f, path, "Stop", &stop, req.remove)
             })?);
-            files.push(json_file(req, ".claude/settings.local.json", |f, path| {
-                set_approval(f, path, req.remove)
-            })?);
+            const LOCAL: &str = ".claude/settings.local.json";
+            if !req.remove && tracked_by_git(req.project, LOCAL) {
+                warnings.push(SetupWarning::ApprovalFileTracked { path: LOCAL.into() });
+            } else {
+                files.push(json_file(req, LOCAL, |f, path| set_approval(f, path, req.remove))?);
+            }
             if let Some(change) = gitignore_change(req)? {
                 files.push(change);
             }
@@ -437,7 +458,20 @@ pub fn plan(client: Client, req: &SetupRequest<'_>) -> crate::Result<SetupPlan> 
         remove: req.remove,
         command: req.command.to_owned(),
         files,
+        warnings,
     })
+}
+
+/// Whether git tracks `rel` in the work tree at `project` (false without git or a work tree).
+fn tracked_by_git(project: &Path, rel: &str) -> bool {
+    std::process::Command::new("git")
+        .args(["ls-files", "--error-unmatch", "--", rel])
+        .current_dir(project)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// The purpose of `rel` among the client files.

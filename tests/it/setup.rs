@@ -384,6 +384,24 @@ fn the_approval_is_for_this_user_only_and_stays_out_of_git() {
 }
 
 #[test]
+fn no_approval_is_written_into_a_settings_file_git_tracks() {
+    let p = Project::new(true);
+    p.write(".claude/settings.local.json", "{\n  \"model\": \"opus\"\n}\n");
+    let add = std::process::Command::new("git")
+        .args(["add", ".claude/settings.local.json"])
+        .current_dir(&p.dir)
+        .status()
+        .unwrap();
+    assert!(add.success());
+    let out = p.setup(&["claude-code"]).success();
+    assert!(out.stderr.contains("is tracked by git"), "{out}");
+    assert_eq!(p.read(".claude/settings.local.json"), "{\n  \"model\": \"opus\"\n}\n");
+    assert!(p.dir.join(".mcp.json").is_file());
+    let v = p.setup(&["--json", "claude-code"]).success().json();
+    assert!(v["warnings"][0].as_str().unwrap().contains("not approved"), "{v}");
+}
+
+#[test]
 fn an_unknown_client_is_a_usage_error_that_lists_the_known_ones() {
     let p = Project::new(false);
     let out = p.setup(&["emacs"]).code(2);

@@ -87,6 +87,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
     if !args.dry_run {
         plan.apply()?;
     }
+    for w in &plan.warnings {
+        ctx.out.warn(w.to_string());
+    }
     if ctx.out.json {
         let v = serde_json::json!({
             "client": plan.client,
@@ -96,6 +99,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
             "dry_run": args.dry_run,
             "changed": plan.changed(),
             "files": plan.files,
+            "warnings": plan.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
         });
         return ctx.out.json(&v);
     }
