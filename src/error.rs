@@ -221,6 +221,9 @@ pub enum Error {
     /// Running `git` failed (the merge driver, its registration).
     #[error(transparent)]
     Git(#[from] crate::gitmerge::GitError),
+    /// A client config file `setup` cannot edit.
+    #[error(transparent)]
+    Setup(#[from] crate::setup::SetupError),
     /// No vault was found.
     #[error(
         "no memlane vault found in {} or any parent folder",
@@ -780,7 +783,8 @@ impl Error {
             | Error::SelfLink(_)
             | Error::BadTime { .. }
             | Error::BadDuration { .. }
-            | Error::EmptyWindow { .. } => K::Invalid,
+            | Error::EmptyWindow { .. }
+            | Error::Setup(_) => K::Invalid,
             Error::OverLimit { .. }
             | Error::OutsideVault(_)
             | Error::UnsafeFolder { .. }

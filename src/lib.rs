@@ -21,6 +21,7 @@
 //! | [`watch`] | the filesystem watcher that keeps the indices fresh |
 //! | [`gitmerge`] | git's merge driver for memory files, and its registration in a repository |
 //! | [`mcp`] | the MCP server over stdio: tools that parse, call [`ops`], and return JSON |
+//! | [`setup`] | the project files that connect an agent client (Claude Code, Cursor, VS Code, Gemini CLI, Codex) to `memlane mcp` |
 //!
 //! The binary's `src/cli/` (not part of this library) is the other front end: clap definitions,
 //! one file per command in `src/cli/commands/`, each parsing its arguments, calling [`ops`] and
@@ -62,6 +63,7 @@ pub mod limits;
 pub mod mcp;
 pub mod privacy;
 pub mod search;
+pub mod setup;
 pub mod watch;
 
 pub mod model;

@@ -91,6 +91,7 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::Exists(name) => format!("choose another name, or use `memlane update {name}` to change it"),
         Error::UnknownType { ty, .. } => format!("add it under [types.{ty}] in .memories/config.toml"),
         Error::Frontmatter { .. } => "fix the YAML between the `---` lines".into(),
+        Error::Setup(e) => setup_hint(e)?,
         Error::OverLimit { .. } => "shorten its frontmatter (between the `---` lines) or move the file out of the vault".into(),
         Error::LinkOutsideVault(_) => "memlane never reads outside `.memories/`; copy the file into the vault if you want it as a memory (`memlane doctor` lists such links)".into(),
         Error::NoSuchVersion { name, available, .. } if *available > 0 => format!("`memlane history {name}` lists them"),
@@ -127,5 +128,16 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
             _ => return None,
         },
         _ => return e.neutral_hint(),
+    })
+}
+
+/// How to get `memlane setup` past a config file it cannot edit.
+fn setup_hint(e: &memlane::setup::SetupError) -> Option<String> {
+    use memlane::setup::SetupError as S;
+    Some(match e {
+        S::Parse { format: "JSON", .. } => "fix the file (comments and trailing commas are not JSON) or move it away, then run `memlane setup` again".into(),
+        S::Parse { .. } => "fix the file or move it away, then run `memlane setup` again".into(),
+        S::Shape { key, expected, .. } => format!("make `{key}` {expected} (or remove it), then run `memlane setup` again"),
+        S::CannotEdit { .. } => "write memlane's entry as a `[mcp_servers.memlane]` table, or delete it, then run `memlane setup` again".into(),
     })
 }

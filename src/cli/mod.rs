@@ -132,6 +132,7 @@ pub(crate) enum Command {
     Watch(commands::watch::WatchArgs),
     Mcp(commands::mcp::McpArgs),
     MergeFile(commands::merge_file::MergeFileArgs),
+    Setup(commands::setup::SetupArgs),
     Completions(commands::generate::CompletionsArgs),
     #[command(hide = true)]
     Generate(commands::generate::GenerateArgs),
@@ -469,6 +470,7 @@ fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Config(a) => config::run(ctx, &a),
         Command::Watch(a) => watch::run(ctx, &a),
         Command::Mcp(a) => mcp::run(ctx, &a),
+        Command::Setup(a) => setup::run(ctx, &a),
         Command::Completions(a) => generate::completions(ctx, &a),
         Command::Generate(a) => generate::run(ctx, &a),
     }?;

@@ -31,6 +31,7 @@ mod read_only;
 mod safety;
 mod search;
 mod search_quality;
+mod setup;
 mod trash_history;
 mod ux;
 mod vault_git;

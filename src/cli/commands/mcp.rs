@@ -4,8 +4,8 @@ use crate::cli::Ctx;
 
 /// Serve memories to an agent over MCP (stdio)
 ///
-/// Register it with an MCP client as the command `memlane mcp`. stdout carries the protocol;
-/// logs go to stderr.
+/// Connect a client with `memlane setup <client>`, or register the command `memlane mcp` with
+/// any MCP client. stdout carries the protocol; logs go to stderr.
 #[derive(Debug, clap::Args)]
 pub(crate) struct McpArgs {}
 

@@ -29,6 +29,7 @@ pub(crate) mod relationships;
 pub(crate) mod restore;
 pub(crate) mod rm;
 pub(crate) mod search;
+pub(crate) mod setup;
 pub(crate) mod show;
 pub(crate) mod split;
 pub(crate) mod suggest_merges;
