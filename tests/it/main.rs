@@ -9,6 +9,7 @@ mod cli_basics;
 mod concurrency;
 mod config;
 mod consolidate;
+mod context;
 mod embed_failure;
 mod freshness;
 mod generated;
