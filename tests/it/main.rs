@@ -18,6 +18,7 @@ mod hardening;
 mod hints;
 mod lifecycle;
 mod mcp;
+mod mcp_resources;
 mod mcp_sdk;
 mod mcp_tools;
 mod memories;
