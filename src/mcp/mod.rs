@@ -32,7 +32,8 @@ on a file (search_linked_memories with the file's path). REMEMBER (remember) whe
 or learn a decision, fix a bug, discover a convention or fact, or the user states a preference: \
 one short self-contained note per fact, with a type (decision, fact, preference, observation, \
 …). remember updates a near-duplicate instead of adding a copy. Use read_memory for a whole \
-note, link_memories to connect notes, pin_memory for notes that must never fade.";
+note, link_memories to connect notes, pin_memory for notes that must never fade, and mark_used \
+to report the notes that helped you.";
 
 /// Runs the cold check and sends its notification, if any, to `peer` (errors are logged: a
 /// failed check must not stop the server).
