@@ -331,7 +331,7 @@ pub fn age(seconds: i64) -> String {
 
 /// The first sentence of a memory's (redacted) content: headings, fences, comments and blank
 /// lines skipped, the first paragraph cut at its first sentence end, at most
-/// [`MAX_SUMMARY_CHARS`] characters. A memory that is only a heading gives the heading.
+/// 160 characters. A memory that is only a heading gives the heading.
 pub fn first_sentence(content: &str) -> String {
     let mut paragraph = String::new();
     let mut heading = None;
