@@ -199,7 +199,7 @@ async fn watch_resource_list(
         match generation() {
             Some(g) if Some(g) == seen => continue,
             Some(g) => seen = Some(g),
-            None if tick % LIST_POLL_TICKS != 0 => continue,
+            None if !tick.is_multiple_of(LIST_POLL_TICKS) => continue,
             None => {}
         }
         let Some(now) = memory_names(&vault).await else { continue };

@@ -187,7 +187,7 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
                 .collect();
             let k = HOT_CANDIDATES.min(hot.len());
             if k > 0 && k < hot.len() {
-                hot.select_nth_unstable_by(k - 1, |a, b| hot_order(a, b));
+                hot.select_nth_unstable_by(k - 1, hot_order);
                 hot.truncate(k);
             }
             hot.sort_by(hot_order);
