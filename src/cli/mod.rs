@@ -107,6 +107,7 @@ pub(crate) enum Command {
     Mv(commands::mv::MvArgs),
     List(commands::list::ListArgs),
     Search(commands::search::SearchArgs),
+    Context(commands::context::ContextArgs),
     Reindex(commands::reindex::ReindexArgs),
     Linked(commands::linked::LinkedArgs),
     Relationships(commands::relationships::RelationshipsArgs),
@@ -133,6 +134,7 @@ pub(crate) enum Command {
     Mcp(commands::mcp::McpArgs),
     MergeFile(commands::merge_file::MergeFileArgs),
     Setup(commands::setup::SetupArgs),
+    Hook(commands::hook::HookArgs),
     Completions(commands::generate::CompletionsArgs),
     #[command(hide = true)]
     Generate(commands::generate::GenerateArgs),
@@ -447,6 +449,7 @@ fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Mv(a) => mv::run(ctx, &a),
         Command::List(a) => list::run(ctx, &a),
         Command::Search(a) => search::search(ctx, &a),
+        Command::Context(a) => context::context(ctx, &a),
         Command::Reindex(a) => reindex::reindex(ctx, &a),
         Command::Linked(a) => linked::linked(ctx, &a),
         Command::Relationships(a) => relationships::relationships(ctx, &a),
@@ -471,6 +474,7 @@ fn run(ctx: &mut Ctx, command: Command) -> anyhow::Result<ExitCode> {
         Command::Watch(a) => watch::run(ctx, &a),
         Command::Mcp(a) => mcp::run(ctx, &a),
         Command::Setup(a) => setup::run(ctx, &a),
+        Command::Hook(a) => hook::hook(ctx, &a),
         Command::Completions(a) => generate::completions(ctx, &a),
         Command::Generate(a) => generate::run(ctx, &a),
     }?;

@@ -20,7 +20,7 @@
 //! the fields no layer sets from the built-in `journal` profile (not from an overridden one).
 //!
 //! Besides the top-level keys, the sections `[embedding]`, `[search]` (with one
-//! `[search.intents.<intent>]` table per search intent), `[lifecycle]`, `[mcp]` and `[privacy]`
+//! `[search.intents.<intent>]` table per search intent), `[lifecycle]`, `[mcp]`, `[hooks]` and `[privacy]`
 //! hold plain keys, and `[types.<name>]` one profile per memory type; every key is optional.
 //!
 //! This module does no discovery of its own beyond [`default_user_config_path`]: the caller
@@ -43,6 +43,7 @@ pub use load::{
 pub use render::default_config_toml;
 pub use schema::ParseEnumError;
 pub use settings::{
-    ClockKind, Config, EmbeddingConfig, Intent, IntentWeights, LifecycleConfig, McpConfig,
-    McpTools, PrivacyConfig, SearchConfig, SearchProfile, StorageStrategy, TypeProfile, Weights,
+    ClockKind, Config, EmbeddingConfig, HooksConfig, Intent, IntentWeights, LifecycleConfig,
+    McpConfig, McpTools, PrivacyConfig, SearchConfig, SearchProfile, StorageStrategy, TypeProfile,
+    Weights,
 };

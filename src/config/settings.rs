@@ -33,6 +33,8 @@ config_table! {
             lifecycle: LifecycleConfig = LifecycleConfig::default();
             /// The MCP server.
             mcp: McpConfig = McpConfig::default();
+            /// Agent lifecycle hooks.
+            hooks: HooksConfig = HooksConfig::default();
             /// Redaction settings.
             privacy: PrivacyConfig = PrivacyConfig::default();
             /// Every known memory type and its ranking profile, built-in and user-defined.
@@ -208,6 +210,19 @@ config_table! {
 }
 
 config_table! {
+    /// Agent lifecycle hooks (`memlane hook session-start`, `memlane hook stop`), `[hooks]`.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct HooksConfig {
+        keys {
+            /// Estimated tokens of the digest the session-start hook prints (50 to 100000).
+            session_start_budget: usize = 400, Rule::Int(50, 100_000);
+            /// The stop hook reminds the agent, once per session, to record what it learned; false turns it off.
+            stop_reminder: bool = true, Rule::Bool;
+        }
+    }
+}
+
+config_table! {
     /// Redaction settings (SPEC §4), `[privacy]`.
     // The key's doc is also the config.toml comment, which names the `<private>` tag as written.
     #[allow(rustdoc::invalid_html_tags)]
@@ -298,6 +313,12 @@ pub(crate) const SECTIONS: &[Section] = &[
         get_mut: |c| &mut c.lifecycle,
     },
     Section { name: "mcp", intro: &[], get: |c| &c.mcp, get_mut: |c| &mut c.mcp },
+    Section {
+        name: "hooks",
+        intro: &["What `memlane hook` does when an agent's session starts and stops."],
+        get: |c| &c.hooks,
+        get_mut: |c| &mut c.hooks,
+    },
     Section { name: "privacy", intro: &[], get: |c| &c.privacy, get_mut: |c| &mut c.privacy },
 ];
 

@@ -93,6 +93,10 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
 }
 
 impl MemlaneServer {
+    pub(super) fn mark_used_impl(&self, p: &MarkUsedParams) -> crate::Result<Value> {
+        outcome_json(&ops::memory::mark_used(self, &p.names, p.context_for.as_deref())?)
+    }
+
     pub(super) fn create(&self, p: CreateParams) -> crate::Result<Value> {
         let req = ops::memory::CreateRequest {
             name: p.name,

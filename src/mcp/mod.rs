@@ -9,6 +9,8 @@ mod hints;
 mod lenient;
 mod live;
 mod params;
+mod prompts;
+mod resources;
 mod schema;
 mod tools;
 
@@ -30,7 +32,8 @@ on a file (search_linked_memories with the file's path). REMEMBER (remember) whe
 or learn a decision, fix a bug, discover a convention or fact, or the user states a preference: \
 one short self-contained note per fact, with a type (decision, fact, preference, observation, \
 …). remember updates a near-duplicate instead of adding a copy. Use read_memory for a whole \
-note, link_memories to connect notes, pin_memory for notes that must never fade.";
+note, link_memories to connect notes, pin_memory for notes that must never fade, and mark_used \
+to report the notes that helped you.";
 
 /// Runs the cold check and sends its notification, if any, to `peer` (errors are logged: a
 /// failed check must not stop the server).
@@ -65,7 +68,7 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
         index_changes: false,
         ..crate::watch::WatchOptions::from_config(&vault.config)
     };
-    let _watcher = match crate::watch::VaultWatcher::start(vault.clone(), opts, |batch| {
+    let watcher = match crate::watch::VaultWatcher::start(vault.clone(), opts, |batch| {
         for p in &batch.problems {
             tracing::warn!("{p}");
         }
@@ -117,6 +120,9 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
             }
         })
     });
+    // Clients that list the memories as resources hear when the list changed.
+    let lister =
+        tokio::spawn(watch_resource_list(vault.clone(), watcher.clone(), running.peer().clone()));
     // Warm-ups from searches and reads reach the state file within a second.
     let flusher = {
         let live = server_live.clone();
@@ -139,6 +145,7 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
         t.abort();
     }
     flusher.abort();
+    lister.abort();
     if let Err(e) = server_live.flush() {
         tracing::warn!("cannot save the usage state: {e}");
     }
@@ -146,6 +153,64 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     result
         .map_err(|e| crate::Error::Server { what: "MCP server stopped", problem: e.to_string() })?;
     Ok(())
+}
+
+/// How often the server looks for memories added, removed or renamed: every tick when the
+/// watcher counted a change since the last look, every [`LIST_POLL_TICKS`] ticks without one.
+const LIST_TICK: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Ticks between looks when there is no watcher to say that something changed.
+const LIST_POLL_TICKS: u64 = 10;
+
+/// The memory names of the vault, or `None` when they cannot be read now.
+async fn memory_names(vault: &Arc<Vault>) -> Option<Vec<String>> {
+    let vault = vault.clone();
+    let names = tokio::task::spawn_blocking(move || vault.names()).await.ok()?;
+    match names {
+        Ok(n) => {
+            let mut names: Vec<String> = n.into_iter().map(|n| n.to_string()).collect();
+            names.sort_unstable();
+            Some(names)
+        }
+        Err(e) => {
+            tracing::debug!("cannot list the memories: {e}");
+            None
+        }
+    }
+}
+
+/// Sends `notifications/resources/list_changed` whenever the set of memories changes (a memory
+/// added, deleted or renamed, by this server or anyone else); an edit of a memory's content
+/// changes no list. The watcher's change counter says when to look.
+async fn watch_resource_list(
+    vault: Arc<Vault>,
+    watcher: Option<Arc<std::sync::Mutex<crate::watch::VaultWatcher>>>,
+    peer: rmcp::Peer<rmcp::RoleServer>,
+) {
+    let mut known = memory_names(&vault).await;
+    let generation =
+        || watcher.as_ref().map(|w| w.lock().unwrap_or_else(|e| e.into_inner()).generation());
+    let mut seen = generation();
+    let mut interval = tokio::time::interval(LIST_TICK);
+    let mut tick: u64 = 0;
+    loop {
+        interval.tick().await;
+        tick += 1;
+        match generation() {
+            Some(g) if Some(g) == seen => continue,
+            Some(g) => seen = Some(g),
+            None if !tick.is_multiple_of(LIST_POLL_TICKS) => continue,
+            None => {}
+        }
+        let Some(now) = memory_names(&vault).await else { continue };
+        if known.as_ref() == Some(&now) {
+            continue;
+        }
+        known = Some(now);
+        if let Err(e) = peer.notify_resource_list_changed().await {
+            tracing::debug!("cannot send resources/list_changed: {e}");
+        }
+    }
 }
 
 /// [`serve_stdio`] on a current-thread tokio runtime, for synchronous callers.

@@ -311,3 +311,17 @@ pub struct RestoreParams {
     #[schemars(with = "String")]
     pub as_name: Option<String>,
 }
+
+/// `mark_used`
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(transform = schema::no_null_defaults)]
+pub struct MarkUsedParams {
+    /// The memories you used (names, `name.md` or ids; one string is one name), at most 100
+    #[serde(alias = "memories", deserialize_with = "lenient::list")]
+    pub names: Vec<String>,
+    /// The memory they were context for (e.g. the decision or session summary you just wrote):
+    /// each used memory gets a `was_context_for` link to it. Default: none, only counted as used
+    #[serde(default)]
+    #[schemars(with = "String")]
+    pub context_for: Option<String>,
+}

@@ -374,3 +374,12 @@ pub fn no_null_defaults(schema: &mut schemars::Schema) {
         }
     }
 }
+
+/// `mark_used`
+pub fn mark_used() -> Arc<JsonObject> {
+    let used = object(&[("memory_id", string()), ("name", string()), ("id", string())], &[]);
+    root(object(
+        &[("used", array(used)), ("linked", array(outcome()))],
+        &[("context_for", nullable(&string()))],
+    ))
+}

@@ -7,8 +7,9 @@ use rmcp::handler::server::wrapper::Parameters;
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig,
+    CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
@@ -64,6 +65,7 @@ pub const CORE_TOOLS: &[&str] = &[
     "delete_memory",
     "link_memories",
     "summarize_memory",
+    "mark_used",
 ];
 
 #[tool_router(router = tool_router)]
@@ -248,6 +250,22 @@ impl MemlaneServer {
     )]
     async fn remember(&self, Parameters(p): Parameters<RememberParams>) -> CallToolResult {
         done(self.remember_impl(p))
+    }
+
+    #[tool(
+        title = "Report memories you used",
+        description = "Tell memlane which memories helped you (names or ids): they count as read, so they stay warm. With context_for (a memory you wrote with their help, e.g. a decision or session summary), each gets a was_context_for link to it.",
+        output_schema = schema::mark_used(),
+        annotations(
+            title = "Report memories you used",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        )
+    )]
+    async fn mark_used(&self, Parameters(p): Parameters<MarkUsedParams>) -> CallToolResult {
+        done(self.mark_used_impl(&p))
     }
 
     #[tool(
@@ -469,7 +487,14 @@ impl MemlaneServer {
 impl ServerHandler for MemlaneServer {
     #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_logging().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_prompts()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_tools()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("memlane", env!("CARGO_PKG_VERSION")))
             .with_instructions(super::INSTRUCTIONS)
     }
@@ -487,6 +512,46 @@ impl ServerHandler for MemlaneServer {
             .filter(|t| full || CORE_TOOLS.contains(&t.name.as_ref()))
             .collect();
         Ok(ListToolsResult { tools, ..Default::default() })
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, rmcp::ErrorData> {
+        self.resource_page(request.as_ref().and_then(|r| r.cursor.as_deref()))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, rmcp::ErrorData> {
+        Ok(Self::resource_templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, rmcp::ErrorData> {
+        self.resource_read(&request.uri).map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, rmcp::ErrorData> {
+        Ok(ListPromptsResult::with_all_items(super::prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, rmcp::ErrorData> {
+        self.prompt(&request.name, request.arguments.as_ref()).map(Into::into)
     }
 
     #[allow(deprecated)]

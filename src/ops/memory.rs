@@ -238,3 +238,62 @@ pub fn set_pinned<S: Session>(s: &S, name: &str, pinned: bool) -> crate::Result<
     }
     write(s, || vault.set_pinned(&m, pinned))
 }
+
+/// The most memories one `mark_used` reports.
+pub const MAX_USED: usize = 100;
+
+/// Records that an agent used memories: each is warmed (a read, as `read_memory` counts), and,
+/// when `context_for` names the memory they were context for (a decision they led to, a
+/// session summary), each gets MIRA's `was_context_for` link to it, written to its
+/// frontmatter. All or nothing: one unknown name records nothing. A memory named twice counts
+/// once; `context_for` itself is not linked to itself.
+pub fn mark_used<S: Session>(
+    s: &S,
+    names: &[String],
+    context_for: Option<&str>,
+) -> crate::Result<super::wire::MarkedUsed> {
+    use super::wire::{MarkedUsed, UsedMemory};
+    let vault = s.vault();
+    if names.is_empty() {
+        return Err(Error::NoContent { what: "mark_used" });
+    }
+    if names.len() > MAX_USED {
+        return Err(Error::TooManyNames { given: names.len(), max: MAX_USED });
+    }
+    let mut memories = vault.resolve_all(names)?;
+    let mut seen = std::collections::HashSet::new();
+    memories.retain(|m| seen.insert(m.name.to_string()));
+    let target = context_for.map(|t| vault.resolve(t)).transpose()?;
+    let ty = crate::model::links::EdgeType::canonical("was_context_for")
+        .map_err(Error::UnknownEdgeType)?;
+    let linked = match &target {
+        Some(t) => {
+            let to = format!("memory:{}", t.name);
+            let sources: Vec<&Memory> = memories.iter().filter(|m| m.name != t.name).collect();
+            write(s, || {
+                vault.all_or_nothing("mark-used", || {
+                    sources
+                        .iter()
+                        .map(|m| vault.add_frontmatter_link(m, &ty, &to))
+                        .collect::<crate::Result<Vec<_>>>()
+                })
+            })?
+        }
+        None => Vec::new(),
+    };
+    let used: Vec<(String, bool)> =
+        memories.iter().map(|m| (m.id.to_string(), m.meta.pinned)).collect();
+    s.warm(&used)?;
+    Ok(MarkedUsed {
+        used: memories
+            .iter()
+            .map(|m| UsedMemory {
+                memory_id: format!("memory:{}", m.name),
+                name: m.name.to_string(),
+                id: m.id.to_string(),
+            })
+            .collect(),
+        context_for: target.map(|t| format!("memory:{}", t.name)),
+        linked,
+    })
+}

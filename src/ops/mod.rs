@@ -15,6 +15,8 @@
 //! [`wire`].
 
 pub mod consolidate;
+pub mod context;
+pub mod hooks;
 pub mod links;
 pub mod memory;
 pub mod search;

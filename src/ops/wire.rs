@@ -150,3 +150,79 @@ pub fn tidy(v: &mut Value) {
         _ => {}
     }
 }
+
+/// The session-start digest (`context --json`, the session-start hook's text).
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextDigest {
+    /// The budget it was built for, in estimated tokens.
+    pub budget: usize,
+    /// Estimated tokens of `text` (at most `budget`).
+    pub tokens: usize,
+    /// The working tree's branch, when known.
+    pub branch: Option<String>,
+    /// The files changed in the working tree (`git status`), relative to its top.
+    pub changed_files: Vec<String>,
+    /// Active memories in the vault.
+    pub total: usize,
+    /// Memories listed.
+    pub shown: usize,
+    /// Memories that were picked but left out for the budget.
+    pub omitted: usize,
+    /// The memories listed, in order.
+    pub memories: Vec<ContextItem>,
+    /// The digest as the agent reads it.
+    pub text: String,
+}
+
+/// One memory of a [`ContextDigest`].
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextItem {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// Why it is listed: `pinned`, `changed_files`, `task` or `hot`.
+    pub section: &'static str,
+    /// The changed file that links to it (`changed_files` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Its age since it last changed: `today`, `3d`, `5w`, `8mo`, `2y`.
+    pub age: String,
+    /// When it last changed.
+    pub updated_at: String,
+    /// Whether it is pinned.
+    pub pinned: bool,
+    /// Its temperature now.
+    pub temperature: f64,
+    /// Its first sentence, redacted.
+    pub summary: String,
+    /// Estimated tokens of its line.
+    pub tokens: usize,
+}
+
+/// What `mark_used` recorded.
+#[derive(Debug, Clone, Serialize)]
+pub struct MarkedUsed {
+    /// The memories counted as used (warmed), in the order given.
+    pub used: Vec<UsedMemory>,
+    /// The memory they were context for (`memory:<name>`), when one was named.
+    pub context_for: Option<String>,
+    /// The `was_context_for` links written (one per used memory; `unchanged` when it existed).
+    pub linked: Vec<crate::vault::WriteOutcome>,
+}
+
+/// One memory of [`MarkedUsed`].
+#[derive(Debug, Clone, Serialize)]
+pub struct UsedMemory {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+}

@@ -36,6 +36,7 @@ pub(crate) const ALL_TOOLS: &[&str] = &[
     "split_memory",
     "list_trash",
     "restore_memory",
+    "mark_used",
 ];
 
 /// The default (`[mcp] tools = "core"`) list.
@@ -50,6 +51,7 @@ const CORE_TOOLS: &[&str] = &[
     "delete_memory",
     "link_memories",
     "summarize_memory",
+    "mark_used",
 ];
 
 /// A JSON-RPC client of a spawned `memlane mcp` (also used by `concurrency.rs`).

@@ -50,7 +50,7 @@ fn python_sdk_client_lists_calls_and_validates_every_tool() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the SDK client failed:\n{stdout}\n{stderr}");
-    assert!(stdout.contains("listed 24 tools"), "{stdout}");
+    assert!(stdout.contains("listed 25 tools"), "{stdout}");
     assert!(stdout.contains("all checks passed"), "{stdout}");
     assert!(!stdout.contains("FAIL"), "{stdout}");
 }

@@ -181,6 +181,40 @@ async def main(binary):
             await c.call("delete_memory", {"name": "sdk-merged"})
             await c.call("list_trash", {})
             await c.call("restore_memory", {"name": "sdk-merged"})
+            r = await c.call("mark_used", {"names": ["auth-v1", "key-rotation"], "context_for": "auth-v2"})
+            if r is not None:
+                check(len(r["linked"]) == 2, "mark_used links each used memory to context_for")
+
+            # Resources: every memory is memory://<name>, read redacted like read_memory.
+            caps = getattr(session, "server_capabilities", None)
+            if callable(caps):
+                caps = caps()
+            if caps is not None:
+                check(caps.resources is not None and caps.prompts is not None,
+                      "the server advertises resources and prompts")
+            resources = (await session.list_resources()).resources
+            uris = [str(r.uri) for r in resources]
+            check("memory://auth-v2" in uris, f"list_resources lists memory://auth-v2: {uris[:5]}")
+            templates = (await session.list_resource_templates()).resource_templates
+            check([t.uri_template for t in templates] == ["memory://{name}"],
+                  "list_resource_templates gives memory://{name}")
+            read = await session.read_resource("memory://auth-v2")
+            text = read.contents[0].text
+            tool = await session.call_tool("read_memory", {"name": "auth-v2"})
+            check(text == tool.structured_content["content"],
+                  "read_resource gives the content read_memory gives")
+            check("sessions move to Redis" in text, "read_resource reads the memory")
+
+            # Prompts.
+            prompts = (await session.list_prompts()).prompts
+            names = [p.name for p in prompts]
+            check(names == ["recall", "record_session", "review_cold", "session_context"],
+                  f"list_prompts: {names}")
+            got = await session.get_prompt("recall", {"topic": "auth sessions"})
+            ptext = got.messages[0].content.text
+            check("auth-v" in ptext and "read_memory" in ptext, "get_prompt recall lists the matches")
+            got = await session.get_prompt("record_session", {})
+            check("session_summary" in got.messages[0].content.text, "get_prompt record_session")
 
             missing = sorted(set(tools) - c.called)
             check(not missing, f"every listed tool was called (missing: {missing})")

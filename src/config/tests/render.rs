@@ -58,12 +58,13 @@ fn render_toml_round_trips() {
     assert!(rendered.contains(
         "  # default\n\
          \n[mcp]\ntools = \"full\"  # flag -c mcp.tools\n\
+         \n[hooks]\nsession_start_budget = 400  # default\nstop_reminder = true  # default\n\
          \n[privacy]\nscrub_secrets = false  # env MEMLANE_PRIVACY__SCRUB_SECRETS\n\
          \n[types.architecture]\nhalf_life_days = 365.0  # default\n"
     ));
     let headers: Vec<&str> = rendered.lines().filter(|l| l.starts_with('[')).collect();
     assert_eq!(
-        headers[..9],
+        headers[..10],
         [
             "[embedding]",
             "[search]",
@@ -73,6 +74,7 @@ fn render_toml_round_trips() {
             "[search.intents.explore]",
             "[lifecycle]",
             "[mcp]",
+            "[hooks]",
             "[privacy]",
         ]
     );
