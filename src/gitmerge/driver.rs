@@ -139,15 +139,15 @@ pub fn merge_driver_setup(
         return Ok(DriverSetup { work_tree: None, changes: Vec::new(), applied: apply });
     };
     let vault = std::fs::canonicalize(vault_root).at("read", vault_root)?;
-    let rel = vault
-        .strip_prefix(&work_tree)
-        .map(|p| {
-            p.components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-        .unwrap_or_default();
+    let Ok(rel) = vault.strip_prefix(&work_tree) else {
+        // Reached through a link from outside: no rule could name its files.
+        return Ok(DriverSetup { work_tree: None, changes: Vec::new(), applied: apply });
+    };
+    let rel = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
     let attributes = work_tree.join(".gitattributes");
     let line = attribute_line(&rel);
     let existing = match std::fs::read_to_string(&attributes) {

@@ -317,3 +317,38 @@ fn a_memory_renamed_on_a_branch_keeps_its_history_after_the_merge() {
     let hits = repo.run(&["search", "second version", "--json"]).success().json();
     assert_eq!(hits["results"][0]["name"], "decisions/queue", "{hits}");
 }
+
+#[test]
+fn merge_file_by_hand_reports_as_json_and_merges_other_bytes_as_git_does() {
+    let repo = Repo::new();
+    let dir = repo.env.root.join("by-hand");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes).unwrap();
+    let base = "---\nid: a1B2c3D4e5F\nstatus: active\n---\n\nbody\n";
+    write("base.md", base.as_bytes());
+    write("ours.md", base.replace("active", "archived").as_bytes());
+    write("theirs.md", (base.to_owned() + "more\n").as_bytes());
+    let p = |n: &str| dir.join(n).display().to_string();
+    let out =
+        repo.run(&["--json", "merge-file", &p("base.md"), &p("ours.md"), &p("theirs.md"), "x.md"]);
+    let v = out.success().json();
+    assert_eq!((v["path"].as_str(), v["clean"].as_bool()), (Some("x.md"), Some(true)), "{v}");
+    let merged = std::fs::read_to_string(dir.join("ours.md")).unwrap();
+    assert_eq!(merged, "---\nid: a1B2c3D4e5F\nstatus: archived\n---\n\nbody\nmore\n");
+
+    // Bytes that are not UTF-8 are not a memory memlane reads: git's own text merge.
+    write("base.bin", b"a\nb\nc\n\xff\n");
+    write("ours.bin", b"A\nb\nc\n\xff\n");
+    write("theirs.bin", b"a\nb\nC\n\xff\n");
+    repo.run(&["merge-file", &p("base.bin"), &p("ours.bin"), &p("theirs.bin")]).success();
+    assert_eq!(std::fs::read(dir.join("ours.bin")).unwrap(), b"A\nb\nC\n\xff\n");
+    write("theirs.bin", b"X\nb\nc\n\xff\n");
+    write("ours.bin", b"A\nb\nc\n\xff\n");
+    let out = repo.run(&["merge-file", &p("base.bin"), &p("ours.bin"), &p("theirs.bin")]);
+    assert_eq!(out.code, 1, "a conflict: {out}");
+    let conflicted = std::fs::read(dir.join("ours.bin")).unwrap();
+    assert!(
+        conflicted.starts_with(b"<<<<<<< ours\nA\n=======\nX\n>>>>>>> theirs\n"),
+        "{conflicted:?}"
+    );
+}

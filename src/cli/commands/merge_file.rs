@@ -28,10 +28,20 @@ pub(crate) struct MergeFileArgs {
 }
 
 pub(crate) fn run(ctx: &mut Ctx, args: &MergeFileArgs) -> anyhow::Result<ExitCode> {
-    let read = |p: &PathBuf| {
-        std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))
-    };
+    let read =
+        |p: &PathBuf| std::fs::read(p).with_context(|| format!("cannot read {}", p.display()));
     let (base, ours, theirs) = (read(&args.base)?, read(&args.ours)?, read(&args.theirs)?);
+    let (Ok(base), Ok(ours), Ok(theirs)) =
+        (String::from_utf8(base), String::from_utf8(ours), String::from_utf8(theirs))
+    else {
+        // Not text memlane reads: git's own merge, in place, as git would have done.
+        let status = std::process::Command::new("git")
+            .args(["merge-file", "-L", "ours", "-L", "base", "-L", "theirs"])
+            .args([&args.ours, &args.base, &args.theirs])
+            .status()
+            .context("cannot run `git merge-file`")?;
+        return Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    };
     let tmp_dir = match args.ours.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
         _ => PathBuf::from("."),
