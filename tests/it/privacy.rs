@@ -582,3 +582,26 @@ fn a_split_piece_that_was_all_private_is_refused() {
     assert!(!out.stderr.contains("zirconcodename"), "{out}");
     assert_eq!(memory_files(&env), before);
 }
+
+#[test]
+fn a_link_to_a_secret_document_is_refused() {
+    let env = TestEnv::with_vault("basic");
+    let before = memory_files(&env);
+    let out = env.run(["link", "deploy-notes", "keys/AKIAIOSFODNN7EXAMPLE.txt", "--doc"]).code(2);
+    assert!(out.stderr.contains("holds private text or a credential"), "{out}");
+    assert!(!format!("{out}").contains("AKIAIOSFODNN7EXAMPLE"), "{out}");
+    let json = env
+        .run([
+            "link",
+            "deploy-notes",
+            "docs/<private>zirconcodename</private>.md",
+            "--doc",
+            "--json",
+        ])
+        .code(2);
+    assert!(!format!("{json}").contains("zirconcodename"), "{json}");
+    assert_eq!(memory_files(&env), before);
+    // A clean document is linked as before.
+    env.run(["link", "deploy-notes", "docs/runbook.md", "--doc"]).success();
+    assert!(env.read("deploy-notes.md").contains("docs/runbook.md"));
+}
