@@ -398,6 +398,14 @@ pub enum Error {
         /// The name with the private part redacted.
         redacted: String,
     },
+    /// A new link target that holds private text or a credential (it would reach the graph).
+    #[error(
+        "the link target `{redacted}` holds private text or a credential; a link target reaches the graph and every listing of links, so nothing was written"
+    )]
+    PrivateLinkTarget {
+        /// The target with the private part redacted.
+        redacted: String,
+    },
     /// A new name that lands in a reserved folder on a case-insensitive file system.
     #[error(
         "`{name}` would land in memlane's reserved folder `{dir}/` on macOS and Windows, which treat `{first}` and `{dir}` as one name; nothing was written"
@@ -766,6 +774,7 @@ impl Error {
             | Error::IdChanged { .. }
             | Error::RedactedYaml { .. }
             | Error::PrivateName { .. }
+            | Error::PrivateLinkTarget { .. }
             | Error::ReservedFolder { .. }
             | Error::NameCollision { .. }
             | Error::SameId { .. }
@@ -817,6 +826,7 @@ impl Error {
             ),
             Error::IdChanged { from, .. } => format!("keep `id: {from}` or remove the line"),
             Error::PrivateName { .. } => "choose a name without it".into(),
+            Error::PrivateLinkTarget { .. } => "link to a target without it".into(),
             Error::ReservedFolder { .. } => "choose another folder name".into(),
             Error::NameCollision { existing, .. } => {
                 format!("use `{existing}`, or choose another name")

@@ -32,7 +32,15 @@ pub fn link<S: Session>(
     let from = vault.resolve(from)?;
     let ty = edge_type(edge)?;
     let target = match to {
-        LinkTarget::Document(d) => normalize_target(d),
+        LinkTarget::Document(d) => {
+            // The target is written to the file and reaches the graph: it gets the content's
+            // redaction, and one that would change is refused (quoted redacted).
+            let clean = crate::privacy::sanitize(d, vault.config.privacy.scrub_secrets);
+            if clean.had_private_content {
+                return Err(Error::PrivateLinkTarget { redacted: clean.text });
+            }
+            normalize_target(d)
+        }
         LinkTarget::Memory(n) => {
             let to = vault.resolve(n)?;
             if to.name == from.name {

@@ -582,3 +582,50 @@ fn a_split_piece_that_was_all_private_is_refused() {
     assert!(!out.stderr.contains("zirconcodename"), "{out}");
     assert_eq!(memory_files(&env), before);
 }
+
+#[test]
+fn a_link_to_a_secret_document_is_refused() {
+    let env = TestEnv::with_vault("basic");
+    let before = memory_files(&env);
+    let out = env.run(["link", "deploy-notes", "keys/AKIAIOSFODNN7EXAMPLE.txt", "--doc"]).code(2);
+    assert!(out.stderr.contains("holds private text or a credential"), "{out}");
+    assert!(!format!("{out}").contains("AKIAIOSFODNN7EXAMPLE"), "{out}");
+    let json = env
+        .run([
+            "link",
+            "deploy-notes",
+            "docs/<private>zirconcodename</private>.md",
+            "--doc",
+            "--json",
+        ])
+        .code(2);
+    assert!(!format!("{json}").contains("zirconcodename"), "{json}");
+    assert_eq!(memory_files(&env), before);
+    // A clean document is linked as before.
+    env.run(["link", "deploy-notes", "docs/runbook.md", "--doc"]).success();
+    assert!(env.read("deploy-notes.md").contains("docs/runbook.md"));
+}
+
+#[test]
+fn mcp_split_names_no_piece_after_a_secret_heading() {
+    let env = TestEnv::with_vault("basic");
+    env.write(
+        "keys.md",
+        "---\ntype: fact\n---\n\n## Key AKIAIOSFODNN7EXAMPLE usage\n\nFor the bucket.\n\n\
+         ## <private>zirconcodename</private> launch\n\nOn Friday.\n",
+    );
+    let mut c = crate::mcp::Client::start(&env);
+    c.initialize();
+    let r = c.ok("split_memory", serde_json::json!({"name": "keys"}));
+    let hint = c.err("read_memory", serde_json::json!({"name": "keys/akiaiosfodnn"}));
+    drop(c);
+    let shown = format!("{r}{hint}").to_lowercase();
+    assert!(
+        !shown.contains("akiaiosfodnn7example") && !shown.contains("zirconcodename"),
+        "{shown}"
+    );
+    let names: Vec<String> = env.files().into_iter().filter(|f| f.starts_with("keys/")).collect();
+    assert_eq!(names, ["keys/key-usage.md", "keys/launch.md"], "{r}");
+    let found = leaked_in(&env, &["keys.md"], &["AKIAIOSFODNN7EXAMPLE", "zirconcodename"]);
+    assert!(found.is_empty(), "{found:?}");
+}

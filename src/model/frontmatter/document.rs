@@ -545,7 +545,11 @@ impl Document {
         }
         let is_touched =
             |k: &Value| k.as_str().is_some_and(|k| touched.iter().any(|(t, _)| *t == k));
-        let show = |k: &Value| k.as_str().map_or_else(|| yaml_inline(k), str::to_owned);
+        // A key is quoted (never a value), redacted: a hand-written key may hold anything.
+        let show = |k: &Value| {
+            let key = k.as_str().map_or_else(|| yaml_inline(k), str::to_owned);
+            crate::privacy::sanitize(&key, true).text
+        };
         for (k, v) in &before {
             if is_touched(k) {
                 continue;
@@ -570,7 +574,8 @@ impl Document {
             let got = after.get(*k);
             if got != *want {
                 return Err(FrontmatterError::UnsafeEdit(format!(
-                    "`{k}` would not read back as written"
+                    "`{}` would not read back as written",
+                    crate::privacy::sanitize(k, true).text
                 )));
             }
         }
