@@ -2,11 +2,12 @@
 //! write it back in the file's own indentation.
 //!
 //! A file is parsed with `serde_json` (its `preserve_order` keeps the keys in the file's order)
-//! and only re-rendered when memlane's keys actually change, so a run that has nothing to do
-//! leaves every byte alone, however the file is laid out. A file written by a tool (two- or
-//! four-space or tab indentation, one value per line, as `JSON.stringify(v, null, 2)` and
-//! VS Code write) renders back byte for byte, so `setup` followed by `setup --remove` restores
-//! it exactly. A hand-aligned file is re-rendered in that canonical layout on its first change.
+//! and only written when memlane's keys actually change, so a run that has nothing to do leaves
+//! every byte alone. The server entry is spliced into the text ([`JsonFile::splice_member`]),
+//! so every other line keeps its layout, however it is laid out. Other edits re-render the file
+//! in its indentation: a file written by a tool (two- or four-space or tab indentation, one
+//! value per line, as `JSON.stringify(v, null, 2)` and VS Code write) renders back byte for
+//! byte, so `setup` followed by `setup --remove` restores it exactly.
 
 use std::path::Path;
 
@@ -166,6 +167,159 @@ pub(crate) fn drop_if_empty(map: &mut Map<String, Value>, key: &str) {
     }
 }
 
+/// The byte spans of an object's members in valid JSON text: `(key, key_start, value_start,
+/// value_end)`, and the index of its closing `}`.
+struct ObjectSpans {
+    members: Vec<(String, usize, usize, usize)>,
+    close: usize,
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the string that starts at `i` (a `"`).
+fn string_end(b: &[u8], mut i: usize) -> Option<usize> {
+    i += 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The index after the value that starts at `i`.
+fn value_end(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string_end(b, i),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut j = i;
+            while j < b.len() {
+                match b[j] {
+                    b'"' => {
+                        j = string_end(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            None
+        }
+        _ => {
+            let mut j = i;
+            while j < b.len() && !matches!(b[j], b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')
+            {
+                j += 1;
+            }
+            Some(j)
+        }
+    }
+}
+
+/// The members of the object that starts at `open` (a `{`).
+fn object_spans(text: &str, open: usize) -> Option<ObjectSpans> {
+    let b = text.as_bytes();
+    let mut members = Vec::new();
+    let mut i = skip_ws(b, open + 1);
+    loop {
+        match *b.get(i)? {
+            b'}' => return Some(ObjectSpans { members, close: i }),
+            b',' => i = skip_ws(b, i + 1),
+            b'"' => {
+                let key_end = string_end(b, i)?;
+                let key: String = serde_json::from_str(&text[i..key_end]).ok()?;
+                let colon = skip_ws(b, key_end);
+                let vs = skip_ws(b, colon + 1);
+                let ve = value_end(b, vs)?;
+                members.push((key, i, vs, ve));
+                i = skip_ws(b, ve);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// `value` rendered in `indent`, its lines after the first prefixed with `prefix`.
+fn render_nested(value: &Value, indent: &str, prefix: &str) -> String {
+    use serde::Serialize as _;
+    let mut out = Vec::new();
+    let fmt = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+    let _ = value.serialize(&mut serde_json::Serializer::with_formatter(&mut out, fmt));
+    String::from_utf8(out).unwrap_or_default().replace('\n', &format!("\n{prefix}"))
+}
+
+impl JsonFile {
+    /// `text` (this file's text) with `container.name` set to `value` (or removed when `None`)
+    /// by splicing the text, so that the rest keeps its exact layout; `None` when the edit is
+    /// not one a splice does (a new or emptied `container`, a one-line object), or when the
+    /// result does not parse to [`JsonFile::root`]: the caller then re-renders the file.
+    pub fn splice_member(
+        &self,
+        text: &str,
+        container: &str,
+        name: &str,
+        value: Option<&Value>,
+    ) -> Option<String> {
+        let b = text.as_bytes();
+        let root = object_spans(text, skip_ws(b, 0))?;
+        let &(_, _, cs, _) = root.members.iter().find(|m| m.0 == container)?;
+        let obj = object_spans(text, cs)?;
+        let pos = obj.members.iter().position(|m| m.0 == name);
+        // The indentation of the container's members, from the line of its first one.
+        let &(_, first_key, _, _) = obj.members.first()?;
+        let line_start = text[..first_key].rfind('\n')? + 1;
+        let prefix = &text[line_start..first_key];
+        if !prefix.chars().all(|c| c == ' ' || c == '\t') {
+            return None;
+        }
+        let nl = if self.crlf { "\r\n" } else { "\n" };
+        let out = match (pos, value) {
+            (Some(k), Some(v)) => {
+                let (_, _, vs, ve) = obj.members[k];
+                let rendered = render_nested(v, &self.indent, prefix).replace('\n', nl);
+                format!("{}{rendered}{}", &text[..vs], &text[ve..])
+            }
+            (None, Some(v)) => {
+                let &(_, _, _, last_end) = obj.members.last()?;
+                if !text[last_end..obj.close].contains('\n') {
+                    return None;
+                }
+                let key = serde_json::to_string(name).ok()?;
+                let rendered = render_nested(v, &self.indent, prefix).replace('\n', nl);
+                format!("{},{nl}{prefix}{key}: {rendered}{}", &text[..last_end], &text[last_end..])
+            }
+            (Some(k), None) if obj.members.len() > 1 => {
+                let (from, to) = if k > 0 {
+                    (obj.members[k - 1].3, obj.members[k].3)
+                } else {
+                    (obj.members[0].1, obj.members[1].1)
+                };
+                format!("{}{}", &text[..from], &text[to..])
+            }
+            _ => return None,
+        };
+        let parsed: Value = serde_json::from_str(&out).ok()?;
+        let same =
+            serde_json::to_string(&parsed).ok()? == serde_json::to_string(&self.root).ok()?;
+        same.then_some(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +335,26 @@ mod tests {
             let f = JsonFile::parse(Path::new("f.json"), Some(text)).unwrap();
             assert_eq!(f.render(), text);
         }
+    }
+
+    #[test]
+    fn a_hand_laid_out_file_keeps_its_layout_when_an_entry_is_added_and_removed() {
+        let text = "{\n  // \n}";
+        assert!(JsonFile::parse(Path::new("f.json"), Some(text)).is_err());
+        let text = "{\n  \"mcpServers\": {\n    \"gh\": { \"command\": \"npx\", \"args\": [\"-y\"] }\n  },\n  \"x\": [1, 2]\n}\n";
+        let mut f = JsonFile::parse(Path::new("f.json"), Some(text)).unwrap();
+        let entry = serde_json::json!({"command": "memlane", "args": ["mcp"]});
+        let Value::Object(servers) = &mut f.root["mcpServers"] else { panic!() };
+        servers.insert("memlane".into(), entry.clone());
+        let added = f.splice_member(text, "mcpServers", "memlane", Some(&entry)).unwrap();
+        assert_eq!(
+            added,
+            "{\n  \"mcpServers\": {\n    \"gh\": { \"command\": \"npx\", \"args\": [\"-y\"] },\n    \"memlane\": {\n      \"command\": \"memlane\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  },\n  \"x\": [1, 2]\n}\n"
+        );
+        let mut g = JsonFile::parse(Path::new("f.json"), Some(&added)).unwrap();
+        let Value::Object(servers) = &mut g.root["mcpServers"] else { panic!() };
+        servers.shift_remove("memlane");
+        assert_eq!(g.splice_member(&added, "mcpServers", "memlane", None).unwrap(), text);
     }
 
     #[test]

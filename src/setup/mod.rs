@@ -420,12 +420,12 @@ pub fn plan(client: Client, req: &SetupRequest<'_>) -> crate::Result<SetupPlan> 
     let entry = server_entry(client, req.command);
     match client {
         Client::ClaudeCode => {
-            files.push(json_file(req, ".mcp.json", |f, path| {
+            files.push(json_file(req, ".mcp.json", Some("mcpServers"), |f, path| {
                 set_server(f, path, "mcpServers", &entry, req.remove)
             })?);
             let start = hook_command(req.command, HOOK_SESSION_START);
             let stop = hook_command(req.command, HOOK_STOP);
-            files.push(json_file(req, ".claude/settings.json", |f, path| {
+            files.push(json_file(req, ".claude/settings.json", None, |f, path| {
                 set_hook(f, path, "SessionStart", &start, req.remove)?;
                 set_hook(f, path, "Stop", &stop, req.remove)
             })?);
@@ -433,7 +433,9 @@ pub fn plan(client: Client, req: &SetupRequest<'_>) -> crate::Result<SetupPlan> 
             if !req.remove && tracked_by_git(req.project, LOCAL) {
                 warnings.push(SetupWarning::ApprovalFileTracked { path: LOCAL.into() });
             } else {
-                files.push(json_file(req, LOCAL, |f, path| set_approval(f, path, req.remove))?);
+                files.push(json_file(req, LOCAL, None, |f, path| {
+                    set_approval(f, path, req.remove)
+                })?);
             }
             if let Some(change) = gitignore_change(req)? {
                 files.push(change);
@@ -441,12 +443,12 @@ pub fn plan(client: Client, req: &SetupRequest<'_>) -> crate::Result<SetupPlan> 
         }
         Client::Cursor | Client::Gemini => {
             let rel = client.files()[0].path;
-            files.push(json_file(req, rel, |f, path| {
+            files.push(json_file(req, rel, Some("mcpServers"), |f, path| {
                 set_server(f, path, "mcpServers", &entry, req.remove)
             })?);
         }
         Client::Vscode => {
-            files.push(json_file(req, ".vscode/mcp.json", |f, path| {
+            files.push(json_file(req, ".vscode/mcp.json", Some("servers"), |f, path| {
                 set_server(f, path, "servers", &entry, req.remove)
             })?);
         }
@@ -484,6 +486,7 @@ fn purpose_of(rel: &str) -> &'static str {
 fn json_file(
     req: &SetupRequest<'_>,
     rel: &str,
+    splice: Option<&str>,
     edit: impl FnOnce(&mut json::JsonFile, &Path) -> Result<(), SetupError>,
 ) -> crate::Result<FileChange> {
     let path = req.project.join(rel);
@@ -496,7 +499,14 @@ fn json_file(
     } else if file.root.is_empty() && (req.remove || before.is_none()) {
         None
     } else {
-        Some(file.render())
+        // memlane's server entry is spliced into the text where it can be, so a hand-laid-out
+        // file keeps its layout; anything else re-renders the file in its indentation.
+        let spliced = splice.and_then(|container| {
+            let text = before.as_deref()?;
+            let value = file.root.get(container)?.get(SERVER_NAME);
+            file.splice_member(text, container, SERVER_NAME, value)
+        });
+        Some(spliced.unwrap_or_else(|| file.render()))
     };
     Ok(change(rel, before, after))
 }

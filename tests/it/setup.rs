@@ -315,6 +315,24 @@ fn setup_merges_into_existing_files_and_remove_restores_them_byte_for_byte() {
 }
 
 #[test]
+fn a_hand_laid_out_file_keeps_its_layout_through_setup_and_remove() {
+    let p = Project::new(false);
+    let text = "{\n  // no comments in JSON\n}\n";
+    p.write(".cursor/mcp.json", text);
+    p.setup(&["cursor"]).code(2);
+    let text = "{\n  \"mcpServers\": {\n    \"gh\":   { \"command\": \"npx\", \"args\": [\"-y\", \"gh\"] }\n  },\n  \"other\": [1, 2, 3]\n}\n";
+    p.write(".cursor/mcp.json", text);
+    p.setup(&["cursor"]).success();
+    let now = p.read(".cursor/mcp.json");
+    assert!(now.contains("    \"gh\":   { \"command\": \"npx\", \"args\": [\"-y\", \"gh\"] },\n    \"memlane\": {\n"), "{now}");
+    assert!(now.ends_with("  },\n  \"other\": [1, 2, 3]\n}\n"), "{now}");
+    p.setup(&["cursor"]).success();
+    assert_eq!(p.read(".cursor/mcp.json"), now);
+    p.setup(&["cursor", "--remove"]).success();
+    assert_eq!(p.read(".cursor/mcp.json"), text);
+}
+
+#[test]
 fn a_second_run_changes_no_byte_and_remove_deletes_what_it_created() {
     for client in CLIENTS {
         let p = Project::new(true);
