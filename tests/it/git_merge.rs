@@ -352,3 +352,39 @@ fn merge_file_by_hand_reports_as_json_and_merges_other_bytes_as_git_does() {
         "{conflicted:?}"
     );
 }
+
+#[test]
+fn setup_git_registers_the_driver_for_a_colleagues_clone_and_removes_it() {
+    let repo = Repo::new();
+    // A colleague's clone: the committed rule is there, the local config is not.
+    repo.git(&["config", "--local", "--remove-section", "merge.memlane"]);
+    let config = std::fs::read_to_string(repo.dir.join(".git/config")).unwrap();
+    let attributes = std::fs::read_to_string(repo.dir.join(".gitattributes")).unwrap();
+
+    // A dry run names the two config keys and writes nothing.
+    let dry = repo.run(&["setup", "git", "--dry-run"]).success();
+    assert!(dry.stdout.contains("would set merge.memlane.driver"), "{dry}");
+    assert!(dry.stdout.contains("would set merge.memlane.name"), "{dry}");
+    assert_eq!(std::fs::read_to_string(repo.dir.join(".git/config")).unwrap(), config);
+
+    let json = repo.run(&["setup", "git", "--json"]).success().json();
+    assert_eq!(json["changed"], true, "{json}");
+    assert_eq!(json["changes"].as_array().unwrap().len(), 2, "{json}");
+    let driver = repo.git(&["config", "--local", "--get", "merge.memlane.driver"]);
+    assert!(driver.trim_end().ends_with("merge-file %O %A %B %P"), "{driver}");
+    let problems = repo.run(&["doctor", "--json"]).success().json()["problems"].clone();
+    assert!(
+        !problems.as_array().unwrap().iter().any(|p| p["kind"] == "merge_driver"),
+        "{problems}"
+    );
+
+    // Twice changes nothing; --remove takes the rule and the keys out again.
+    let again = repo.run(&["setup", "git", "--json"]).success().json();
+    assert_eq!(again["changed"], false, "{again}");
+    assert_eq!(std::fs::read_to_string(repo.dir.join(".gitattributes")).unwrap(), attributes);
+    repo.run(&["setup", "git", "--remove"]).success();
+    let attributes = std::fs::read_to_string(repo.dir.join(".gitattributes")).unwrap_or_default();
+    assert!(!attributes.contains("merge=memlane"), "{attributes}");
+    let config = std::fs::read_to_string(repo.dir.join(".git/config")).unwrap();
+    assert!(!config.contains("merge-file"), "{config}");
+}

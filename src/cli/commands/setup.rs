@@ -14,7 +14,10 @@ use crate::cli::Ctx;
 /// of the server in the uncommitted `.claude/settings.local.json`), Cursor (`.cursor/mcp.json`),
 /// VS Code (`.vscode/mcp.json`), Gemini CLI (`.gemini/settings.json`) and Codex
 /// (`.codex/config.toml`). Other entries in those files are kept; a second run changes nothing.
-/// Without a client, lists the clients and the files each writes.
+/// `setup git` registers memlane's merge driver for memory files in this clone (the
+/// `.gitattributes` rule and the `merge.memlane` entries of the repository's local git config),
+/// as `init` does in a git work tree. Without a client, lists the clients and the files each
+/// writes.
 #[derive(Debug, clap::Args)]
 pub(crate) struct SetupArgs {
     /// The client to connect
@@ -46,17 +49,21 @@ pub(crate) enum ClientArg {
     Gemini,
     /// Codex: .codex/config.toml
     Codex,
+    /// git: memlane's merge driver for memory files (.gitattributes, the local git config)
+    Git,
 }
 
-impl From<ClientArg> for Client {
-    fn from(c: ClientArg) -> Client {
-        match c {
+impl ClientArg {
+    /// The agent client, or `None` for `git` (not an agent client: its own set-up).
+    fn client(self) -> Option<Client> {
+        Some(match self {
             ClientArg::ClaudeCode => Client::ClaudeCode,
             ClientArg::Cursor => Client::Cursor,
             ClientArg::Vscode => Client::Vscode,
             ClientArg::Gemini => Client::Gemini,
             ClientArg::Codex => Client::Codex,
-        }
+            ClientArg::Git => return None,
+        })
     }
 }
 
@@ -75,10 +82,13 @@ fn command_found(command: &str) -> bool {
 }
 
 pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
-    let Some(client) = args.client.map(Client::from) else {
+    let Some(arg) = args.client else {
         return list(ctx);
     };
     let vault = memlane::vault::locate(&ctx.location()?)?;
+    let Some(client) = arg.client() else {
+        return git(ctx, args, &vault);
+    };
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let project = setup::project_dir(&vault, &cwd);
     let command = args.command.as_deref().unwrap_or(setup::DEFAULT_COMMAND);
@@ -144,6 +154,45 @@ pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `setup git`: the merge driver's registration, as `init` makes it in a git work tree.
+fn git(ctx: &mut Ctx, args: &SetupArgs, vault: &std::path::Path) -> anyhow::Result<()> {
+    use memlane::gitmerge::{DriverAction, default_driver_program, merge_driver_setup};
+    let action = if args.remove { DriverAction::Remove } else { DriverAction::Install };
+    let program = args.command.clone().unwrap_or_else(default_driver_program);
+    let done = merge_driver_setup(vault, action, !args.dry_run, &program)?;
+    if ctx.out.json {
+        let v = serde_json::json!({
+            "client": "git",
+            "work_tree": done.work_tree,
+            "remove": args.remove,
+            "dry_run": args.dry_run,
+            "changed": !done.changes.is_empty(),
+            "changes": done.changes,
+        });
+        return ctx.out.json(&v);
+    }
+    if done.work_tree.is_none() {
+        ctx.out.warn(format!(
+            "{} is not inside a git work tree (or git is not installed): there is no merge driver to {}",
+            vault.display(),
+            if args.remove { "remove" } else { "register" }
+        ));
+        return Ok(());
+    }
+    for c in &done.changes {
+        ctx.out.line(if args.dry_run { format!("would {c}") } else { c.to_string() })?;
+    }
+    ctx.out.note(match (done.changes.is_empty(), args.dry_run) {
+        (true, _) => "nothing to change: the merge driver is already as asked",
+        (false, true) => "dry run: nothing was written",
+        (false, false) if args.remove => "the merge driver is removed from this clone",
+        (false, false) => {
+            "memory files now merge key by key; commit .gitattributes so colleagues get the rule (each clone runs `memlane setup git` or `memlane init` once)"
+        }
+    });
+    Ok(())
+}
+
 fn list(ctx: &Ctx) -> anyhow::Result<()> {
     let clients = setup::clients();
     if ctx.out.json {
@@ -156,6 +205,16 @@ fn list(ctx: &Ctx) -> anyhow::Result<()> {
             rows.push(vec![name, f.path.to_owned(), f.purpose.to_owned()]);
         }
     }
+    rows.push(vec![
+        "git".to_owned(),
+        ".gitattributes".to_owned(),
+        "the rule that merges memory files with memlane's merge driver".to_owned(),
+    ]);
+    rows.push(vec![
+        String::new(),
+        ".git/config".to_owned(),
+        "merge.memlane.name and merge.memlane.driver (this clone only)".to_owned(),
+    ]);
     ctx.out.text(&ctx.out.table(&["client", "file", "what"], &rows, &[]))?;
     ctx.out.note("run `memlane setup <client>` in the project; `--dry-run` shows the diff first");
     Ok(())
