@@ -47,6 +47,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('mv', 'mv', [CompletionResultType]::ParameterValue, 'Rename a memory (its id stays the same)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories, newest first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search memories by keyword and meaning')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print what matters for the work at hand, within a token budget: pinned memories, memories linked to the files changed in the git working tree, matches of a task, the hottest memories')
             [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild the search indices from the memory files')
             [CompletionResult]::new('linked', 'linked', [CompletionResultType]::ParameterValue, 'Memories that link to a document (`[[src/auth.py]]`), best match for the query first')
             [CompletionResult]::new('relationships', 'relationships', [CompletionResultType]::ParameterValue, 'A memory''s typed links, both ways, and its whole version chain')
@@ -71,6 +72,8 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Keep the indices fresh while files change, until interrupted')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve memories to an agent over MCP (stdio)')
             [CompletionResult]::new('merge-file', 'merge-file', [CompletionResultType]::ParameterValue, 'Merge three versions of a memory file (git''s merge driver)')
+            [CompletionResult]::new('setup', 'setup', [CompletionResultType]::ParameterValue, 'Connect an agent client to this vault''s MCP server')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run by an agent client at a point of its session (reads the event JSON on stdin; always exits 0)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write completions and man pages (for maintainers)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -295,6 +298,23 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('--include-archived', '--include-archived', [CompletionResultType]::ParameterName, 'Include archived memories')
             [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Show every ranking stage''s value for every result')
             [CompletionResult]::new('--no-touch', '--no-touch', [CompletionResultType]::ParameterName, 'Do not count this search as a use of the results (no warming)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;context' {
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'The most estimated tokens to print (4 characters a token)')
+            [CompletionResult]::new('--for', '--for', [CompletionResultType]::ParameterName, 'A task in words: its best matches are listed after the memories of the changed files')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
@@ -827,6 +847,88 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memlane;setup' {
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'The command the client runs (default `memlane`, found on PATH); a path here is written into files that are shared with everyone who clones the project')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print a unified diff of each file that would change, and change nothing')
+            [CompletionResult]::new('--remove', '--remove', [CompletionResultType]::ParameterName, 'Take memlane''s entries out again (a file left empty is deleted)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;hook' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('session-start', 'session-start', [CompletionResultType]::ParameterValue, 'Print the session-start digest (`memlane context`) for the event''s working directory')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Once per session, ask the agent to record what it learned (off with `[hooks] stop_reminder = false`)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memlane;hook;session-start' {
+            [CompletionResult]::new('--budget', '--budget', [CompletionResultType]::ParameterName, 'The most estimated tokens to print (default: `[hooks] session_start_budget`)')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;hook;stop' {
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in the README)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'memlane;hook;help' {
+            [CompletionResult]::new('session-start', 'session-start', [CompletionResultType]::ParameterValue, 'Print the session-start digest (`memlane context`) for the event''s working directory')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Once per session, ask the agent to record what it learned (off with `[hooks] stop_reminder = false`)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'memlane;hook;help;session-start' {
+            break
+        }
+        'memlane;hook;help;stop' {
+            break
+        }
+        'memlane;hook;help;help' {
+            break
+        }
         'memlane;completions' {
             [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
@@ -869,6 +971,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('mv', 'mv', [CompletionResultType]::ParameterValue, 'Rename a memory (its id stays the same)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List memories, newest first')
             [CompletionResult]::new('search', 'search', [CompletionResultType]::ParameterValue, 'Search memories by keyword and meaning')
+            [CompletionResult]::new('context', 'context', [CompletionResultType]::ParameterValue, 'Print what matters for the work at hand, within a token budget: pinned memories, memories linked to the files changed in the git working tree, matches of a task, the hottest memories')
             [CompletionResult]::new('reindex', 'reindex', [CompletionResultType]::ParameterValue, 'Rebuild the search indices from the memory files')
             [CompletionResult]::new('linked', 'linked', [CompletionResultType]::ParameterValue, 'Memories that link to a document (`[[src/auth.py]]`), best match for the query first')
             [CompletionResult]::new('relationships', 'relationships', [CompletionResultType]::ParameterValue, 'A memory''s typed links, both ways, and its whole version chain')
@@ -893,6 +996,8 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('watch', 'watch', [CompletionResultType]::ParameterValue, 'Keep the indices fresh while files change, until interrupted')
             [CompletionResult]::new('mcp', 'mcp', [CompletionResultType]::ParameterValue, 'Serve memories to an agent over MCP (stdio)')
             [CompletionResult]::new('merge-file', 'merge-file', [CompletionResultType]::ParameterValue, 'Merge three versions of a memory file (git''s merge driver)')
+            [CompletionResult]::new('setup', 'setup', [CompletionResultType]::ParameterValue, 'Connect an agent client to this vault''s MCP server')
+            [CompletionResult]::new('hook', 'hook', [CompletionResultType]::ParameterValue, 'Run by an agent client at a point of its session (reads the event JSON on stdin; always exits 0)')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script')
             [CompletionResult]::new('generate', 'generate', [CompletionResultType]::ParameterValue, 'Write completions and man pages (for maintainers)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -926,6 +1031,9 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             break
         }
         'memlane;help;search' {
+            break
+        }
+        'memlane;help;context' {
             break
         }
         'memlane;help;reindex' {
@@ -1022,6 +1130,20 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             break
         }
         'memlane;help;merge-file' {
+            break
+        }
+        'memlane;help;setup' {
+            break
+        }
+        'memlane;help;hook' {
+            [CompletionResult]::new('session-start', 'session-start', [CompletionResultType]::ParameterValue, 'Print the session-start digest (`memlane context`) for the event''s working directory')
+            [CompletionResult]::new('stop', 'stop', [CompletionResultType]::ParameterValue, 'Once per session, ask the agent to record what it learned (off with `[hooks] stop_reminder = false`)')
+            break
+        }
+        'memlane;help;hook;session-start' {
+            break
+        }
+        'memlane;help;hook;stop' {
             break
         }
         'memlane;help;completions' {

@@ -31,6 +31,9 @@ _memlane() {
             memlane,config)
                 cmd="memlane__subcmd__config"
                 ;;
+            memlane,context)
+                cmd="memlane__subcmd__context"
+                ;;
             memlane,delete)
                 cmd="memlane__subcmd__rm"
                 ;;
@@ -48,6 +51,9 @@ _memlane() {
                 ;;
             memlane,history)
                 cmd="memlane__subcmd__history"
+                ;;
+            memlane,hook)
+                cmd="memlane__subcmd__hook"
                 ;;
             memlane,init)
                 cmd="memlane__subcmd__init"
@@ -103,6 +109,9 @@ _memlane() {
             memlane,search)
                 cmd="memlane__subcmd__search"
                 ;;
+            memlane,setup)
+                cmd="memlane__subcmd__setup"
+                ;;
             memlane,show)
                 cmd="memlane__subcmd__show"
                 ;;
@@ -148,6 +157,9 @@ _memlane() {
             memlane__subcmd__help,config)
                 cmd="memlane__subcmd__help__subcmd__config"
                 ;;
+            memlane__subcmd__help,context)
+                cmd="memlane__subcmd__help__subcmd__context"
+                ;;
             memlane__subcmd__help,doctor)
                 cmd="memlane__subcmd__help__subcmd__doctor"
                 ;;
@@ -162,6 +174,9 @@ _memlane() {
                 ;;
             memlane__subcmd__help,history)
                 cmd="memlane__subcmd__help__subcmd__history"
+                ;;
+            memlane__subcmd__help,hook)
+                cmd="memlane__subcmd__help__subcmd__hook"
                 ;;
             memlane__subcmd__help,init)
                 cmd="memlane__subcmd__help__subcmd__init"
@@ -214,6 +229,9 @@ _memlane() {
             memlane__subcmd__help,search)
                 cmd="memlane__subcmd__help__subcmd__search"
                 ;;
+            memlane__subcmd__help,setup)
+                cmd="memlane__subcmd__help__subcmd__setup"
+                ;;
             memlane__subcmd__help,show)
                 cmd="memlane__subcmd__help__subcmd__show"
                 ;;
@@ -244,6 +262,12 @@ _memlane() {
             memlane__subcmd__help,watch)
                 cmd="memlane__subcmd__help__subcmd__watch"
                 ;;
+            memlane__subcmd__help__subcmd__hook,session-start)
+                cmd="memlane__subcmd__help__subcmd__hook__subcmd__session__subcmd__start"
+                ;;
+            memlane__subcmd__help__subcmd__hook,stop)
+                cmd="memlane__subcmd__help__subcmd__hook__subcmd__stop"
+                ;;
             memlane__subcmd__help__subcmd__model,import)
                 cmd="memlane__subcmd__help__subcmd__model__subcmd__import"
                 ;;
@@ -261,6 +285,24 @@ _memlane() {
                 ;;
             memlane__subcmd__help__subcmd__trash,restore)
                 cmd="memlane__subcmd__help__subcmd__trash__subcmd__restore"
+                ;;
+            memlane__subcmd__hook,help)
+                cmd="memlane__subcmd__hook__subcmd__help"
+                ;;
+            memlane__subcmd__hook,session-start)
+                cmd="memlane__subcmd__hook__subcmd__session__subcmd__start"
+                ;;
+            memlane__subcmd__hook,stop)
+                cmd="memlane__subcmd__hook__subcmd__stop"
+                ;;
+            memlane__subcmd__hook__subcmd__help,help)
+                cmd="memlane__subcmd__hook__subcmd__help__subcmd__help"
+                ;;
+            memlane__subcmd__hook__subcmd__help,session-start)
+                cmd="memlane__subcmd__hook__subcmd__help__subcmd__session__subcmd__start"
+                ;;
+            memlane__subcmd__hook__subcmd__help,stop)
+                cmd="memlane__subcmd__hook__subcmd__help__subcmd__stop"
                 ;;
             memlane__subcmd__model,help)
                 cmd="memlane__subcmd__model__subcmd__help"
@@ -317,7 +359,7 @@ _memlane() {
 
     case "${cmd}" in
         memlane)
-            opts="-q -v -c -h -V --vault --json --quiet --verbose --color --now --config --help --version init add show read edit update append rm delete mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file completions generate help"
+            opts="-q -v -c -h -V --vault --json --quiet --verbose --color --now --config --help --version init add show read edit update append rm delete mv list search context reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file setup hook completions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -548,6 +590,48 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__context)
+            opts="-q -v -c -h --budget --for --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --for)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__doctor)
             opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -655,7 +739,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help)
-            opts="init add show edit update append rm mv list search reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file completions generate help"
+            opts="init add show edit update append rm mv list search context reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file setup hook completions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -738,6 +822,20 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__help__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__help__subcmd__doctor)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -797,6 +895,48 @@ _memlane() {
         memlane__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__hook)
+            opts="session-start stop"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__hook__subcmd__session__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__hook__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1088,6 +1228,20 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        memlane__subcmd__help__subcmd__setup)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         memlane__subcmd__help__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1273,6 +1427,168 @@ _memlane() {
         memlane__subcmd__history)
             opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__hook)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help session-start stop help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__hook__subcmd__help)
+            opts="session-start stop help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__hook__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__hook__subcmd__help__subcmd__session__subcmd__start)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__hook__subcmd__help__subcmd__stop)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__hook__subcmd__session__subcmd__start)
+            opts="-q -v -c -h --budget --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --budget)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__hook__subcmd__stop)
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -2156,6 +2472,44 @@ _memlane() {
                     return 0
                     ;;
                 --expand)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__setup)
+            opts="-q -v -c -h --dry-run --remove --command --vault --json --quiet --verbose --color --now --config --help claude-code cursor vscode gemini codex git"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --command)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -44,6 +44,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand mv 'Rename a memory (its id stays the same)'
             cand list 'List memories, newest first'
             cand search 'Search memories by keyword and meaning'
+            cand context 'Print what matters for the work at hand, within a token budget: pinned memories, memories linked to the files changed in the git working tree, matches of a task, the hottest memories'
             cand reindex 'Rebuild the search indices from the memory files'
             cand linked 'Memories that link to a document (`[[src/auth.py]]`), best match for the query first'
             cand relationships 'A memory''s typed links, both ways, and its whole version chain'
@@ -68,6 +69,8 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand watch 'Keep the indices fresh while files change, until interrupted'
             cand mcp 'Serve memories to an agent over MCP (stdio)'
             cand merge-file 'Merge three versions of a memory file (git''s merge driver)'
+            cand setup 'Connect an agent client to this vault''s MCP server'
+            cand hook 'Run by an agent client at a point of its session (reads the event JSON on stdin; always exits 0)'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -280,6 +283,22 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand --include-archived 'Include archived memories'
             cand --explain 'Show every ranking stage''s value for every result'
             cand --no-touch 'Do not count this search as a use of the results (no warming)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;context'= {
+            cand --budget 'The most estimated tokens to print (4 characters a token)'
+            cand --for 'A task in words: its best matches are listed after the memories of the changed files'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
             cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
             cand -q 'Print no warnings or progress'
             cand --quiet 'Print no warnings or progress'
@@ -771,6 +790,80 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;setup'= {
+            cand --command 'The command the client runs (default `memlane`, found on PATH); a path here is written into files that are shared with everyone who clones the project'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --dry-run 'Print a unified diff of each file that would change, and change nothing'
+            cand --remove 'Take memlane''s entries out again (a file left empty is deleted)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;hook'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand session-start 'Print the session-start digest (`memlane context`) for the event''s working directory'
+            cand stop 'Once per session, ask the agent to record what it learned (off with `[hooks] stop_reminder = false`)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memlane;hook;session-start'= {
+            cand --budget 'The most estimated tokens to print (default: `[hooks] session_start_budget`)'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;hook;stop'= {
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in the README)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'memlane;hook;help'= {
+            cand session-start 'Print the session-start digest (`memlane context`) for the event''s working directory'
+            cand stop 'Once per session, ask the agent to record what it learned (off with `[hooks] stop_reminder = false`)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'memlane;hook;help;session-start'= {
+        }
+        &'memlane;hook;help;stop'= {
+        }
+        &'memlane;hook;help;help'= {
+        }
         &'memlane;completions'= {
             cand --vault 'The vault: a `.memories` folder, or a folder containing one'
             cand --color 'When to use colour'
@@ -811,6 +904,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand mv 'Rename a memory (its id stays the same)'
             cand list 'List memories, newest first'
             cand search 'Search memories by keyword and meaning'
+            cand context 'Print what matters for the work at hand, within a token budget: pinned memories, memories linked to the files changed in the git working tree, matches of a task, the hottest memories'
             cand reindex 'Rebuild the search indices from the memory files'
             cand linked 'Memories that link to a document (`[[src/auth.py]]`), best match for the query first'
             cand relationships 'A memory''s typed links, both ways, and its whole version chain'
@@ -835,6 +929,8 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand watch 'Keep the indices fresh while files change, until interrupted'
             cand mcp 'Serve memories to an agent over MCP (stdio)'
             cand merge-file 'Merge three versions of a memory file (git''s merge driver)'
+            cand setup 'Connect an agent client to this vault''s MCP server'
+            cand hook 'Run by an agent client at a point of its session (reads the event JSON on stdin; always exits 0)'
             cand completions 'Print a shell completion script'
             cand generate 'Write completions and man pages (for maintainers)'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -858,6 +954,8 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;list'= {
         }
         &'memlane;help;search'= {
+        }
+        &'memlane;help;context'= {
         }
         &'memlane;help;reindex'= {
         }
@@ -924,6 +1022,16 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;help;mcp'= {
         }
         &'memlane;help;merge-file'= {
+        }
+        &'memlane;help;setup'= {
+        }
+        &'memlane;help;hook'= {
+            cand session-start 'Print the session-start digest (`memlane context`) for the event''s working directory'
+            cand stop 'Once per session, ask the agent to record what it learned (off with `[hooks] stop_reminder = false`)'
+        }
+        &'memlane;help;hook;session-start'= {
+        }
+        &'memlane;help;hook;stop'= {
         }
         &'memlane;help;completions'= {
         }
