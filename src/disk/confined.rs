@@ -108,6 +108,11 @@ impl Confined {
             path: root.to_owned(),
             source,
         })?;
+        Self::open_canonical(root, canonical)
+    }
+
+    /// [`Confined::open`] for a caller that has `root`'s canonical form already.
+    pub fn open_canonical(root: &Path, canonical: PathBuf) -> Result<Confined, PathError> {
         #[cfg(unix)]
         {
             use rustix::fs::{Mode, OFlags};

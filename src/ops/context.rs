@@ -152,10 +152,24 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
                 push(&mut out, &mut seen, candidate(name, Section::Pinned, None));
             }
             // Linked to the changed files, most confident link first.
-            if !tree.changed.is_empty() {
+            // The graph is large (8 MB at 10k memories): it is loaded only when a changed file
+            // is a link target, per the graph's list of them (which may list a target that is
+            // gone, never miss one).
+            let listed = if idx.is_in_memory() {
+                None
+            } else {
+                crate::index::graph::read_ghosts(&idx.dir().join("graph"))
+            };
+            let targets: Vec<(&String, String)> = tree
+                .changed
+                .iter()
+                .take(MAX_CHANGED_FILES)
+                .map(|f| (f, format!("ghost:{}", normalize_target(f))))
+                .filter(|(_, g)| listed.as_ref().is_none_or(|l| l.contains(g)))
+                .collect();
+            if !targets.is_empty() {
                 let graph = idx.graph();
-                for file in tree.changed.iter().take(MAX_CHANGED_FILES) {
-                    let ghost = format!("ghost:{}", normalize_target(file));
+                for (file, ghost) in targets {
                     let mut links = graph.memories_linking_to(&ghost);
                     links.sort_by(|a, b| {
                         b.1.confidence.total_cmp(&a.1.confidence).then_with(|| a.0.cmp(&b.0))

@@ -234,7 +234,7 @@ impl Vault {
             return Err(Error::VaultMissing(root.to_owned()));
         }
         let canonical_root = root.canonicalize().at("open", root)?;
-        let fs = crate::disk::Confined::open(root)?;
+        let fs = crate::disk::Confined::open_canonical(root, canonical_root.clone())?;
         folders::check_folders(&fs, root, &crate::model::time::format_compact(clock.now()))?;
         let vault = Vault { root: root.to_owned(), canonical_root, fs, config, clock };
         vault.recover_on_open();

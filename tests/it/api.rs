@@ -108,6 +108,7 @@ fn every_command_prints_json_of_a_pinned_shape() {
     step("maintain", &["maintain"]);
     step("reindex", &["reindex"]);
     step("config", &["config"]);
+    step("context", &["context", "--budget", "150", "--for", "login session bug"]);
     step("error_not_found", &["show", "nope"]);
     step("error_invalid", &["list", "--since", "soon"]);
     step("error_duplicate", &["add", "notes/again", "The cache keeps rendered pages for an hour."]);
@@ -199,6 +200,11 @@ fn every_mcp_tool_returns_a_pinned_shape() {
     );
     call("memory_history", "memory_history", json!({"name": "notes/cache"}));
     call("remember", "remember", json!({"content": "Deploys run on Fridays only."}));
+    call(
+        "mark_used",
+        "mark_used",
+        json!({"names": ["auth-v3", "key-rotation"], "context_for": "notes/cache"}),
+    );
     call("suggest_memory_merges", "suggest_memory_merges", json!({"threshold": 0.5}));
     call(
         "merge_memories",
