@@ -5,6 +5,7 @@
 
 mod intent;
 mod scan;
+mod signing;
 mod temp;
 mod write;
 
@@ -15,7 +16,7 @@ use jiff::Timestamp;
 use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
-pub use intent::INTENTS_DIR;
+pub use intent::{INTENTS_DIR, IntentReport, ROLLBACK_ACTION, UntrustedIntent, remove_command};
 pub use scan::{
     EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
     UnreachableWhy, mtime_ns,

@@ -53,7 +53,7 @@ impl Vault {
         }
         let text = doc.render();
         self.check_written(name, &text)?;
-        self.note(&[&target])?;
+        self.note(&[(&target, After::Bytes(text.as_bytes()))])?;
         atomic_create(&target, text.as_bytes(), None).map_err(|e| exists_or(e, name))?;
         out.path = Some(path);
         Ok(out)
@@ -104,7 +104,7 @@ impl Vault {
                 return Err(Error::ChangedOnDisk { name: m.name.to_string(), doing: "updating" });
             }
             let version = self.record_history(m, action)?;
-            self.note(&[&target])?;
+            self.note(&[(&target, After::Bytes(text.as_bytes()))])?;
             atomic_write(&target, text.as_bytes())?;
             Ok((WriteStatus::Updated, Some(version)))
         })
@@ -281,7 +281,7 @@ impl Vault {
             if let Some(dir) = dest.parent() {
                 std::fs::create_dir_all(dir).at("create", dir)?;
             }
-            self.note(&[&source, &dest])?;
+            self.note(&[(&source, After::Removed), (&dest, After::MovedFrom(&source))])?;
             failpoint::step("delete.rename")
                 .and_then(|()| std::fs::rename(&source, &dest))
                 .at("delete", &source)?;
@@ -319,14 +319,18 @@ impl Vault {
         let dest_target = self.write_target(&dest)?;
         let source = self.write_target(&m.path)?;
         self.all_or_nothing("mv", || {
-            self.note(&[&source, &dest_target])?;
             if m.id_persisted {
+                self.note(&[(&source, After::Removed), (&dest_target, After::MovedFrom(&source))])?;
                 move_no_clobber(&source, &dest_target).map_err(|e| exists_or(e, to))?;
             } else {
                 let mut doc = m.doc.clone();
                 doc.set("id", &str_value(m.id.as_str()));
                 check_edits(&m.name, &doc)?;
                 let text = doc.render();
+                self.note(&[
+                    (&source, After::Removed),
+                    (&dest_target, After::Bytes(text.as_bytes())),
+                ])?;
                 self.record_history(m, "mv")?;
                 atomic_create(&dest_target, text.as_bytes(), file_mode(&source))
                     .map_err(|e| exists_or(e, to))?;

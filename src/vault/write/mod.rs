@@ -30,6 +30,10 @@ mod memory;
 mod names;
 mod trash;
 
+pub(in crate::vault) use history::HISTORY_OWNER;
+
+use super::intent::After;
+
 pub use crate::disk::atomic_write;
 pub(crate) use crate::disk::{
     TEMP_SUFFIX, atomic_create, atomic_write_mode, file_mode, move_no_clobber, sync_dir,
