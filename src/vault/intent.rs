@@ -58,8 +58,10 @@ pub const ROLLBACK_ACTION: &str = "rollback";
 pub(crate) enum After<'a> {
     /// These bytes.
     Bytes(&'a [u8]),
-    /// The bytes this other file holds now (a move or a rename to the path).
+    /// The bytes this other file holds now (a move to the path).
     MovedFrom(&'a Path),
+    /// These bytes, as the new name of this other file (a rename that rewrites the file).
+    RenamedFrom(&'a Path, &'a [u8]),
     /// No file (a delete, or a move away).
     Removed,
 }
@@ -93,6 +95,9 @@ struct Change {
     before: Option<Before>,
     /// The SHA-256 (hex) of the bytes the operation leaves, or `None` when it leaves no file.
     after: Option<String>,
+    /// The file this one is the new name of (a move or a rename).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    from: Option<String>,
 }
 
 /// One entry file (`NNNNNN.json`): the changes and their signature.
@@ -330,11 +335,16 @@ enum Action {
     PutBack,
     /// Someone changed it since: keep it (and the previous bytes in `.history/`).
     Keep,
+    /// The old name of a move whose new name someone changed since: the move is completed
+    /// (the old name goes), its bytes kept in `.history/` unless `held` (another file the
+    /// operation wrote, kept as it is, holds them).
+    Forward { held: Option<usize> },
 }
 
 /// One path to replay: its previous state and every after-state noted for it.
 struct Plan {
     path: String,
+    from: Option<String>,
     before: Before,
     afters: Vec<Option<String>>,
 }
@@ -426,20 +436,23 @@ impl Vault {
                 let Some(rel) = rel_of(&j.root, p).or_else(|| rel_of(&j.canonical_root, p)) else {
                     continue;
                 };
-                let after = match after {
-                    After::Bytes(b) => Some(signing::sha256_hex(b)),
-                    After::Removed => None,
+                let rel_from =
+                    |from: &Path| rel_of(&j.root, from).or_else(|| rel_of(&j.canonical_root, from));
+                let (after, from) = match after {
+                    After::Bytes(b) => (Some(signing::sha256_hex(b)), None),
+                    After::Removed => (None, None),
                     After::MovedFrom(from) => match file_meta(from).at("read", from)? {
-                        Some(_) => Some(signing::sha256_hex(&read_file(from)?)),
-                        None => None,
+                        Some(_) => (Some(signing::sha256_hex(&read_file(from)?)), rel_from(from)),
+                        None => (None, None),
                     },
+                    After::RenamedFrom(from, b) => (Some(signing::sha256_hex(b)), rel_from(from)),
                 };
                 let before = match j.noted.get(*p) {
                     Some(afters) if afters.contains(&after) => continue,
                     Some(_) => None,
                     None => Some(snapshot(p)?),
                 };
-                entries.push((p.to_path_buf(), Change { path: rel, before, after }));
+                entries.push((p.to_path_buf(), Change { path: rel, before, after, from }));
             }
             if entries.is_empty() {
                 return Ok(());
@@ -649,11 +662,16 @@ impl Vault {
         let mut index: HashMap<String, usize> = HashMap::new();
         for c in changes {
             match index.get(&c.path) {
-                Some(&i) => plans[i].afters.push(c.after),
+                Some(&i) => {
+                    plans[i].afters.push(c.after);
+                    if plans[i].from.is_none() {
+                        plans[i].from = c.from;
+                    }
+                }
                 None => {
                     index.insert(c.path.clone(), plans.len());
                     let before = c.before.unwrap_or(Before { text: None, bytes: None, mode: None });
-                    plans.push(Plan { path: c.path, before, afters: vec![c.after] });
+                    plans.push(Plan { path: c.path, from: c.from, before, afters: vec![c.after] });
                 }
             }
         }
@@ -662,16 +680,28 @@ impl Vault {
         for p in &plans {
             now.push(self.current(&p.path)?);
         }
+        let mut actions: Vec<Action> = plans.iter().zip(&now).map(|(p, n)| decide(p, n)).collect();
+        removed_before_the_move(&plans, &now, &mut actions);
+        complete_moves(&plans, &now, &mut actions);
+        // What the operation left goes first, so that a kept file's copy in `.history/` takes
+        // the next version number once the operation's own history copies are gone.
+        for (p, action) in plans.iter().zip(&actions).rev() {
+            if matches!(action, Action::PutBack) {
+                self.put_back(p)?;
+            }
+        }
         let mut kept = 0;
-        for (i, p) in plans.iter().enumerate().rev() {
-            let action = decide(p, &now[i], &plans, &now);
+        for ((p, action), n) in plans.iter().zip(&actions).zip(&now) {
             match action {
-                Action::Nothing => {}
-                Action::PutBack => self.put_back(p)?,
                 Action::Keep => {
                     kept += 1;
-                    self.keep(op, p, &now[i])?;
+                    self.keep(op, p, n)?;
                 }
+                Action::Forward { held } => {
+                    kept += 1;
+                    self.forward(op, p, &plans, held.map(|i| &plans[i]))?;
+                }
+                Action::Nothing | Action::PutBack => {}
             }
         }
         Ok(kept)
@@ -738,6 +768,27 @@ impl Vault {
         let stays = if matches!(now, Now::Absent) { "stays removed" } else { "stays as it is" };
         tracing::warn!(
             "{} {changed} after an interrupted `{op}` had written it: your version {stays}, and the text the roll-back would have put back is in {}",
+            path.display(),
+            copy.display()
+        );
+        Ok(())
+    }
+
+    /// Completes the move of `p` (its old name) to a new name someone changed since: `p` goes,
+    /// its bytes kept in `held` (a file the operation wrote with them) or in `.history/`.
+    fn forward(&self, op: &str, p: &Plan, all: &[Plan], held: Option<&Plan>) -> crate::Result<()> {
+        let path = self.root().join(&p.path);
+        let Some(bytes) = p.before.bytes() else { return Ok(()) };
+        let copy = match held {
+            Some(h) => self.root().join(&h.path),
+            None => self.save_rolled_back(&p.path, bytes, p.before.mode)?,
+        };
+        remove_file(&path)?;
+        self.prune_created_dirs(&path);
+        let new = all.iter().find(|q| q.from.as_deref() == Some(p.path.as_str()));
+        let new = new.map(|q| self.root().join(&q.path).display().to_string()).unwrap_or_default();
+        tracing::warn!(
+            "{new} changed after an interrupted `{op}` had moved {} there: your version stays, the move is completed, and the text the old name had is in {}",
             path.display(),
             copy.display()
         );
@@ -848,8 +899,8 @@ fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
     }
 }
 
-/// What the replay does with plan `p`, whose file is `now` (`all` and `all_now`: every plan).
-fn decide(p: &Plan, now: &Now, all: &[Plan], all_now: &[Now]) -> Action {
+/// What the replay does with plan `p`, whose file is `now`.
+fn decide(p: &Plan, now: &Now) -> Action {
     match (now, p.before.bytes()) {
         (Now::Other, _) => Action::Keep,
         (Now::Absent, None) => Action::Nothing,
@@ -860,25 +911,77 @@ fn decide(p: &Plan, now: &Now, all: &[Plan], all_now: &[Now]) -> Action {
                 Action::Keep
             }
         }
-        (Now::File { bytes, hash, id }, before) => {
+        (Now::File { bytes, hash, .. }, before) => {
             if before == Some(bytes.as_slice()) {
                 return Action::Nothing;
             }
             if p.afters.iter().any(|a| a.as_deref() == Some(hash.as_str())) {
                 return Action::PutBack;
             }
-            // A move is a hard link then an unlink: killed in between, the new name and the
-            // old one are one file, and an edit through either name shows in both. The new
-            // name goes; the old one (kept, with the edit) holds the bytes.
-            let second_name = before.is_none()
-                && id.is_some()
-                && all.iter().zip(all_now).any(|(q, qn)| {
-                    !std::ptr::eq(q, p)
-                        && q.before.bytes().is_some()
-                        && matches!(qn, Now::File { id: qid, .. } if qid == id)
-                });
-            if second_name { Action::PutBack } else { Action::Keep }
+            Action::Keep
         }
+    }
+}
+
+/// A file the operation was about to move away (its after-state "absent") is gone, but so is
+/// the file it was being moved to: a move is one rename (or a hard link then an unlink), so it
+/// never leaves neither name. Someone removed the file since (a branch switch): it stays
+/// removed, its previous bytes kept in `.history/`.
+fn removed_before_the_move(plans: &[Plan], now: &[Now], actions: &mut [Action]) {
+    for i in 0..plans.len() {
+        if !matches!(actions[i], Action::PutBack) || !matches!(now[i], Now::Absent) {
+            continue;
+        }
+        let never_arrived = plans.iter().zip(now).any(|(r, rn)| {
+            r.from.as_deref() == Some(plans[i].path.as_str())
+                && r.before.bytes().is_none()
+                && matches!(rn, Now::Absent)
+        });
+        if never_arrived {
+            actions[i] = Action::Keep;
+        }
+    }
+}
+
+/// A move (or rename) whose new name someone changed since the operation left it: the user
+/// took the move as done. Rolling it back would leave two files with one id (the old name as
+/// it was, the new one changed), or, when the kill came between the move's hard link and its
+/// unlink and the edit went into the one file both names share, the edit under the old name
+/// only (in the trash, for a restore from it). So the move is completed instead: the old name
+/// goes, its bytes kept (in `.history/`, or in the copy of them the operation wrote, such as a
+/// rename's history copy, which stays).
+fn complete_moves(plans: &[Plan], now: &[Now], actions: &mut [Action]) {
+    for i in 0..plans.len() {
+        let p = &plans[i];
+        let Some(from) = p.from.as_deref() else { continue };
+        if !matches!(actions[i], Action::Keep) || p.before.bytes().is_some() {
+            continue;
+        }
+        let Now::File { id: new_id, .. } = &now[i] else { continue };
+        let Some(q) = plans.iter().position(|q| q.path == from) else { continue };
+        let old = &plans[q];
+        let Some(old_bytes) = old.before.bytes() else { continue };
+        let as_it_was = matches!(actions[q], Action::Nothing);
+        let one_file = matches!(actions[q], Action::Keep)
+            && new_id.is_some()
+            && matches!(&now[q], Now::File { id, .. } if id == new_id);
+        if !(as_it_was || one_file) || !old.afters.contains(&None) {
+            continue;
+        }
+        let hash = signing::sha256_hex(old_bytes);
+        let held = (0..plans.len()).find(|&r| {
+            r != i
+                && r != q
+                && matches!(actions[r], Action::PutBack)
+                && plans[r].before.bytes().is_none()
+                && matches!(&now[r], Now::File { hash: h, .. } if *h == hash)
+        });
+        if let Some(r) = held {
+            actions[r] = Action::Nothing;
+        }
+        actions[q] = Action::Forward { held };
+        // The new name stays as it is; the warning about the move names it.
+        actions[i] = Action::Nothing;
     }
 }
 

@@ -15,6 +15,7 @@ mod generated;
 mod graph;
 mod hardening;
 mod hints;
+mod intents;
 mod lifecycle;
 mod mcp;
 mod mcp_sdk;

@@ -329,7 +329,7 @@ impl Vault {
                 let text = doc.render();
                 self.note(&[
                     (&source, After::Removed),
-                    (&dest_target, After::Bytes(text.as_bytes())),
+                    (&dest_target, After::RenamedFrom(&source, text.as_bytes())),
                 ])?;
                 self.record_history(m, "mv")?;
                 atomic_create(&dest_target, text.as_bytes(), file_mode(&source))
