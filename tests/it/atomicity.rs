@@ -306,7 +306,7 @@ fn later_edit_survives(
         Ok(text) => format!("{text}\nA later edit at step {n}.\n"),
         Err(_) => format!("A file made by hand at step {n}.\n"),
     };
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &edited).unwrap(); // in place, as `>>` or some editors do
     } else {
