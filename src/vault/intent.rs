@@ -190,6 +190,12 @@ fn remove_file(path: &Path) -> Result<(), PathError> {
     }
 }
 
+fn rename_file(from: &Path, to: &Path) -> Result<(), PathError> {
+    std::fs::rename(from, to).at("rename", from)?;
+    super::write::sync_dir(to);
+    Ok(())
+}
+
 fn remove_folder(path: &Path) -> Result<(), PathError> {
     std::fs::remove_dir_all(path).at("remove", path)
 }
@@ -309,7 +315,7 @@ fn warn_untrusted(u: &UntrustedIntent) {
     if warned.get_or_insert_with(HashSet::new).insert(u.path.clone()) {
         tracing::warn!(
             "{} is not an undo log memlane wrote for you in this vault ({}): it was not replayed and is left as it is; inspect it, then delete it (`{}`)",
-            u.path.display(),
+            shown_path(&u.path),
             u.why,
             remove_command(&u.path)
         );
@@ -318,13 +324,33 @@ fn warn_untrusted(u: &UntrustedIntent) {
 
 /// The command that deletes an untrusted intent folder (what `doctor` suggests).
 pub fn remove_command(path: &Path) -> String {
-    let shown = path.display().to_string();
+    let shown = path.to_string_lossy();
     let plain = shown.chars().all(|c| c.is_ascii_alphanumeric() || "/._-+@%=,:".contains(c));
     if plain {
         format!("rm -r {shown}")
+    } else if shown.chars().any(char::is_control) {
+        // bash's `$'…'`: a control character is never printed raw.
+        let escaped: String = shown
+            .chars()
+            .map(|c| match c {
+                '\\' | '\'' => format!("\\{c}"),
+                c if c.is_control() => format!("\\x{:02x}", c as u32),
+                c => c.to_string(),
+            })
+            .collect();
+        format!("rm -r $'{escaped}'")
     } else {
         format!("rm -r '{}'", shown.replace('\'', r"'\''"))
     }
+}
+
+/// A path as a message shows it: control characters (a terminal's escape sequences, in a name
+/// a repository chose) escaped.
+pub fn shown_path(path: &Path) -> String {
+    path.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+        .collect()
 }
 
 /// What the replay does with one path.
@@ -339,6 +365,11 @@ enum Action {
     /// (the old name goes), its bytes kept in `.history/` unless `held` (another file the
     /// operation wrote, kept as it is, holds them).
     Forward { held: Option<usize> },
+    /// The new name of a move of a live memory, which someone changed since: the operation is
+    /// rolled back with the user's version going back to the old name `to` (by a rename, or,
+    /// when both names are `one_file` already, by removing the new name); the old name's bytes
+    /// are kept in `.history/`.
+    Return { to: usize, one_file: bool },
 }
 
 /// One path to replay: its previous state and every after-state noted for it.
@@ -617,7 +648,10 @@ impl Vault {
                 && file.ends_with(".json")
                 && file[..6].bytes().all(|b| b.is_ascii_digit());
             if !numbered {
-                return untrusted(format!("it holds `{file}`, which memlane does not write there"));
+                return untrusted(format!(
+                    "it holds `{}`, which memlane does not write there",
+                    file.escape_debug()
+                ));
             }
             let path = dir.join(&file);
             match file_meta(&path) {
@@ -700,6 +734,10 @@ impl Vault {
                 Action::Forward { held } => {
                     kept += 1;
                     self.forward(op, p, &plans, held.map(|i| &plans[i]))?;
+                }
+                Action::Return { to, one_file } => {
+                    kept += 1;
+                    self.give_back(op, p, &plans[*to], *one_file)?;
                 }
                 Action::Nothing | Action::PutBack => {}
             }
@@ -790,6 +828,29 @@ impl Vault {
         tracing::warn!(
             "{new} changed after an interrupted `{op}` had moved {} there: your version stays, the move is completed, and the text the old name had is in {}",
             path.display(),
+            copy.display()
+        );
+        Ok(())
+    }
+
+    /// Rolls back the move of `old` to `new`, which someone changed since: the user's version
+    /// goes to the old name (replacing its bytes, which go to `.history/`).
+    fn give_back(&self, op: &str, new: &Plan, old: &Plan, one_file: bool) -> crate::Result<()> {
+        let new_path = self.root().join(&new.path);
+        let old_path = self.root().join(&old.path);
+        let Some(bytes) = old.before.bytes() else { return Ok(()) };
+        let copy = self.save_rolled_back(&old.path, bytes, old.before.mode)?;
+        if one_file {
+            remove_file(&new_path)?;
+        } else {
+            rename_file(&new_path, &old_path)?;
+        }
+        self.prune_created_dirs(&new_path);
+        tracing::warn!(
+            "{} changed after an interrupted `{op}` had moved {} there: the `{op}` is rolled back and your version is back under the old name, {}; the text the old name had is in {}",
+            new_path.display(),
+            old_path.display(),
+            old_path.display(),
             copy.display()
         );
         Ok(())
@@ -943,13 +1004,19 @@ fn removed_before_the_move(plans: &[Plan], now: &[Now], actions: &mut [Action]) 
     }
 }
 
-/// A move (or rename) whose new name someone changed since the operation left it: the user
-/// took the move as done. Rolling it back would leave two files with one id (the old name as
-/// it was, the new one changed), or, when the kill came between the move's hard link and its
-/// unlink and the edit went into the one file both names share, the edit under the old name
-/// only (in the trash, for a restore from it). So the move is completed instead: the old name
-/// goes, its bytes kept (in `.history/`, or in the copy of them the operation wrote, such as a
-/// rename's history copy, which stays).
+/// A move (or rename) whose new name someone changed since the operation left it. Keeping the
+/// new name as it is and the old one as it was would leave two files with one id; and when the
+/// kill came between the move's hard link and its unlink, the edit went into the one file both
+/// names share. So the user's version goes to one name only:
+///
+/// - for a memory moved from a live name (`mv`), the old name: the operation is rolled back
+///   whole (its relinking too, so no link is left pointing at a name that is gone), and the
+///   user's version is the memory's text at its old name;
+/// - for a memory restored from `.trash/`, the new name: the restore is completed (it has no
+///   other step), so the edit does not vanish into the trash.
+///
+/// Either way the old name's bytes are kept (in `.history/`, or in the copy of them the
+/// operation wrote, such as a rename's history copy, which then stays).
 fn complete_moves(plans: &[Plan], now: &[Now], actions: &mut [Action]) {
     for i in 0..plans.len() {
         let p = &plans[i];
@@ -976,6 +1043,11 @@ fn complete_moves(plans: &[Plan], now: &[Now], actions: &mut [Action]) {
                 && plans[r].before.bytes().is_none()
                 && matches!(&now[r], Now::File { hash: h, .. } if *h == hash)
         });
+        if !old.path.starts_with(".trash/") {
+            actions[i] = Action::Return { to: q, one_file };
+            actions[q] = Action::Nothing;
+            continue;
+        }
         if let Some(r) = held {
             actions[r] = Action::Nothing;
         }
@@ -1044,5 +1116,7 @@ mod tests {
             "rm -r /v/state/intents/mv-1-x"
         );
         assert_eq!(remove_command(Path::new("/v w/it's")), r"rm -r '/v w/it'\''s'");
+        assert_eq!(remove_command(Path::new("/v/a\u{1b}[2J'b")), r"rm -r $'/v/a\x1b[2J\'b'");
+        assert_eq!(shown_path(Path::new("/v/a\u{1b}[2J")), r"/v/a\u{1b}[2J");
     }
 }

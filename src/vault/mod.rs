@@ -16,7 +16,9 @@ use jiff::Timestamp;
 use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
-pub use intent::{INTENTS_DIR, IntentReport, ROLLBACK_ACTION, UntrustedIntent, remove_command};
+pub use intent::{
+    INTENTS_DIR, IntentReport, ROLLBACK_ACTION, UntrustedIntent, remove_command, shown_path,
+};
 pub use scan::{
     EscapingLink, FileStat, ListFilter, ListSort, Memory, PathState, ScanProblem, Unreachable,
     UnreachableWhy, mtime_ns,

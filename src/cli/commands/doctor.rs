@@ -45,7 +45,7 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
             format!("inspect it, then delete it: {}", memlane::vault::remove_command(&u.path));
         let message = format!(
             "{} is not an undo log memlane wrote for you in this vault ({}); memlane never replays it",
-            u.path.display(),
+            memlane::vault::shown_path(&u.path),
             u.why
         );
         problems.push(
