@@ -1015,7 +1015,8 @@ fn removed_before_the_move(plans: &[Plan], now: &[Now], actions: &mut [Action]) 
 /// - for a memory restored from `.trash/`, the new name: the restore is completed (it has no
 ///   other step), so the edit does not vanish into the trash.
 ///
-/// Either way the old name's bytes are kept (in `.history/`, or in the copy of them the
+/// This holds whether the old name is still as it was, shares the one file with the new name,
+/// or is gone already (the move's last step done). Either way the old name's bytes are kept (in `.history/`, or in the copy of them the
 /// operation wrote, such as a rename's history copy, which then stays).
 fn complete_moves(plans: &[Plan], now: &[Now], actions: &mut [Action]) {
     for i in 0..plans.len() {
@@ -1032,7 +1033,8 @@ fn complete_moves(plans: &[Plan], now: &[Now], actions: &mut [Action]) {
         let one_file = matches!(actions[q], Action::Keep)
             && new_id.is_some()
             && matches!(&now[q], Now::File { id, .. } if id == new_id);
-        if !(as_it_was || one_file) || !old.afters.contains(&None) {
+        let moved_away = matches!(actions[q], Action::PutBack) && matches!(now[q], Now::Absent);
+        if !(as_it_was || one_file || moved_away) || !old.afters.contains(&None) {
             continue;
         }
         let hash = signing::sha256_hex(old_bytes);
