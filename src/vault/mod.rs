@@ -6,6 +6,7 @@
 mod folders;
 mod intent;
 mod scan;
+mod signing;
 mod temp;
 mod write;
 
@@ -17,7 +18,9 @@ use crate::config::Config;
 use crate::error::{Error, IoResultExt};
 
 pub use folders::{INTERNAL_FOLDERS, folder_problems};
-pub use intent::INTENTS_DIR;
+pub use intent::{
+    INTENTS_DIR, IntentReport, ROLLBACK_ACTION, UntrustedIntent, remove_command, shown_path,
+};
 pub use scan::{
     BODY_CONFLICT, EscapingLink, FileStat, KEY_CONFLICT, ListFilter, ListSort, Memory, PathState,
     ScanProblem, Unreachable, UnreachableWhy, mtime_ns,

@@ -156,12 +156,31 @@ const OPS: &[Op] = &[
     },
 ];
 
+/// Which kill points also get a later edit (see [`later_edit_survives`]): every point of
+/// `merge`, and for the other operations one point in [`EDIT_SAMPLE`], rotating with the day
+/// (`MEMLANE_SWEEP_OFFSET` picks the offset), so that the sweep stays affordable and every point
+/// is covered over a few days.
+const EDIT_SAMPLE: usize = 3;
+
+fn edit_offset() -> usize {
+    std::env::var("MEMLANE_SWEEP_OFFSET").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
+        let days = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() / 86_400);
+        days as usize
+    }) % EDIT_SAMPLE
+}
+
 /// Kills every write operation at each of its file-system steps (`MEMLANE_FAILPOINT=*:N`, which
 /// aborts the process like `kill -9`), runs the next command, and checks that the vault is
-/// exactly as before the operation or as after it, with no id on two live files.
+/// exactly as before the operation or as after it, with no id on two live files. At the points
+/// [`EDIT_SAMPLE`] picks, the killed vault is also put back as the kill left it and a file the
+/// operation touches is edited (or made) by hand before the next command: the edit survives.
 #[test]
 fn every_write_is_all_or_nothing_at_every_kill_point() {
+    let offset = edit_offset();
     let mut total = 0;
+    let mut sweep = Sweep::default();
     let mut report = Vec::new();
     for op in OPS {
         let fresh = || {
@@ -175,6 +194,15 @@ fn every_write_is_all_or_nothing_at_every_kill_point() {
         reference.run(op.args).success();
         let after = state(&reference);
         assert_ne!(before, after, "{}: the operation changes something", op.name);
+        // The memory files the operation changes, creates or removes: the ones a user edits.
+        let touched: Vec<String> = before
+            .keys()
+            .chain(after.keys())
+            .filter(|k| !k.starts_with('.') && before.get(*k) != after.get(*k))
+            .cloned()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
         let mut points = 0;
         for n in 1.. {
             assert!(n < 2_000, "{}: no end to the steps", op.name);
@@ -195,6 +223,8 @@ fn every_write_is_all_or_nothing_at_every_kill_point() {
                 op.name
             );
             points += 1;
+            let edit_here = op.name == "merge" || n % EDIT_SAMPLE == offset;
+            let killed = edit_here.then(|| snapshot_vault(&env));
             // The next command finds the interrupted operation and rolls it back.
             env.run(["list"]).success();
             let now = state(&env);
@@ -210,12 +240,127 @@ fn every_write_is_all_or_nothing_at_every_kill_point() {
                 "{} step {n}: the intent record is gone after the next command",
                 op.name
             );
+            if let Some(killed) = killed {
+                put_back_vault(&env, &killed);
+                let target = &touched[n % touched.len()];
+                later_edit_survives(&env, op.name, n, target, &before, &after, &mut sweep);
+            }
         }
         report.push(format!("{}: {points}", op.name));
         total += points;
     }
-    eprintln!("kill points swept: {total} ({})", report.join(", "));
+    eprintln!(
+        "kill points swept: {total} ({}); 0 lost, 0 mixed; later edits at {} points (offset {offset} of {EDIT_SAMPLE} beyond merge): {} survived, 0 lost, {} roll-back copies in .history/",
+        report.join(", "),
+        sweep.edits,
+        sweep.edits,
+        sweep.copies
+    );
     assert!(total >= 200, "only {total} kill points: {report:?}");
+    assert!(sweep.edits >= 60, "only {} later edits", sweep.edits);
+    assert!(sweep.copies > 0, "no roll-back ever kept a copy: the edits never met a noted file");
+}
+
+#[derive(Default)]
+struct Sweep {
+    edits: usize,
+    copies: usize,
+}
+
+/// A copy of the killed vault (hard links inside it kept: a move killed between its link and
+/// its unlink leaves one file under two names), taken with `cp -a`.
+fn snapshot_vault(env: &TestEnv) -> std::path::PathBuf {
+    let copy = env.root.join("killed");
+    let ok = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(env.vault())
+        .arg(&copy)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "cp -a of the vault");
+    copy
+}
+
+/// Puts the killed vault back at its own path (the undo log is signed for that path).
+fn put_back_vault(env: &TestEnv, killed: &Path) {
+    std::fs::remove_dir_all(env.vault()).unwrap();
+    std::fs::rename(killed, env.vault()).unwrap();
+}
+
+/// Edits `target` by hand (appends a line in place or through a new file and a rename, or makes
+/// it when the kill left none), runs the next command, and checks that the edit survives, that
+/// everything else is as before or as after the operation, and that any bytes the roll-back did
+/// not put back are in `.history/` with a warning naming that copy.
+fn later_edit_survives(
+    env: &TestEnv,
+    op: &str,
+    n: usize,
+    target: &str,
+    before: &BTreeMap<String, String>,
+    after: &BTreeMap<String, String>,
+    sweep: &mut Sweep,
+) {
+    let path = env.vault().join(target);
+    let edited = match std::fs::read_to_string(&path) {
+        Ok(text) => format!("{text}\nA later edit at step {n}.\n"),
+        Err(_) => format!("A file made by hand at step {n}.\n"),
+    };
+    if n.is_multiple_of(2) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &edited).unwrap(); // in place, as `>>` or some editors do
+    } else {
+        let tmp = env.root.join("edited.tmp");
+        std::fs::write(&tmp, &edited).unwrap();
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::rename(&tmp, &path).unwrap(); // a new file renamed over it, as most editors do
+    }
+    let out = env.run(["list"]).success();
+    sweep.edits += 1;
+    let files = env.contents();
+    let holding: Vec<&String> = files
+        .iter()
+        .filter(|(p, b)| !p.starts_with('.') && !p.starts_with("state/") && *b == edited.as_bytes())
+        .map(|(p, _)| p)
+        .collect();
+    assert!(
+        !holding.is_empty(),
+        "{op}: killed at step {n}, the later edit of {target} is lost:\n{out}"
+    );
+    // Everything else is before or after: drop the edited file, the files holding the edit
+    // and the roll-back's copies from the comparison.
+    let mut dropped: Vec<String> = holding.iter().map(|p| redact_ids(p)).collect();
+    dropped.push(target.to_owned());
+    let copies: Vec<(String, String)> = state(env)
+        .into_iter()
+        .filter(|(p, _)| p.starts_with(".history/") && p.ends_with("_rollback.md"))
+        .collect();
+    let without = |m: &BTreeMap<String, String>| -> BTreeMap<String, String> {
+        m.iter()
+            .filter(|(k, _)| !dropped.contains(k) && !copies.iter().any(|(c, _)| c == *k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    let (b, a, now) = (without(before), without(after), without(&state(env)));
+    assert!(
+        now == b || now == a,
+        "{op}: killed at step {n} and {target} edited, the rest is neither before nor after:\n{}\n{out}",
+        diff(&b, &a, &now)
+    );
+    for (copy, text) in &copies {
+        assert!(
+            before.values().chain(after.values()).any(|v| v == text),
+            "{op} step {n}: {copy} holds bytes memlane never had"
+        );
+        let file = copy.rsplit('/').next().unwrap();
+        assert!(out.stderr.contains(file), "{op} step {n}: no warning names {copy}:\n{out}");
+    }
+    sweep.copies += copies.len();
+    assert_eq!(duplicate_ids(env), Vec::<String>::new(), "{op} step {n}, {target} edited");
+    assert!(
+        !env.vault().join("state/intents").read_dir().is_ok_and(|mut d| d.next().is_some()),
+        "{op} step {n}: the intent record is gone after the next command"
+    );
 }
 
 fn diff(

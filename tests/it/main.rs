@@ -18,6 +18,7 @@ mod git_merge;
 mod graph;
 mod hardening;
 mod hints;
+mod intents;
 mod lifecycle;
 mod local_trust;
 mod mcp;

@@ -41,8 +41,21 @@ pub(crate) fn doctor(ctx: &mut Ctx, _args: &DoctorArgs) -> anyhow::Result<()> {
             json!({ "kind": "duplicate_id", "id": id, "memories": names, "message": message }),
         );
     }
-    for name in vault.pending_intents() {
+    let intents = vault.intent_report();
+    for name in intents.pending {
         problems.push(json!({ "kind": "interrupted_operation", "message": format!("an interrupted operation ({name}) waits to be rolled back by the next write") }));
+    }
+    for u in intents.untrusted {
+        let hint =
+            format!("inspect it, then delete it: {}", memlane::vault::remove_command(&u.path));
+        let message = format!(
+            "{} is not an undo log memlane wrote for you in this vault ({}); memlane never replays it",
+            memlane::vault::shown_path(&u.path),
+            u.why
+        );
+        problems.push(
+            json!({ "kind": "untrusted_intent", "path": u.path, "message": message, "hint": hint }),
+        );
     }
     for path in vault.stale_temp_files() {
         problems.push(json!({ "kind": "temp_file", "message": format!("{} is a temp file left by a killed writer; `memlane maintain` removes it", path.display()) }));

@@ -3,7 +3,7 @@
 use super::*;
 
 /// The file in `.history/<id>/` naming the memory whose versions the folder holds.
-pub(super) const HISTORY_OWNER: &str = ".owner";
+pub(in crate::vault) const HISTORY_OWNER: &str = ".owner";
 
 impl Vault {
     pub(super) fn history_dir_of(&self, id: &MemoryId) -> PathBuf {
@@ -26,8 +26,9 @@ impl Vault {
         {
             return Err(self.duplicate_id(m, &other));
         }
-        self.note(&[&file])?;
-        self.fs.write(&file, format!("{}\n", m.name).as_bytes())?;
+        let text = format!("{}\n", m.name);
+        self.note(&[(&file, After::Bytes(text.as_bytes()))])?;
+        self.fs.write(&file, text.as_bytes())?;
         Ok(())
     }
 }
@@ -48,7 +49,7 @@ impl Vault {
             .and_then(|s| s.mode);
         loop {
             let file = dir.join(format!("{version:06}_{stamp}_{action}.md"));
-            self.note(&[&file])?;
+            self.note(&[(&file, After::Bytes(m.raw.as_bytes()))])?;
             match self.fs.create(&file, m.raw.as_bytes(), mode) {
                 Ok(()) => return Ok(version),
                 Err(e) if e.source.kind() == std::io::ErrorKind::AlreadyExists => version += 1,
@@ -118,7 +119,7 @@ impl Vault {
         let target = self.write_target(&m.path)?;
         let recorded = self.all_or_nothing("restore", || {
             let recorded = self.record_history(m, "restore")?;
-            self.note(&[&target])?;
+            self.note(&[(&target, After::Bytes(text.as_bytes()))])?;
             self.fs.write(&target, text.as_bytes())?;
             Ok(recorded)
         })?;

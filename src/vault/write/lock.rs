@@ -85,7 +85,12 @@ impl Vault {
             )
         }) {
             Ok(Some(f)) => f,
-            Ok(None) => return,
+            Ok(None) => {
+                // Another process is writing (and replays what it may); still say what is
+                // never replayed.
+                self.warn_untrusted_intents();
+                return;
+            }
             Err(e) => {
                 tracing::warn!("an interrupted operation could not be rolled back yet: {e}");
                 return;

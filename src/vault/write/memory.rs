@@ -54,7 +54,7 @@ impl Vault {
         }
         let text = doc.render();
         self.check_written(name, &text)?;
-        self.note(&[&target])?;
+        self.note(&[(&target, After::Bytes(text.as_bytes()))])?;
         self.fs.create(&target, text.as_bytes(), None).map_err(|e| exists_or(e, name))?;
         out.path = Some(path);
         Ok(out)
@@ -110,7 +110,7 @@ impl Vault {
                 return Err(Error::ChangedOnDisk { name: m.name.to_string(), doing: "updating" });
             }
             let version = self.record_history(m, action)?;
-            self.note(&[&target])?;
+            self.note(&[(&target, After::Bytes(text.as_bytes()))])?;
             self.fs.write(&target, text.as_bytes())?;
             Ok((WriteStatus::Updated, Some(version)))
         })
@@ -307,7 +307,7 @@ impl Vault {
             if let Some(dir) = dest.parent() {
                 self.fs.create_dir_all(dir)?;
             }
-            self.note(&[&source, &dest])?;
+            self.note(&[(&source, After::Removed), (&dest, After::MovedFrom(&source))])?;
             failpoint::step("delete.rename").at("delete", &source)?;
             self.fs.rename(&source, &dest).map_err(|e| PathError { action: "delete", ..e })?;
             break entry;
@@ -344,14 +344,18 @@ impl Vault {
         let dest_target = self.write_target(&dest)?;
         let source = self.write_target(&m.path)?;
         self.all_or_nothing("mv", || {
-            self.note(&[&source, &dest_target])?;
             if m.id_persisted {
+                self.note(&[(&source, After::Removed), (&dest_target, After::MovedFrom(&source))])?;
                 self.fs.move_no_clobber(&source, &dest_target).map_err(|e| exists_or(e, to))?;
             } else {
                 let mut doc = m.doc.clone();
                 doc.set("id", &str_value(m.id.as_str()));
                 check_edits(&m.name, &doc)?;
                 let text = doc.render();
+                self.note(&[
+                    (&source, After::Removed),
+                    (&dest_target, After::RenamedFrom(&source, text.as_bytes())),
+                ])?;
                 self.record_history(m, "mv")?;
                 let mode = self.fs.stat(&source)?.and_then(|s| s.mode);
                 self.fs

@@ -31,6 +31,10 @@ mod names;
 mod trash;
 
 pub(crate) use crate::disk::TEMP_SUFFIX;
+pub(in crate::vault) use history::HISTORY_OWNER;
+
+use super::intent::After;
+
 pub use crate::disk::atomic_write;
 
 /// What a write did.

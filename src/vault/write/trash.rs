@@ -89,7 +89,7 @@ impl Vault {
         }
         let target = self.write_target(&dest)?;
         self.all_or_nothing("untrash", || {
-            self.note(&[&entry.path, &target])?;
+            self.note(&[(&entry.path, After::Removed), (&target, After::MovedFrom(&entry.path))])?;
             self.fs.move_no_clobber(&entry.path, &target).map_err(|e| exists_or(e, &name))
         })?;
         self.prune_empty_dirs_in(&entry.path, &self.trash_dir());
