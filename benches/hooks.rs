@@ -2,7 +2,7 @@
 //! sends, in a git working tree with changed files, on a generated vault.
 //!
 //! `cargo bench --bench hooks` (release). `MEMLANE_PERF_N` sets the number of memories (default
-//! 10,000). The vault is the perf bench's (~150 words, 50 folders) plus 20 pinned memories and
+//! 10,000). The vault is the perf bench's (~150 words, 50 folders) plus 5 pinned memories and
 //! 200 memories linked to 20 source files, 5 of which are modified in the working tree; the usage
 //! state holds every memory (as after `memlane cold`). Times the real binary in a fresh process,
 //! the way the client runs it (the vault found from the event's `cwd`), after one run that brings
@@ -40,7 +40,7 @@ fn main() {
     let project = tmp.path().to_path_buf();
     let t = Instant::now();
     generate(&root, n);
-    for i in 0..20 {
+    for i in 0..5 {
         std::fs::write(
             root.join(format!("pinned-{i:02}.md")),
             format!("---\ntype: decision\npinned: true\n---\n\nRule {i}: always run the checks before a release, case {i}.\n"),
@@ -59,7 +59,7 @@ fn main() {
         )
         .unwrap();
     }
-    println!("generated {} memories in {:.1} s", n + 220, t.elapsed().as_secs_f64());
+    println!("generated {} memories in {:.1} s", n + 205, t.elapsed().as_secs_f64());
     git(&project, &["init", "-q", "-b", "feature/parser"]);
     std::fs::write(project.join(".gitignore"), ".memories/\n").unwrap();
     git(&project, &["add", "-A"]);
@@ -116,7 +116,7 @@ fn main() {
     let min = *times.iter().min().unwrap();
     println!(
         "hook session-start, {} memories, fresh process: median {}, p95 {}, min {} ({RUNS} runs)",
-        n + 220,
+        n + 205,
         ms(median(times.clone())),
         ms(p95(times)),
         ms(min)
