@@ -600,6 +600,20 @@ pub enum Error {
         /// Why.
         problem: FrontmatterError,
     },
+    /// A `.memories` found by walking up from the current folder that is a symbolic link to a
+    /// folder outside the project folder holding it (a repository cannot point memlane at
+    /// another folder of the user's).
+    #[error(
+        "{} is a symbolic link to {}, outside the folder that holds it; memlane does not follow a vault link found in a project",
+        .link.display(),
+        .target.display()
+    )]
+    VaultLinkOutside {
+        /// The link (`…/.memories`).
+        link: PathBuf,
+        /// Where it leads.
+        target: PathBuf,
+    },
     /// A path given for a memory that is not inside the vault.
     #[error("`{input}` is outside the vault {}", .vault.display())]
     PathOutsideVault {
@@ -797,6 +811,7 @@ impl Error {
             Error::OverLimit { .. }
             | Error::OutsideVault(_)
             | Error::UnsafeFolder { .. }
+            | Error::VaultLinkOutside { .. }
             | Error::LinkOutsideVault(_)
             | Error::PathOutsideVault { .. } => K::Refused,
             Error::Config(_) => K::Config,
@@ -817,6 +832,10 @@ impl Error {
     pub fn neutral_hint(&self) -> Option<String> {
         Some(match self {
             Error::NotAFraction { .. } => "use a number from 0 to 1, such as 0.8".into(),
+            Error::VaultLinkOutside { target, .. } => format!(
+                "to use that folder as the vault on purpose, pass `--vault {}` (or set MEMLANE_VAULT)",
+                target.display()
+            ),
             Error::UnsafeFolder { path, link: true, .. } => {
                 format!("remove the link (`rm {}`) and run the command again", path.display())
             }

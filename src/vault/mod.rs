@@ -156,6 +156,7 @@ pub fn locate(loc: &Location) -> crate::Result<PathBuf> {
             while let Some(d) = dir {
                 let candidate = d.join(VAULT_DIR);
                 if candidate.is_dir() {
+                    check_vault_link(d, &candidate)?;
                     return Ok(candidate);
                 }
                 dir = d.parent();
@@ -176,8 +177,31 @@ pub fn init_target(loc: &Location) -> crate::Result<PathBuf> {
             let nested = p.join(VAULT_DIR);
             Ok(if nested.is_dir() { nested } else { p.clone() })
         }
-        Location::Discover(start) => Ok(start.join(VAULT_DIR)),
+        Location::Discover(start) => {
+            let candidate = start.join(VAULT_DIR);
+            check_vault_link(start, &candidate)?;
+            Ok(candidate)
+        }
         Location::User => user_vault_dir().ok_or(Error::NoHomeVault),
+    }
+}
+
+/// Refuses a discovered `.memories` (in `project`) that is a symbolic link leading outside
+/// `project`: a cloned repository could commit one pointing at any folder of the user's, and
+/// memlane would then write its memories, history and indices there. A link that stays inside
+/// the project is followed; `--vault` and `MEMLANE_VAULT` are the user's own choice and are not
+/// checked.
+fn check_vault_link(project: &Path, candidate: &Path) -> crate::Result<()> {
+    let is_link = std::fs::symlink_metadata(candidate).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return Ok(());
+    }
+    let target = std::fs::canonicalize(candidate).unwrap_or_else(|_| candidate.to_owned());
+    let inside = std::fs::canonicalize(project).is_ok_and(|p| target.starts_with(&p));
+    if inside {
+        Ok(())
+    } else {
+        Err(Error::VaultLinkOutside { link: candidate.to_owned(), target })
     }
 }
 

@@ -179,3 +179,43 @@ fn a_link_inside_the_indices_is_removed_never_followed() {
     assert_eq!(snapshot(&outside), before, "nothing written outside");
     assert!(graph.is_dir() && !graph.is_symlink(), "the graph folder is a real folder again");
 }
+
+/// memlane run in `dir` with no `--vault` and no `MEMLANE_VAULT`: it finds the vault by walking up.
+fn run_in(env: &TestEnv, dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = env.command();
+    cmd.env_remove("MEMLANE_VAULT").current_dir(dir).args(args);
+    cmd.output().unwrap()
+}
+
+#[test]
+fn a_discovered_vault_that_links_out_of_its_project_is_refused() {
+    let env = TestEnv::with_vault("basic");
+    let before = snapshot(&env.vault());
+    // A cloned project whose `.memories` leads to a folder of the user's outside it.
+    let project = env.root.join("project");
+    std::fs::create_dir_all(project.join("src")).unwrap();
+    std::os::unix::fs::symlink("../vault", project.join(".memories")).unwrap();
+    for args in [&["list"][..], &["add", "planted", "written where it must not be"], &["doctor"]] {
+        let out = run_in(&env, &project.join("src"), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("is a symbolic link to"), "{args:?}: {stderr}");
+        assert!(stderr.contains("--vault"), "the hint says how to use it on purpose: {stderr}");
+    }
+    assert!(snapshot(&env.vault()) == before, "nothing was written into the linked folder");
+    assert!(!env.vault().join("planted.md").exists());
+
+    // The user's own choice is followed: `--vault` names the folder.
+    let vault = env.vault();
+    let out = run_in(&env, &project, &["--vault", vault.to_str().unwrap(), "list"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // A link that stays inside the project is followed.
+    let inside = env.root.join("inside");
+    std::fs::create_dir_all(&inside).unwrap();
+    std::fs::rename(env.vault(), inside.join("notes-vault")).unwrap();
+    std::os::unix::fs::symlink("notes-vault", inside.join(".memories")).unwrap();
+    let out = run_in(&env, &inside, &["list", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stdout).trim().is_empty());
+}
