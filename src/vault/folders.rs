@@ -128,11 +128,14 @@ mod tests {
         // Opening replays what it finds (best effort) ...
         let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
         untouched(&hooks);
-        // ... and so does taking the write lock, and a replay asked for directly.
+        // ... and so does taking the write lock, and a replay asked for directly: the record is
+        // not signed for this user and vault, so it is reported and never replayed (and were it
+        // replayed, the handle would refuse its paths: the next test).
         let _ = vault.write_lock().map(drop);
         untouched(&hooks);
-        let err = vault.recover_intents().unwrap_err().to_string();
-        assert!(err.contains("symbolic link"), "{err}");
+        let rolled = vault.recover_intents().unwrap();
+        assert!(rolled.is_empty(), "{rolled:?}");
+        assert!(root.join("state/intents/mv-1-x/000001.json").exists(), "left for the user");
         untouched(&hooks);
     }
 
