@@ -7,9 +7,7 @@
 //! two `[[memory:…]]` links per memory, a dead link every 500, an expired memory every 1,000,
 //! and reads of 20 memories. Times the real binary (fresh process, the way a
 //! user runs it) and the library calls in process. Prints a table; figures go into
-//! BENCHMARKS.md. In process it also runs `suggest_merges` with both candidate-pair searches (the
-//! exact scan only up to 50k memories unless `MEMLANE_BENCH_EXACT` is set) and says whether they
-//! agree.
+//! BENCHMARKS.md.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -24,9 +22,7 @@ use std::time::{Duration, Instant};
 use memlane::config::{ClockKind, Config};
 use memlane::index::embed::BuiltinEmbedder;
 use memlane::index::store::Indexes;
-use memlane::lifecycle::consolidate::{
-    EXACT_PAIRS_MAX, PairScan, maintain, suggest_merges, suggest_merges_by,
-};
+use memlane::lifecycle::consolidate::{maintain, suggest_merges};
 use memlane::lifecycle::{ImportanceSource, UsageStore};
 use memlane::vault::{Clock, Vault};
 use support::Rng;
@@ -217,26 +213,6 @@ fn main() {
     let threshold = vault.config.lifecycle.merge_threshold;
     let c = suggest_merges(&vault, &idx, threshold, None, 1000).expect("suggest");
     println!("suggest_merges (in process): {} — {} clusters", secs(t.elapsed()), c.len());
-    // The two candidate-pair searches side by side (the exact one only up to 50k, or with
-    // MEMLANE_BENCH_EXACT=1: it grows with the square of the vault).
-    let t = Instant::now();
-    let graph = suggest_merges_by(&vault, &idx, threshold, None, 1000, PairScan::Graph).unwrap();
-    println!(
-        "suggest_merges by neighbour graph (in process): {} — {} clusters (used above {EXACT_PAIRS_MAX} memories)",
-        secs(t.elapsed()),
-        graph.len()
-    );
-    if n <= 50_000 || std::env::var_os("MEMLANE_BENCH_EXACT").is_some() {
-        let t = Instant::now();
-        let exact =
-            suggest_merges_by(&vault, &idx, threshold, None, 1000, PairScan::Exact).unwrap();
-        println!(
-            "suggest_merges by exact scan (in process): {} — {} clusters, {}",
-            secs(t.elapsed()),
-            exact.len(),
-            if exact == graph { "the same as the graph's" } else { "DIFFERENT from the graph's" }
-        );
-    }
     let (state, _) = UsageStore::open(vault.root()).unwrap();
     let t = Instant::now();
     let all =

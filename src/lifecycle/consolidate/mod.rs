@@ -29,11 +29,7 @@
 //!
 //! [`suggest_merges`] finds candidate pairs (cosine ≥ threshold) by a blocked, multi-threaded
 //! brute force over the unit vectors (exact and deterministic; each memory keeps at most
-//! [`MAX_NEIGHBOURS`] partners) up to [`EXACT_PAIRS_MAX`] memories. Above, the brute force would
-//! grow with the square of the vault (minutes at 100k, and the MCP server runs `maintain`
-//! hourly), so each memory's nearest neighbours come from an HNSW graph built over the memory
-//! vectors for the run, and every pair found is re-scored exactly: the same pairs and scores
-//! unless the graph misses a neighbour. It then clusters them with complete linkage: pairs are taken from
+//! [`MAX_NEIGHBOURS`] partners), then clusters them with complete linkage: pairs are taken from
 //! the most similar down, and two clusters join only when *every* cross pair is at or above the
 //! threshold. A chain A~B~C with A≁C therefore never becomes one cluster. A cluster's score is
 //! the mean pairwise cosine.
@@ -95,11 +91,6 @@ pub const PREVIEW_CHARS: usize = 120;
 /// At most this many partners per memory when collecting candidate pairs (bounds the work on a
 /// vault of templated, all-alike memories; ordinary vaults never reach it).
 pub const MAX_NEIGHBOURS: usize = 16;
-
-/// Up to this many memories, [`suggest_merges`] compares every pair (exact, `n²`); above, it takes
-/// each memory's nearest neighbours from an HNSW graph of the memory vectors (`n log n`), so
-/// `maintain` and `suggest-merges` stay in seconds on a vault of 100k memories.
-pub const EXACT_PAIRS_MAX: usize = 10_000;
 
 /// `maintain` lists a memory as a split candidate when it is longer than this many estimated
 /// tokens ([`estimate_tokens`]) …

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::index::embed::EmbedError;
-use crate::index::vector::{VectorError, VectorIndex};
 
 // ---------------------------------------------------------------------------------------------
 // memory-level vectors
@@ -247,31 +246,6 @@ pub fn suggest_merges(
     type_filter: Option<&str>,
     limit: usize,
 ) -> Result<Vec<MergeCluster>, EmbedError> {
-    suggest_merges_by(vault, idx, threshold, type_filter, limit, PairScan::Auto)
-}
-
-/// How [`suggest_merges_by`] finds the candidate pairs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PairScan {
-    /// [`PairScan::Exact`] up to [`EXACT_PAIRS_MAX`] memories, [`PairScan::Graph`] above.
-    Auto,
-    /// Every pair compared: exact, `n²/2` dot products.
-    Exact,
-    /// Each memory's nearest neighbours in an HNSW graph of the memory vectors, every pair found
-    /// re-scored exactly: about `n log n`, and may miss a pair the exact scan finds.
-    Graph,
-}
-
-/// [`suggest_merges`] with the candidate-pair search chosen by `scan` (for benchmarks and tests
-/// comparing the two).
-pub fn suggest_merges_by(
-    vault: &Vault,
-    idx: &Indexes,
-    threshold: f64,
-    type_filter: Option<&str>,
-    limit: usize,
-    scan: PairScan,
-) -> Result<Vec<MergeCluster>, EmbedError> {
     if limit == 0 {
         return Ok(Vec::new());
     }
@@ -293,11 +267,7 @@ pub fn suggest_merges_by(
     let matrix = Matrix { dim, data };
     let threshold = threshold as f32;
     let t_vectors = started.elapsed();
-    let pairs = match scan {
-        PairScan::Exact => candidate_pairs(&matrix, threshold),
-        PairScan::Auto if matrix.len() <= EXACT_PAIRS_MAX => candidate_pairs(&matrix, threshold),
-        PairScan::Auto | PairScan::Graph => graph_pairs(&matrix, threshold),
-    };
+    let pairs = candidate_pairs(&matrix, threshold);
     let t_pairs = started.elapsed();
     let groups = complete_linkage(&matrix, &pairs, threshold);
     tracing::debug!(
@@ -306,7 +276,7 @@ pub fn suggest_merges_by(
         clusters = groups.len(),
         vectors_ms = t_vectors.as_secs_f64() * 1e3,
         pairs_ms = (t_pairs - t_vectors).as_secs_f64() * 1e3,
-        "suggest-merges found the candidate pairs"
+        "suggest-merges compared every memory"
     );
 
     let scrub = vault.config.privacy.scrub_secrets;
@@ -457,88 +427,6 @@ pub(super) fn candidate_pairs(m: &Matrix, threshold: f32) -> Vec<(usize, usize, 
             handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
         })
     };
-    pairs.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
-    pairs
-}
-
-/// Neighbours asked of the graph per memory: both sides of [`MAX_NEIGHBOURS`] and the memory
-/// itself.
-const GRAPH_NEIGHBOURS: usize = 2 * MAX_NEIGHBOURS + 1;
-
-/// [`candidate_pairs`] through an HNSW graph of the rows: each row's [`GRAPH_NEIGHBOURS`] nearest
-/// rows, every pair found re-scored with the same dot product as the exact scan, then the same
-/// per-row cap and order. About `n log n` (building the graph, one search per row) instead of
-/// `n²`; a pair the graph misses is missing from the result. Falls back to the exact scan when
-/// the graph cannot be built.
-pub(super) fn graph_pairs(m: &Matrix, threshold: f32) -> Vec<(usize, usize, f32)> {
-    let n = m.len();
-    let graph = (|| {
-        let mut g = VectorIndex::create_in_memory("memory-vectors", m.dim)?;
-        g.set_exact_search_max(0);
-        g.reserve(n)?;
-        for i in 0..n {
-            g.upsert(i as u64, m.row(i))?;
-        }
-        Ok::<_, VectorError>(g)
-    })();
-    let graph = match graph {
-        Ok(g) => g,
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot build the neighbour graph; comparing every pair");
-            return candidate_pairs(m, threshold);
-        }
-    };
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut found: Vec<(usize, usize)> = Vec::new();
-        loop {
-            let i = next.fetch_add(1, AtomicOrdering::Relaxed);
-            if i >= n {
-                break;
-            }
-            let Ok(hits) = graph.search(m.row(i), GRAPH_NEIGHBOURS, None) else { continue };
-            for (key, _) in hits {
-                let j = key as usize;
-                if j != i && j < n {
-                    found.push((i.min(j), i.max(j)));
-                }
-            }
-        }
-        found
-    };
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 8);
-    let mut found: Vec<(usize, usize)> = if threads == 1 {
-        work()
-    } else {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
-            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-        })
-    };
-    found.sort_unstable();
-    found.dedup();
-    // Per row (the smaller index), the partners at or above the threshold, capped as the exact
-    // scan caps them.
-    let mut pairs: Vec<(usize, usize, f32)> = Vec::new();
-    let mut row: Vec<(usize, f32)> = Vec::new();
-    let mut k = 0;
-    while k < found.len() {
-        let i = found[k].0;
-        row.clear();
-        while k < found.len() && found[k].0 == i {
-            let j = found[k].1;
-            let s = dot(m.row(i), m.row(j));
-            if s >= threshold {
-                row.push((j, s.min(1.0)));
-            }
-            k += 1;
-        }
-        if row.len() > MAX_NEIGHBOURS {
-            row.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
-            row.truncate(MAX_NEIGHBOURS);
-        }
-        pairs.extend(row.iter().map(|&(j, s)| (i, j, s)));
-    }
     pairs.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
     pairs
 }
