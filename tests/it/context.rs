@@ -276,9 +276,12 @@ fn linked_names(text: &str) -> Vec<String> {
 fn session_start_hook_follows_links_added_and_removed() {
     let p = Project::new();
     let event = p.session_start_event();
+    // Answered from the index of the links per file with the graph's journal replayed on it,
+    // not from the whole graph.
     let digest = || {
-        let out = p.hook(&p.dir, &["session-start"], &event, &[]);
+        let out = p.hook(&p.dir, &["session-start"], &event, &[("MEMLANE_LOG", "debug")]);
         assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(!out.stderr.contains("no fresh index of the links per target"), "{}", out.stderr);
         out.stdout
     };
     assert_eq!(linked_names(&digest()), ["session-store"]);
@@ -334,8 +337,16 @@ fn session_start_hook_answers_the_same_without_its_link_index() {
     assert_eq!(got, ["auth-timeout", "session-store"], "{want}");
     let sidecar = p.dir.join(".memories/indices/graph/backlinks.json");
     assert!(sidecar.is_file(), "the index of the links per file is written with the graph");
+    let fallback = "no fresh index of the links per target";
+    let logged = || {
+        let out = p.hook(&p.dir, &["session-start"], &event, &[("MEMLANE_LOG", "debug")]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stderr
+    };
+    assert!(!logged().contains(fallback), "the index answers, the graph is not loaded");
     std::fs::remove_file(&sidecar).unwrap();
     assert_eq!(digest(), want, "a missing index: the graph answers");
+    assert!(logged().contains(fallback), "the graph is loaded instead");
     for garbage in ["{\"format\":2,\"graph\":\"1:2:3\",\"targets\":{}}", "{not json", ""] {
         std::fs::write(&sidecar, garbage).unwrap();
         assert_eq!(digest(), want, "an index that is stale or corrupt ({garbage:?}): the graph");
