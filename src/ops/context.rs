@@ -180,7 +180,8 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
                     tracing::debug!("no fresh index of the links per target; loading the graph");
                 }
                 for (file, ghost) in targets {
-                    // Each memory once, at its most confident link to the file.
+                    // The index lists each memory once, at its most confident link to the file;
+                    // the graph may list it more than once, and only its first (best) one counts.
                     let mut links: Vec<(String, f32)> = match &sidecar {
                         Some(found) => found
                             .get(&ghost)
