@@ -2,11 +2,13 @@
 //! sends, in a git working tree with changed files, on a generated vault.
 //!
 //! `cargo bench --bench hooks` (release). `MEMLANE_PERF_N` sets the number of memories (default
-//! 10,000). The vault is the perf bench's (~150 words, 50 folders) plus 5 pinned memories and
+//! 10,000). The vault is the perf bench's (~150 words, 50 folders) plus 20 pinned memories and
 //! 200 memories linked to 20 source files, 5 of which are modified in the working tree; the usage
 //! state holds every memory (as after `memlane cold`). Times the real binary in a fresh process,
 //! the way the client runs it (the vault found from the event's `cwd`), after one run that brings
-//! the indices up to date. Prints a table; figures go into BENCHMARKS.md.
+//! the indices up to date, at the default budget and at `--budget 2000` (the linked memories
+//! shown too), then once more without `graph/backlinks.json` (the whole graph loaded). Prints a
+//! table; figures go into BENCHMARKS.md.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -40,7 +42,7 @@ fn main() {
     let project = tmp.path().to_path_buf();
     let t = Instant::now();
     generate(&root, n);
-    for i in 0..5 {
+    for i in 0..20 {
         std::fs::write(
             root.join(format!("pinned-{i:02}.md")),
             format!("---\ntype: decision\npinned: true\n---\n\nRule {i}: always run the checks before a release, case {i}.\n"),
@@ -59,7 +61,7 @@ fn main() {
         )
         .unwrap();
     }
-    println!("generated {} memories in {:.1} s", n + 205, t.elapsed().as_secs_f64());
+    println!("generated {} memories in {:.1} s", n + 220, t.elapsed().as_secs_f64());
     git(&project, &["init", "-q", "-b", "feature/parser"]);
     std::fs::write(project.join(".gitignore"), ".memories/\n").unwrap();
     git(&project, &["add", "-A"]);
@@ -108,20 +110,35 @@ fn main() {
         "source": "startup",
     })
     .to_string();
-    // The first run after the reindex settles the usage state's first sightings.
+    // The first run after the reindex settles the usage state's first sightings. The 20 pinned
+    // memories fill the default budget: a larger one shows the linked memories too.
+    let (_, wide) = run(&["hook", "session-start", "--budget", "2000"], &event);
+    assert!(wide.contains("pinned-") && wide.contains("→ src/mod0"), "{wide}");
     let (_, digest) = run(&["hook", "session-start"], &event);
-    assert!(digest.contains("pinned-") && digest.contains("→ src/mod0"), "{digest}");
-    let times: Vec<Duration> =
-        (0..RUNS).map(|_| run(&["hook", "session-start"], &event).0).collect();
-    let min = *times.iter().min().unwrap();
-    println!(
-        "hook session-start, {} memories, fresh process: median {}, p95 {}, min {} ({RUNS} runs)",
-        n + 205,
-        ms(median(times.clone())),
-        ms(p95(times)),
-        ms(min)
-    );
+    assert!(digest.contains("pinned-"), "{digest}");
+    let timed = |args: &[&str], what: &str| {
+        let times: Vec<Duration> = (0..RUNS).map(|_| run(args, &event).0).collect();
+        let min = *times.iter().min().unwrap();
+        println!(
+            "hook session-start{what}, {} memories, fresh process: median {}, p95 {}, min {} ({RUNS} runs)",
+            n + 220,
+            ms(median(times.clone())),
+            ms(p95(times)),
+            ms(min)
+        );
+    };
+    timed(&["hook", "session-start"], "");
     println!("digest: {} lines, {} chars", digest.lines().count(), digest.chars().count());
+    timed(&["hook", "session-start", "--budget", "2000"], " --budget 2000");
+    println!("digest: {} lines, {} chars", wide.lines().count(), wide.chars().count());
+    // Without the index of the links per file (as before it existed): the whole graph is loaded.
+    let sidecar = root.join("indices/graph/backlinks.json");
+    if sidecar.is_file() {
+        std::fs::remove_file(&sidecar).unwrap();
+        let (_, again) = run(&["hook", "session-start", "--budget", "2000"], &event);
+        assert_eq!(again, wide, "the graph gives the same digest");
+        timed(&["hook", "session-start"], " without backlinks.json (graph loaded)");
+    }
 
     let times: Vec<Duration> = (0..RUNS)
         .map(|_| run(&["--vault", &vault, "context", "--for", "parser state"], "").0)

@@ -7,9 +7,11 @@
 //! temperature. The agent reads a memory in full with `read_memory` when it needs it.
 //!
 //! Nothing in the digest is private: summaries come from the redacted content. Building it reads
-//! the manifest, the usage state and, when files changed, the link graph; it reads only the
-//! files of the memories it shows, so it stays fast at 10k memories. It does not warm what it
-//! lists: a digest is not a use, and warming it would keep the hottest memories hot for ever.
+//! the manifest, the usage state and, when changed files are link targets, the small index of the
+//! links per target beside the link graph (the graph itself only when that index is missing or
+//! stale); it reads only the files of the memories it shows, so it stays fast at 10k memories.
+//! It does not warm what it lists: a digest is not a use, and warming it would keep the hottest
+//! memories hot for ever.
 
 use std::collections::HashSet;
 use std::io::Read as _;
@@ -18,6 +20,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use crate::index::chunk::estimate_tokens;
+use crate::index::graph::LinkGraph;
 use crate::model::MemoryName;
 use crate::model::links::normalize_target;
 use crate::model::time::format_timestamp;
@@ -152,14 +155,13 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
                 push(&mut out, &mut seen, candidate(name, Section::Pinned, None));
             }
             // Linked to the changed files, most confident link first.
-            // The graph is large (8 MB at 10k memories): it is loaded only when a changed file
-            // is a link target, per the graph's list of them (which may list a target that is
-            // gone, never miss one).
-            let listed = if idx.is_in_memory() {
-                None
-            } else {
-                crate::index::graph::read_ghosts(&idx.dir().join("graph"))
-            };
+            // The graph is large (8 MB at 10k memories): only the changed files that are link
+            // targets, per the graph's list of them (which may list a target that is gone, never
+            // miss one), are looked up, in the small per-target index of the links beside the
+            // graph; the graph is loaded only when that index is missing or stale.
+            let gdir = idx.dir().join("graph");
+            let listed =
+                if idx.is_in_memory() { None } else { crate::index::graph::read_ghosts(&gdir) };
             let targets: Vec<(&String, String)> = tree
                 .changed
                 .iter()
@@ -168,12 +170,31 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
                 .filter(|(_, g)| listed.as_ref().is_none_or(|l| l.contains(g)))
                 .collect();
             if !targets.is_empty() {
-                let graph = idx.graph();
+                let ghosts: Vec<&str> = targets.iter().map(|(_, g)| g.as_str()).collect();
+                let sidecar = if idx.is_in_memory() || idx.graph_if_loaded().is_some() {
+                    None
+                } else {
+                    LinkGraph::ghost_backlinks(&gdir, &ghosts)
+                };
+                if sidecar.is_none() && !idx.is_in_memory() && idx.graph_if_loaded().is_none() {
+                    tracing::debug!("no fresh index of the links per target; loading the graph");
+                }
                 for (file, ghost) in targets {
-                    let mut links = graph.memories_linking_to(&ghost);
-                    links.sort_by(|a, b| {
-                        b.1.confidence.total_cmp(&a.1.confidence).then_with(|| a.0.cmp(&b.0))
-                    });
+                    // The index lists each memory once, at its most confident link to the file;
+                    // the graph may list it more than once, and only its first (best) one counts.
+                    let mut links: Vec<(String, f32)> = match &sidecar {
+                        Some(found) => found
+                            .get(&ghost)
+                            .map(|m| m.iter().map(|(k, c)| (k.clone(), *c)).collect())
+                            .unwrap_or_default(),
+                        None => idx
+                            .graph()
+                            .memories_linking_to(&ghost)
+                            .into_iter()
+                            .map(|(k, d)| (k, d.confidence))
+                            .collect(),
+                    };
+                    links.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
                     for (key, _) in links {
                         let Some(name) = key.strip_prefix("memory:") else { continue };
                         if active(name) {

@@ -264,6 +264,102 @@ fn session_start_hook_prints_the_digest_for_the_events_folder() {
     assert!(!text.trim_start().starts_with('{'), "{text}");
 }
 
+/// The memories a digest lists as linked to a changed file, in order.
+fn linked_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.starts_with("- ") && l.contains(" → "))
+        .filter_map(|l| l[2..].split(" (").next().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn session_start_hook_follows_links_added_and_removed() {
+    let p = Project::new();
+    let event = p.session_start_event();
+    // Answered from the index of the links per file with the graph's journal replayed on it,
+    // not from the whole graph.
+    let digest = || {
+        let out = p.hook(&p.dir, &["session-start"], &event, &[("MEMLANE_LOG", "debug")]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(!out.stderr.contains("no fresh index of the links per target"), "{}", out.stderr);
+        out.stdout
+    };
+    assert_eq!(linked_names(&digest()), ["session-store"]);
+
+    // A memory added a moment ago, by memlane or by hand, is listed by the next session start.
+    p.add("auth-timeout", "fact", "Logins time out after ten minutes; see [[src/auth.py]].");
+    std::fs::write(
+        p.dir.join(".memories/hand-linked.md"),
+        "---\ntype: fact\n---\n\nThe login form posts to [[src/auth.py]] over HTTPS only.\n",
+    )
+    .unwrap();
+    let text = digest();
+    let mut got = linked_names(&text);
+    got.sort();
+    assert_eq!(got, ["auth-timeout", "hand-linked", "session-store"], "{text}");
+    let (_, line) = line_of(&text, "hand-linked").unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("→ src/auth.py"), "{line}");
+
+    // A link removed, a memory removed: no longer listed as linked.
+    p.run(&["update", "session-store", "Sessions live in Redis since v2."]).success();
+    p.run(&["rm", "auth-timeout"]).success();
+    let text = digest();
+    assert_eq!(linked_names(&text), ["hand-linked"], "{text}");
+    let (_, line) = line_of(&text, "session-store").unwrap_or_else(|| panic!("{text}"));
+    assert!(!line.contains('→'), "no longer linked: {line}");
+    assert!(line_of(&text, "auth-timeout").is_none(), "{text}");
+
+    // After a rebuild (the whole graph written again) the answer is the same.
+    p.run(&["reindex", "-q"]).success();
+    assert_eq!(digest(), text);
+    // A link added back to a file that already had one.
+    p.run(&["update", "session-store", "Sessions live in Redis; login is in [[src/auth.py]]."])
+        .success();
+    let text = digest();
+    let mut got = linked_names(&text);
+    got.sort();
+    assert_eq!(got, ["hand-linked", "session-store"], "{text}");
+}
+
+#[test]
+fn session_start_hook_answers_the_same_without_its_link_index() {
+    let p = Project::new();
+    p.add("auth-timeout", "fact", "Logins time out after ten minutes; see [[src/auth.py]].");
+    let event = p.session_start_event();
+    let digest = || {
+        let out = p.hook(&p.dir, &["session-start"], &event, &[]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let want = digest();
+    let mut got = linked_names(&want);
+    got.sort();
+    assert_eq!(got, ["auth-timeout", "session-store"], "{want}");
+    let sidecar = p.dir.join(".memories/indices/graph/backlinks.json");
+    assert!(sidecar.is_file(), "the index of the links per file is written with the graph");
+    let fallback = "no fresh index of the links per target";
+    let logged = || {
+        let out = p.hook(&p.dir, &["session-start"], &event, &[("MEMLANE_LOG", "debug")]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stderr
+    };
+    assert!(!logged().contains(fallback), "the index answers, the graph is not loaded");
+    std::fs::remove_file(&sidecar).unwrap();
+    assert_eq!(digest(), want, "a missing index: the graph answers");
+    assert!(logged().contains(fallback), "the graph is loaded instead");
+    for garbage in ["{\"format\":2,\"graph\":\"1:2:3\",\"targets\":{}}", "{not json", ""] {
+        std::fs::write(&sidecar, garbage).unwrap();
+        assert_eq!(digest(), want, "an index that is stale or corrupt ({garbage:?}): the graph");
+    }
+    // A stale index that names a memory since removed is not believed either.
+    p.run(&["reindex", "-q"]).success();
+    let fresh = std::fs::read(&sidecar).unwrap();
+    p.run(&["rm", "auth-timeout"]).success();
+    p.run(&["reindex", "-q"]).success();
+    std::fs::write(&sidecar, &fresh).unwrap();
+    assert_eq!(linked_names(&digest()), ["session-store"]);
+}
+
 #[test]
 fn hooks_never_fail_a_session() {
     let p = Project::new();

@@ -59,9 +59,16 @@
 //! caller rebuilds), like a corrupt `graph.json`. A process that has not loaded the graph can
 //! still add new memories and remove memories by appending their lines
 //! ([`append_unloaded`](LinkGraph::append_unloaded)), with [`GHOSTS`] telling it when it cannot.
+//!
+//! And [`BACKLINKS`]: for every ghost, the memories that link to it (each with its highest link
+//! confidence), written with `graph.json` and stamped with that file's size, inode and mtime.
+//! [`ghost_backlinks`](LinkGraph::ghost_backlinks) reads it and replays the journal on it, so
+//! that the session-start digest finds the memories linked to the changed files without loading
+//! the whole graph. A sidecar that is missing, unreadable or stamped for another `graph.json`
+//! gives `None`, and the caller loads the graph instead: it is never a wrong answer.
 
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
 use petgraph::Direction::{Incoming, Outgoing};
@@ -78,8 +85,8 @@ mod tests;
 
 use edit::*;
 pub use query::*;
-pub use storage::read_ghosts;
 use storage::*;
+pub use storage::{Backlinks, read_ghosts};
 
 use crate::error::PathError;
 
@@ -102,6 +109,10 @@ pub const JOURNAL_MAX_LINES: usize = 2048;
 /// [`LinkGraph::append_unloaded`] (a new memory named like a ghost takes over its links, which
 /// needs the graph). It may list ghosts that are gone (they then cost a load), never miss one.
 pub const GHOSTS: &str = "ghosts.txt";
+
+/// The file name of the per-ghost index of the links into it, beside [`FILE`] (see the module's
+/// "On disk").
+pub const BACKLINKS: &str = "backlinks.json";
 
 /// Key prefix of memory nodes.
 pub const MEMORY_PREFIX: &str = "memory:";

@@ -27,6 +27,31 @@ pub(super) struct EdgeRecord {
     pub(super) origin: String,
 }
 
+/// The saved [`BACKLINKS`] sidecar.
+#[derive(Serialize, Deserialize)]
+struct BacklinksFile {
+    format: u32,
+    /// [`graph_stamp`] of the `graph.json` it was written with.
+    graph: String,
+    /// Ghost key → (memory key, its highest confidence among its links to the ghost), sorted by
+    /// memory key.
+    targets: BTreeMap<String, Vec<(String, f32)>>,
+}
+
+/// The memories linking to each ghost asked about, with each one's highest link confidence: see
+/// [`LinkGraph::ghost_backlinks`].
+pub type Backlinks = HashMap<String, BTreeMap<String, f32>>;
+
+/// `size:inode:mtime_ns` of the graph file in `dir`, or `None` when there is none.
+fn graph_stamp(dir: &Path) -> Option<String> {
+    let meta = std::fs::metadata(dir.join(FILE)).ok().filter(std::fs::Metadata::is_file)?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some(format!("{}:{ino}:{}", meta.len(), crate::vault::mtime_ns(&meta)))
+}
+
 /// One journal line: a memory's outgoing links as they are now, or its removal.
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase")]
@@ -242,6 +267,96 @@ impl LinkGraph {
         self.save_ghosts(dir)
     }
 
+    /// The memories that link to each of `ghosts` (ghost keys), with each memory's highest
+    /// confidence among its links to it, as [`load`](Self::load) followed by
+    /// [`memories_linking_to`](Self::memories_linking_to) would find them, without loading the
+    /// graph: from [`BACKLINKS`] with the journal replayed on it. Every key asked about is in
+    /// the answer (with no memories when nothing links to it).
+    ///
+    /// `None` when the sidecar is missing, does not parse, is of another format or was not
+    /// written with the graph file as it is now, or when the journal cannot be read or has a line
+    /// that does not parse: the caller then loads the graph.
+    pub fn ghost_backlinks(dir: &Path, ghosts: &[&str]) -> Option<Backlinks> {
+        let bytes = std::fs::read(dir.join(BACKLINKS)).ok()?;
+        let file: BacklinksFile = serde_json::from_slice(&bytes).ok()?;
+        if file.format != FORMAT || graph_stamp(dir).as_deref() != Some(file.graph.as_str()) {
+            return None;
+        }
+        let mut out: Backlinks =
+            ghosts.iter().map(|g| ((*g).to_owned(), BTreeMap::new())).collect();
+        for (ghost, links) in file.targets {
+            if let Some(found) = out.get_mut(&ghost) {
+                found.extend(links);
+            }
+        }
+        let journal = match std::fs::read(dir.join(JOURNAL)) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(_) => return None,
+        };
+        for line in journal.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+            // As `replay`: a record is the memory's every outgoing link, or its removal.
+            let (memory, links) = match serde_json::from_slice::<JournalRecord>(line).ok()? {
+                JournalRecord::Remove { memory } => (memory, Vec::new()),
+                JournalRecord::Set { memory, links } => (memory, links),
+            };
+            if NodeKind::of(&memory) != NodeKind::Memory {
+                continue;
+            }
+            for found in out.values_mut() {
+                found.remove(&memory);
+            }
+            for link in links {
+                if link.target == memory {
+                    continue;
+                }
+                if let Some(found) = out.get_mut(&link.target) {
+                    let c = if link.confidence.is_finite() { link.confidence } else { 0.0 };
+                    let best = found.entry(memory.clone()).or_insert(c);
+                    if c > *best {
+                        *best = c;
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Writes [`BACKLINKS`] for the graph as it is, stamped with the graph file just written.
+    fn save_backlinks(&self, dir: &Path) -> Result<(), GraphError> {
+        let mut targets: BTreeMap<String, Vec<(String, f32)>> = BTreeMap::new();
+        for idx in self.graph.node_indices() {
+            let key = &self.graph[idx].key;
+            if NodeKind::of(key) != NodeKind::Ghost {
+                continue;
+            }
+            let mut best: BTreeMap<&str, f32> = BTreeMap::new();
+            for e in self.graph.edges_directed(idx, Incoming) {
+                let source = &self.graph[e.source()];
+                if source.missing || NodeKind::of(&source.key) != NodeKind::Memory {
+                    continue;
+                }
+                let c = e.weight().confidence;
+                let b = best.entry(source.key.as_str()).or_insert(c);
+                if c > *b {
+                    *b = c;
+                }
+            }
+            if !best.is_empty() {
+                targets.insert(
+                    key.clone(),
+                    best.into_iter().map(|(k, c)| (k.to_owned(), c)).collect(),
+                );
+            }
+        }
+        let Some(graph) = graph_stamp(dir) else { return Ok(()) };
+        let file = BacklinksFile { format: FORMAT, graph, targets };
+        let mut bytes = serde_json::to_vec(&file).map_err(GraphError::Encode)?;
+        bytes.push(b'\n');
+        crate::vault::atomic_write(&dir.join(BACKLINKS), &bytes)?;
+        Ok(())
+    }
+
     /// Writes [`GHOSTS`] from the graph, when it differs.
     fn save_ghosts(&self, dir: &Path) -> Result<(), GraphError> {
         let ghosts: BTreeSet<String> = self
@@ -316,6 +431,7 @@ impl LinkGraph {
         let bytes = self.to_bytes()?;
         crate::vault::atomic_write(&dir.join(FILE), &bytes)?;
         self.save_ghosts(dir)?;
+        self.save_backlinks(dir)?;
         let journal = dir.join(JOURNAL);
         match std::fs::remove_file(&journal) {
             Ok(()) => {}

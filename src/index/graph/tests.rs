@@ -562,3 +562,94 @@ fn the_format_of_a_graph_file_is_read_from_its_first_bytes() {
     std::fs::write(&old, b"{not json").unwrap();
     assert_eq!(LinkGraph::file_format(&old), None);
 }
+
+const GHOSTS_ASKED: &[&str] = &["ghost:g0", "ghost:g1", "ghost:g2", "ghost:none"];
+
+/// What [`LinkGraph::ghost_backlinks`] should say, from a loaded graph.
+fn backlinks_of(g: &LinkGraph, ghosts: &[&str]) -> Backlinks {
+    ghosts
+        .iter()
+        .map(|ghost| {
+            let mut best: BTreeMap<String, f32> = BTreeMap::new();
+            for (k, d) in g.memories_linking_to(ghost) {
+                let b = best.entry(k).or_insert(d.confidence);
+                *b = b.max(d.confidence);
+            }
+            ((*ghost).to_owned(), best)
+        })
+        .collect()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Whatever the edits, the per-ghost sidecar with the journal replayed on it names the
+    /// memories the loaded graph does (renames write the whole graph, and the sidecar with it).
+    #[test]
+    fn the_backlinks_sidecar_agrees_with_the_graph(
+        edits in proptest::collection::vec(edit_strategy(), 1..30),
+        save_every in 1usize..5,
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut g = LinkGraph::new();
+        for (i, edit) in edits.iter().enumerate() {
+            apply(&mut g, edit);
+            if i % save_every == 0 {
+                g.save_changes(dir.path()).unwrap();
+                let got = LinkGraph::ghost_backlinks(dir.path(), GHOSTS_ASKED).expect("fresh");
+                proptest::prop_assert_eq!(got, backlinks_of(&g, GHOSTS_ASKED));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_backlinks_sidecar_follows_the_journal_and_is_ignored_when_stale_or_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut g = LinkGraph::new();
+    g.set_links(
+        "memory:a",
+        &[weighted("ghost:src/a.rs", "relates_to", 0.4), weighted("ghost:src/a.rs", "x", 0.9)],
+        PARSE,
+    );
+    g.set_links("memory:b", &[weighted("ghost:src/a.rs", "relates_to", 0.5)], PARSE);
+    g.save(d).unwrap();
+    let asked = ["ghost:src/a.rs", "ghost:src/b.rs"];
+    let got = LinkGraph::ghost_backlinks(d, &asked).expect("written with the graph");
+    assert_eq!(got, backlinks_of(&g, &asked));
+    assert_eq!(got["ghost:src/a.rs"]["memory:a"], 0.9, "a memory's best link counts");
+    assert!(got["ghost:src/b.rs"].is_empty());
+
+    // Journal lines, from a loaded graph and from a process that has not loaded it.
+    let mut g = LinkGraph::load(d).unwrap().unwrap();
+    g.remove_memory("memory:b");
+    g.set_links("memory:c", &[weighted("ghost:src/b.rs", "relates_to", 0.7)], PARSE);
+    g.save_changes(d).unwrap();
+    let new_links = [weighted("ghost:src/a.rs", "relates_to", 0.6)];
+    assert!(
+        LinkGraph::append_unloaded(d, &[("memory:n".to_owned(), &new_links[..])], &[]).unwrap()
+    );
+    let back = LinkGraph::load(d).unwrap().unwrap();
+    let got = LinkGraph::ghost_backlinks(d, &asked).expect("the journal is replayed");
+    assert_eq!(got, backlinks_of(&back, &asked));
+    let names: Vec<&str> = got["ghost:src/a.rs"].keys().map(String::as_str).collect();
+    assert_eq!(names, ["memory:a", "memory:n"], "b is gone, n is new");
+
+    // Missing, corrupt, or written for another graph file: no answer, the caller loads the graph.
+    let sidecar = std::fs::read(d.join(BACKLINKS)).unwrap();
+    std::fs::remove_file(d.join(BACKLINKS)).unwrap();
+    assert!(LinkGraph::ghost_backlinks(d, &asked).is_none());
+    std::fs::write(d.join(BACKLINKS), b"{\"format\":2,\"gra").unwrap();
+    assert!(LinkGraph::ghost_backlinks(d, &asked).is_none());
+    std::fs::write(d.join(BACKLINKS), &sidecar).unwrap();
+    assert!(LinkGraph::ghost_backlinks(d, &asked).is_some());
+    let graph = std::fs::read(d.join(FILE)).unwrap();
+    crate::vault::atomic_write(&d.join(FILE), &graph).unwrap();
+    assert!(LinkGraph::ghost_backlinks(d, &asked).is_none(), "the graph file was rewritten");
+    // A journal line that does not parse: the graph is unreadable too.
+    let mut g = LinkGraph::load(d).unwrap().unwrap();
+    g.save(d).unwrap();
+    assert!(LinkGraph::ghost_backlinks(d, &asked).is_some());
+    std::fs::write(d.join(JOURNAL), "{\"op\":\"set\",\"memory\":\n").unwrap();
+    assert!(LinkGraph::ghost_backlinks(d, &asked).is_none());
+}

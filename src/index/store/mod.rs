@@ -703,6 +703,11 @@ impl Indexes {
         })
     }
 
+    /// The memory graph if this process has loaded it already (nothing is read).
+    pub fn graph_if_loaded(&self) -> Option<&LinkGraph> {
+        self.graph.get()
+    }
+
     fn graph_mut(&mut self) -> &mut LinkGraph {
         self.graph();
         self.graph.get_mut().expect("initialised just above")
