@@ -92,6 +92,10 @@ pub const PREVIEW_CHARS: usize = 120;
 /// vault of templated, all-alike memories; ordinary vaults never reach it).
 pub const MAX_NEIGHBOURS: usize = 16;
 
+/// Up to this many memories, `suggest-merges` and `maintain` compare every pair (exact, and
+/// seconds at 10k); above, the pairs come from random-projection trees (linear in the vault).
+pub const EXACT_PAIRS_MAX: usize = 10_000;
+
 /// `maintain` lists a memory as a split candidate when it is longer than this many estimated
 /// tokens ([`estimate_tokens`]) …
 pub const SPLIT_MIN_TOKENS: usize = 2_000;

@@ -267,7 +267,11 @@ pub fn suggest_merges(
     let matrix = Matrix { dim, data };
     let threshold = threshold as f32;
     let t_vectors = started.elapsed();
-    let pairs = candidate_pairs(&matrix, threshold);
+    let pairs = if matrix.len() <= EXACT_PAIRS_MAX {
+        candidate_pairs(&matrix, threshold)
+    } else {
+        forest_pairs(&matrix, threshold)
+    };
     let t_pairs = started.elapsed();
     let groups = complete_linkage(&matrix, &pairs, threshold);
     tracing::debug!(
@@ -429,6 +433,96 @@ pub(super) fn candidate_pairs(m: &Matrix, threshold: f32) -> Vec<(usize, usize, 
     };
     pairs.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
     pairs
+}
+
+/// Random-projection trees in [`forest_pairs`]: how many, and the most memories in a leaf.
+const FOREST_TREES: usize = 24;
+const FOREST_LEAF: usize = 48;
+
+/// [`candidate_pairs`] for large vaults, in time linear in the number of memories: the pairs
+/// come from a forest of [`FOREST_TREES`] random-projection trees (each splits its memories at
+/// the median of their projection on a random direction until at most [`FOREST_LEAF`] are
+/// left), and every pair that shares a leaf is scored exactly. Two memories with a small angle
+/// between them fall on the same side of most splits, so near-duplicates share a leaf in
+/// nearly every tree; a pair just above the threshold can be missed (then it is not
+/// suggested). Deterministic: the directions come from a fixed seed. Same output shape as
+/// [`candidate_pairs`].
+pub(super) fn forest_pairs(m: &Matrix, threshold: f32) -> Vec<(usize, usize, f32)> {
+    let n = m.len();
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut found: Vec<(usize, usize, f32)> = Vec::new();
+        loop {
+            let t = next.fetch_add(1, AtomicOrdering::Relaxed);
+            if t >= FOREST_TREES {
+                break;
+            }
+            let mut seed =
+                0x9e37_79b9_7f4a_7c15u64 ^ (t as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            let mut ids: Vec<usize> = (0..n).collect();
+            split_leaves(m, &mut ids, &mut seed, &mut |leaf| {
+                for (a, &i) in leaf.iter().enumerate() {
+                    for &j in &leaf[a + 1..] {
+                        let s = dot(m.row(i), m.row(j));
+                        if s >= threshold {
+                            found.push((i.min(j), i.max(j), s.min(1.0)));
+                        }
+                    }
+                }
+            });
+        }
+        found
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 8);
+    let mut found: Vec<(usize, usize, f32)> = if threads == 1 {
+        work()
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+        })
+    };
+    found.sort_by(|x, y| x.0.cmp(&y.0).then(x.1.cmp(&y.1)));
+    found.dedup_by(|x, y| x.0 == y.0 && x.1 == y.1);
+    // Per row, the best MAX_NEIGHBOURS partners, as the exact scan keeps them.
+    let mut pairs: Vec<(usize, usize, f32)> = Vec::with_capacity(found.len());
+    for row in found.chunk_by(|x, y| x.0 == y.0) {
+        let mut row = row.to_vec();
+        if row.len() > MAX_NEIGHBOURS {
+            row.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.1.cmp(&y.1)));
+            row.truncate(MAX_NEIGHBOURS);
+        }
+        pairs.extend(row);
+    }
+    pairs.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
+    pairs
+}
+
+/// Splits `ids` at the median of their projection on a random direction, recursively, and
+/// calls `leaf` with each part of at most [`FOREST_LEAF`] memories.
+fn split_leaves(m: &Matrix, ids: &mut [usize], seed: &mut u64, leaf: &mut impl FnMut(&[usize])) {
+    if ids.len() <= FOREST_LEAF {
+        leaf(ids);
+        return;
+    }
+    let mut rnd = || {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        // Uniform in [-1, 1): the sum of three is close enough to a normal for a direction.
+        (0..3).map(|k| ((*seed >> (k * 21)) & 0x1f_ffff) as f32 / 1_048_576.0 - 1.0).sum::<f32>()
+    };
+    let direction: Vec<f32> = (0..m.dim).map(|_| rnd()).collect();
+    let mut keyed: Vec<(f32, usize)> =
+        ids.iter().map(|&i| (dot(m.row(i), &direction), i)).collect();
+    let mid = keyed.len() / 2;
+    keyed.select_nth_unstable_by(mid, |a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for (slot, (_, i)) in ids.iter_mut().zip(keyed) {
+        *slot = i;
+    }
+    let (left, right) = ids.split_at_mut(mid);
+    split_leaves(m, left, seed, leaf);
+    split_leaves(m, right, seed, leaf);
 }
 
 /// Complete-linkage clustering of the candidate `pairs` (most similar first): two clusters join

@@ -704,3 +704,44 @@ fn suggest_merges_10k_timing() {
     assert!(clusters.iter().all(|c| c.members.len() == 2));
     assert_eq!(dup.map(|d| d.0), Some("m05000".to_owned()));
 }
+
+#[test]
+fn forest_pairs_find_the_exact_scans_near_duplicates() {
+    // 4,000 random directions plus 200 near-copies (a little noise: cosine ≈ 0.97–0.99).
+    let mut seed = 11u64;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 2001) as f32 / 1000.0 - 1.0
+    };
+    let dim = 48;
+    let mut rows: Vec<Vec<f32>> = Vec::new();
+    for _ in 0..4_000 {
+        rows.push(normalized((0..dim).map(|_| rnd()).collect()).unwrap());
+    }
+    for k in 0..200 {
+        let base = rows[k * 13].clone();
+        rows.push(normalized(base.iter().map(|x| x + 0.03 * rnd()).collect()).unwrap());
+    }
+    let m = Matrix { dim, data: rows.concat() };
+    let threshold = 0.9;
+    let exact = candidate_pairs(&m, threshold);
+    let forest = forest_pairs(&m, threshold);
+    assert!(exact.len() >= 200, "the planted pairs are there: {}", exact.len());
+    // Every pair the forest gives is a true pair, scored as the exact scan scores it.
+    let truth: std::collections::HashMap<(usize, usize), f32> =
+        exact.iter().map(|&(i, j, s)| ((i, j), s)).collect();
+    for &(i, j, s) in &forest {
+        assert!(i < j && s >= threshold);
+        assert_eq!(truth.get(&(i, j)), Some(&s), "({i}, {j})");
+    }
+    assert!(forest.windows(2).all(|w| w[0].2 >= w[1].2), "most similar first");
+    // And it finds the near-duplicates.
+    let found: std::collections::HashSet<(usize, usize)> =
+        forest.iter().map(|&(i, j, _)| (i, j)).collect();
+    let missed = exact.iter().filter(|&&(i, j, _)| !found.contains(&(i, j))).count();
+    assert_eq!(missed, 0, "{missed} of {} pairs missed", exact.len());
+    // Deterministic.
+    assert_eq!(forest_pairs(&m, threshold), forest);
+}
