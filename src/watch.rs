@@ -1,4 +1,4 @@
-//! `VaultWatcher`: keeps a vault's indices fresh while its files change (SPEC §5.5).
+//! `VaultWatcher`: keeps a vault's indices fresh while its files change.
 //!
 //! Two notify watchers look at the vault root, recursively:
 //!
@@ -15,7 +15,7 @@
 //! (at most [`WatchOptions::max_delay`]), so a burst such as a `git checkout` of 1,000 files is
 //! read and indexed once. On start it reconciles by content hash
 //! ([`Indexes::reconcile_verify`]), which catches edits made while nothing was watching. It also
-//! runs `maintain` (SPEC §7.8) every `[lifecycle] maintain_minutes`.
+//! runs `maintain` every `[lifecycle] maintain_minutes`.
 //!
 //! When notify fails or its queue overflows, [`VaultWatcher::healthy`] turns false and the
 //! worker falls back to a stat reconcile every [`WatchOptions::poll_every`].
@@ -86,7 +86,7 @@ pub struct WatchOptions {
     pub maintain_every: Option<Duration>,
     /// How often the vault is reconciled by polling once the watcher is unhealthy.
     pub poll_every: Duration,
-    /// Compare every file's content hash with the index on start (SPEC §5.5).
+    /// Compare every file's content hash with the index on start.
     pub verify_on_start: bool,
     /// Reconcile the indices after changes (and by polling while unhealthy). Off for a caller
     /// that reconciles its own indices on demand from [`VaultWatcher::changed_since`] (the MCP
@@ -96,7 +96,7 @@ pub struct WatchOptions {
 
 /// The default debounce. A save is seen after it plus one debouncer tick (a quarter of it); the
 /// reconcile that follows costs ≈ 100–250 ms at 10k memories (stat, tantivy commit), so a short
-/// debounce is what keeps "searchable after save" near SPEC §11's 300 ms. Bursts wait longer
+/// debounce is what keeps "searchable after save" near the 300 ms target. Bursts wait longer
 /// ([`BURST_QUIET`]), so one short debounce does not split a `git checkout` into many passes.
 pub const DEFAULT_DEBOUNCE: Duration = Duration::from_millis(50);
 

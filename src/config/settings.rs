@@ -45,7 +45,7 @@ config_table! {
 }
 
 config_table! {
-    /// Which embedder builds the vector index (SPEC §5.3), `[embedding]`.
+    /// Which embedder builds the vector index, `[embedding]`.
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct EmbeddingConfig {
         keys {
@@ -58,7 +58,7 @@ config_table! {
 }
 
 config_table! {
-    /// Search ranking constants (SPEC §8), `[search]`.
+    /// Search ranking constants, `[search]`.
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct SearchConfig {
         keys {
@@ -166,7 +166,7 @@ impl IntentWeights {
 }
 
 config_table! {
-    /// Usage-state settings (SPEC §7), `[lifecycle]`.
+    /// Usage-state settings, `[lifecycle]`.
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct LifecycleConfig {
         keys {
@@ -199,7 +199,7 @@ config_table! {
 }
 
 config_table! {
-    /// MCP server settings (SPEC §10), `[mcp]`.
+    /// MCP server settings, `[mcp]`.
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct McpConfig {
         keys {
@@ -223,7 +223,7 @@ config_table! {
 }
 
 config_table! {
-    /// Redaction settings (SPEC §4), `[privacy]`.
+    /// Redaction settings, `[privacy]`.
     // The key's doc is also the config.toml comment, which names the `<private>` tag as written.
     #[allow(rustdoc::invalid_html_tags)]
     #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -236,7 +236,7 @@ config_table! {
 }
 
 config_table! {
-    /// How a memory type ranks (SPEC §3, §8 stages 4 and 5), `[types.<name>]`. The decay factor
+    /// How a memory type ranks, `[types.<name>]`. The decay factor
     /// is `1 / (1 + age / half_life_days)`; the recency boost `recency_max_boost *
     /// recency_rate^age`. The defaults are those of `journal`, which a new type starts from.
     #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -271,7 +271,7 @@ impl TypeProfile {
 /// The type whose numbers a new, user-defined type starts from.
 pub(crate) const NEW_TYPE_BASE: &str = "journal";
 
-/// The built-in type profiles (SPEC §3).
+/// The built-in type profiles.
 pub(crate) const BUILTIN_TYPES: &[(&str, TypeProfile)] = &[
     ("decision", TypeProfile::new(365.0, 1.5, 14.0, 0.10, 0.95)),
     ("architecture", TypeProfile::new(365.0, 1.4, 14.0, 0.10, 0.95)),
@@ -348,7 +348,7 @@ pub(crate) fn defaults() -> &'static Config {
     &DEFAULTS
 }
 
-/// Where vaults are found (SPEC §1).
+/// Where vaults are found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StorageStrategy {
@@ -360,7 +360,7 @@ pub enum StorageStrategy {
 
 config_enum!(StorageStrategy, "storage strategy", Project = "project", User = "user");
 
-/// `[search] profile`: preset stage parameters (SPEC §8).
+/// `[search] profile`: preset stage parameters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SearchProfile {
@@ -411,7 +411,7 @@ config_enum!(
     Explore = "explore",
 );
 
-/// `[lifecycle] clock`: how age-based formulas count days (SPEC §7.2).
+/// `[lifecycle] clock`: how age-based formulas count days.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ClockKind {

@@ -1,4 +1,4 @@
-//! The two clocks ages are counted on (SPEC §7.2): wall-clock days, or activity days.
+//! The two clocks ages are counted on: wall-clock days, or activity days.
 //!
 //! An **activity day** is a UTC calendar date on which the vault was used: any command that reads
 //! or writes records today through [`UsageState::touch_day`](super::UsageState::touch_day). The

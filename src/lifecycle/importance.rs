@@ -1,4 +1,4 @@
-//! Importance (MIRA, SPEC §7.6): how much a memory has earned its place, in (0, 1).
+//! Importance (MIRA): how much a memory has earned its place, in (0, 1).
 //!
 //! Pure arithmetic on [`ImportanceInputs`]; the caller gathers the inputs from the usage state
 //! ([`UsageState::importance_inputs`](super::UsageState::importance_inputs)), the link graph and
@@ -25,7 +25,7 @@
 //! and continuous there, with diminishing returns after. Two choices differ from a literal
 //! reading of the seed:
 //!
-//! - The multipliers apply to the whole raw sum, as SPEC §7.6 writes it (the seed table groups
+//! - The multipliers apply to the whole raw sum, as the formula is written (the seed table groups
 //!   them the same way).
 //! - Newness uses the table's `0.033` per day, so the grace period fades over about 60 days of
 //!   age; MIRA's code uses `0.133` (15 days), which the table's "15 activity-day grace" text
@@ -36,7 +36,7 @@
 //! score is 0 (MIRA's hard zero), not `sigmoid(−2)`, and search drops it.
 //!
 //! Ages (`age_days`, `days_since_last_access`, `activity_days_since_access`) are on the configured
-//! clock (§7.2); event and expiry distances are calendar days, because real deadlines do not
+//! clock; event and expiry distances are calendar days, because real deadlines do not
 //! pause for holidays (MIRA does the same). Negative or NaN counts and ages are read as 0.
 
 use serde::Serialize;

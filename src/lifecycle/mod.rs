@@ -1,4 +1,4 @@
-//! Lifecycle (SPEC §7): usage state, clocks, temperature, cold notifications and importance,
+//! Lifecycle: usage state, clocks, temperature, cold notifications and importance,
 //! and the operations built on them: consolidation ([`consolidate`]: merge, split, dedup on
 //! write, maintain) and the views shared by the CLI and the MCP server ([`views`]: the cold set,
 //! the tree, summarize).

@@ -1,4 +1,4 @@
-//! Importance of indexed memories (SPEC §7.6): MIRA's inputs gathered from the index's manifest
+//! Importance of indexed memories: MIRA's inputs gathered from the index's manifest
 //! and link graph and from the usage state, then [`importance()`](super::importance()).
 //!
 //! One place computes the inputs for `list --sort importance`, the `mira` search profile and

@@ -1,4 +1,4 @@
-//! The usage state file `.memories/state/usage.json` (SPEC §7.1) and its locking.
+//! The usage state file `.memories/state/usage.json` and its locking.
 //!
 //! Per memory id (ids survive renames, names do not): temperature, access counters and the
 //! cold-notification flags ([`MemoryUsage`]); vault-wide: the activity days ([`ActivityDays`]).
@@ -69,7 +69,7 @@ pub struct MemoryUsage {
     /// count minus this is the activity days since the access (MIRA's counter).
     #[serde(default)]
     pub activity_days_at_last_access: Option<u64>,
-    /// Announced as cold and not re-armed since (§7.4 hysteresis).
+    /// Announced as cold and not re-armed since (hysteresis).
     #[serde(default)]
     pub announced_cold: bool,
     /// The last cold announcement (Unix seconds).

@@ -1,4 +1,4 @@
-//! Temperature (remindb, SPEC §7.3) and cold notifications with hysteresis (§7.4).
+//! Temperature (remindb) and cold notifications with hysteresis.
 //!
 //! A memory's temperature lies in [0, 1]. It starts at `temperature_start` (0.50) when the state
 //! first sees the memory; each read or search hit first applies the cooling due so far, then adds
@@ -140,7 +140,7 @@ impl UsageState {
     }
 }
 
-/// The periodic cold check (§7.4): which of `memories` (`(id, pinned)`) to announce now, coldest
+/// The periodic cold check: which of `memories` (`(id, pinned)`) to announce now, coldest
 /// first.
 ///
 /// A memory is announced once when its temperature is below `notify_threshold`; it is not

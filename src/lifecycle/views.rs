@@ -1,5 +1,5 @@
 //! Lifecycle views and actions shared by the CLI and the MCP server: the cold set, the vault
-//! tree with temperatures, and summarize (SPEC §7.3–§7.5).
+//! tree with temperatures, and summarize.
 //!
 //! Each returns the usage-state reset it met, if the state file was unreadable, so the caller can
 //! warn the way it warns (stderr on the CLI, the log in the server).
@@ -96,7 +96,7 @@ pub fn cold_memories(vault: &Vault) -> crate::Result<(Vec<ColdItem>, Option<Stat
     Ok((cold_items(&cold, &by_id), reset))
 }
 
-/// The periodic cold check of the MCP server (SPEC §7.4): the memories that crossed below
+/// The periodic cold check of the MCP server: the memories that crossed below
 /// `notify_threshold` since they were last announced, coldest first, recording that they were
 /// announced (hysteresis, kept in the usage state).
 pub fn announce_cold(vault: &Vault) -> crate::Result<(Vec<ColdItem>, Option<StateReset>)> {
@@ -150,7 +150,7 @@ pub fn tree(vault: &Vault, sections: bool) -> crate::Result<(Vec<TreeRow>, Optio
     Ok((rows, reset))
 }
 
-/// Shrinks `m` in place to `content` (SPEC §7.5): same name, id and links, the previous version in
+/// Shrinks `m` in place to `content`: same name, id and links, the previous version in
 /// history, and the temperature reset to `temperature` (default `temperature_start`).
 pub fn summarize(
     vault: &Vault,

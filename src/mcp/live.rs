@@ -1,6 +1,6 @@
 //! What the server keeps between calls: the open indices (kept fresh by the watcher's change
 //! counter, the server's own writes and other processes' index writes), the client's logging
-//! level, and the cold check (SPEC §7.4).
+//! level, and the cold check.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};

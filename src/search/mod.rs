@@ -1,4 +1,4 @@
-//! Search: one pipeline from a query to ranked, explained memories (SPEC §8).
+//! Search: one pipeline from a query to ranked, explained memories.
 //!
 //! 1. **Retrieve** chunks from the keyword index (BM25) and the vector index, C = max(min, factor ×
 //!    limit) each, with the hard filters (type, tags, status, time window) applied inside retrieval.
@@ -191,7 +191,7 @@ pub struct Explain {
     pub temperature: f64,
     /// Stage 6: its factor.
     pub temperature_factor: f64,
-    /// Stage 6, `mira` profile only: the memory's MIRA importance (SPEC §7.6).
+    /// Stage 6, `mira` profile only: the memory's MIRA importance.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub importance: Option<f64>,
     /// Stage 6, `mira` profile only: its factor ([`rank::importance_factor`]).
@@ -339,7 +339,7 @@ fn stages(profile: SearchProfile) -> Stages {
         SearchProfile::Remindb => {
             Stages { context: false, type_profile: false, recency: false, ..all }
         }
-        // MIRA: intent-weighted hybrid × importance (access, links, dates; SPEC §7.6).
+        // MIRA: intent-weighted hybrid × importance (access, links, dates).
         SearchProfile::Mira => Stages {
             context: false,
             type_profile: false,
@@ -401,7 +401,7 @@ pub fn search_with(
 /// [`search_with`] with each memory's MIRA importance from `importance(name)`, in [0, 1], which
 /// only the `mira` profile uses (stage 6; `None` is neutral). Asked only for candidates, and
 /// only under `mira`; and each memory's age in days for stages 4–5 from `age_days(created)`
-/// (`created` in Unix seconds), on the configured clock (SPEC §7.2; [`search_with`] uses calendar
+/// (`created` in Unix seconds), on the configured clock ([`search_with`] uses calendar
 /// days). [`search_with_usage`] wires all three from the usage state.
 pub fn search_ranked(
     vault: &Vault,

@@ -1,4 +1,4 @@
-//! The ranking stages after fusion, as pure functions of their inputs (SPEC §8 stages 3–8).
+//! The ranking stages after fusion, as pure functions of their inputs.
 
 /// The lexical score: `(1 − share) × bm25_norm + share × coverage`, in [0, 1].
 ///

@@ -1,5 +1,5 @@
 //! Search with the lifecycle's signals wired in: temperature for every profile that uses it,
-//! MIRA's importance for `mira`, and ages on the configured clock (SPEC §7.2: with the default
+//! MIRA's importance for `mira`, and ages on the configured clock (with the default
 //! activity clock, days on which the vault was not used do not age memories).
 
 use crate::index::store::Indexes;

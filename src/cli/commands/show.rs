@@ -24,7 +24,7 @@ pub(crate) struct ShowArgs {
     no_touch: bool,
 }
 
-/// A memory's temperature (after this read's warm-up) and MIRA importance (SPEC §7.6), both
+/// A memory's temperature (after this read's warm-up) and MIRA importance, both
 /// rounded to three decimals. Importance needs the indices (links, entities); when they cannot
 /// be opened it is left out with a warning rather than failing the read.
 fn lifecycle_of(s: &CliSession<'_>, m: &Memory) -> (f64, Option<f64>) {

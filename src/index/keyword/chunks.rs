@@ -1,7 +1,7 @@
 //! Per-chunk lookups for the search pipeline, by chunk id: which query terms a chunk contains
 //! (read from the postings, without its text) and a chunk's stored text. Search uses them
 //! instead of re-reading, re-redacting and re-chunking memory files, which cost ≈ 0.1 ms per
-//! candidate (SPEC §11: search ≤ 5 ms in the server at 10k memories).
+//! candidate (search ≤ 5 ms in the server at 10k memories).
 
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocId, DocSet, SegmentReader, TERMINATED, TantivyDocument, Term};

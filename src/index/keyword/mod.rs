@@ -21,7 +21,7 @@
 //! match.
 //!
 //! Filters ([`KeywordFilter`]) are `MUST` clauses (constant score 0) of the same boolean query,
-//! so they apply inside retrieval, before the top-k cut (SPEC §8 stage 1), and do not change
+//! so they apply inside retrieval, before the top-k cut, and do not change
 //! scores.
 //!
 //! tantivy is used in this module only.

@@ -1,4 +1,4 @@
-//! Query-term statistics for calibrating relevance (SPEC §8 stage 3): which analysed terms a
+//! Query-term statistics for calibrating relevance: which analysed terms a
 //! query has, how informative each is (BM25 IDF over chunk bodies), and which terms a text has.
 
 use tantivy::Term;

@@ -28,7 +28,7 @@
 //! between two renames) and answers [`OpenOutcome::NeedsRebuild`]. Anything unexpected on open —
 //! missing files, unparsable `meta.json`, another embedder id or dimension, a file that usearch
 //! cannot load, counts that disagree — is `NeedsRebuild` too: a mismatch triggers a rebuild, never a
-//! wrong answer (SPEC §5.3). A reader that races a writer's renames re-reads `meta.json` and tries
+//! wrong answer. A reader that races a writer's renames re-reads `meta.json` and tries
 //! again before giving up.
 //!
 //! # Journal
@@ -51,7 +51,7 @@
 //! above it, search walks the HNSW graph (approximate; recall@10 ≥ 0.99 measured on clustered
 //! vectors). The graph is always maintained, so crossing the threshold costs nothing.
 //!
-//! Filters are applied inside retrieval, before the top-k cut (SPEC §8 stage 1): a filter that
+//! Filters are applied inside retrieval, before the top-k cut: a filter that
 //! allows a single vector out of 100,000 still returns it. The filter is first run over every key;
 //! when it allows few keys (≤ max(2,048, n/8)) those are scored one by one (exact, and the fastest
 //! way for selective filters); otherwise the exact index over-fetches and keeps the allowed hits,

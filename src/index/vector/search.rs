@@ -131,7 +131,7 @@ impl VectorIndex {
             .collect())
     }
 
-    /// Filtered search (SPEC §8 stage 1: the filter applies before the top-k cut).
+    /// Filtered search (the filter applies before the top-k cut).
     ///
     /// The filter is first run over every key. Few allowed keys (at most
     /// [`brute_force_max`] of them) are scored one by one. Otherwise an exact index over-fetches

@@ -16,7 +16,7 @@ pub struct DeadLink {
     pub successor: Option<String>,
 }
 
-/// A cold memory (SPEC §7.3).
+/// A cold memory.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ColdEntry {
     /// Its name.
@@ -47,11 +47,11 @@ pub struct SplitCandidate {
 pub struct ImportanceEntry {
     /// Its name.
     pub name: String,
-    /// Its importance (SPEC §7.6), in [0, 1).
+    /// Its importance, in [0, 1).
     pub importance: f64,
 }
 
-/// What `maintain` found recomputing importance (SPEC §7.6, §7.8).
+/// What `maintain` found recomputing importance.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ImportanceSummary {
     /// Memories whose importance was computed: every indexed memory, any status.
@@ -67,7 +67,7 @@ pub struct ImportanceSummary {
 /// How many memories [`ImportanceSummary::top`] and [`ImportanceSummary::bottom`] list.
 pub const IMPORTANCE_SHOWN: usize = 5;
 
-/// What one `maintain` run found and changed (SPEC §7.8).
+/// What one `maintain` run found and changed.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct MaintainReport {
     /// Links to missing memories, sorted.
@@ -101,14 +101,14 @@ impl MaintainReport {
     }
 }
 
-/// Runs the self-maintenance jobs once (SPEC §7.8) and reports what it found and changed.
+/// Runs the self-maintenance jobs once and reports what it found and changed.
 ///
 /// - Dead links: every link to a missing memory ([`LinkGraph::dangling`]); when the missing
 ///   memory has a known successor ([`Vault::successor_of`]: merged or split away), the links to
 ///   it are rewritten to the successor in every memory (history kept). Other dead links are only
 ///   reported (never removed from anyone's text).
 /// - Graph counts ([`GraphStats`]).
-/// - Importance (MIRA, SPEC §7.6) recomputed for every indexed memory from the usage state, the
+/// - Importance (MIRA) recomputed for every indexed memory from the usage state, the
 ///   link graph and the frontmatter dates ([`ImportanceSource`]), summarised in
 ///   [`MaintainReport::importance`]. Importance is never cached, so every reader (search's `mira`
 ///   profile, `list --sort importance`) already sees these values; MIRA's maintenance archives

@@ -21,7 +21,7 @@ pub struct MergeOutcome {
     pub relinked: Vec<WriteOutcome>,
 }
 
-/// Merges `sources` into a new memory `target` (SPEC §7.7).
+/// Merges `sources` into a new memory `target`.
 ///
 /// Refuses, changing nothing, when fewer than two sources are given, a source is listed twice,
 /// a source no longer exists or changed on disk since it was read, `target` exists, or the

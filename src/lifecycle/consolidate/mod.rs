@@ -1,8 +1,8 @@
-//! Consolidation (SPEC §7.7, §7.8): merge, merge suggestions, split, dedup on write, maintain.
+//! Consolidation: merge, merge suggestions, split, dedup on write, maintain.
 //!
 //! This module owns the decisions of consolidation: which memories are near-duplicates, what a
 //! merged or split memory looks like, and what `maintain` finds and changes. Every change goes
-//! through the [`Vault`] writers, so it is atomic, redacted (SPEC §4) and reversible: a merged or
+//! through the [`Vault`] writers, so it is atomic, redacted and reversible: a merged or
 //! split-away memory goes to `.trash/` (or is archived), every rewritten memory first has its old
 //! version stored in `.history/`, and nothing is ever deleted. It never writes the derived
 //! indices: it reads them ([`Indexes`]) and the caller reconciles after a change.

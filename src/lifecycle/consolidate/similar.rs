@@ -116,7 +116,7 @@ fn is_live(entry: &Entry, now: Timestamp, fade_days: f64) -> bool {
         && !entry.expires_at.is_some_and(|e| is_expired(e, now, fade_days))
 }
 
-/// Past `expires_at` and its fade (SPEC §7.6): excluded from search, archived by `maintain`.
+/// Past `expires_at` and its fade: excluded from search, archived by `maintain`.
 pub(super) fn is_expired(expires_at: i64, now: Timestamp, fade_days: f64) -> bool {
     let past = (now.as_second() - expires_at) as f64 / SECONDS_PER_DAY;
     past > 0.0 && past >= fade_days
@@ -126,9 +126,9 @@ pub(super) fn is_expired(expires_at: i64, now: Timestamp, fade_days: f64) -> boo
 // dedup on write
 
 /// The existing memory most similar to `content`, when its similarity is at least `threshold`
-/// (SPEC §7.7 dedup on write): `(name, similarity)`.
+///: `(name, similarity)`.
 ///
-/// `content` is redacted first (SPEC §4: nothing is deduplicated unredacted). Candidates are the
+/// `content` is redacted first (nothing is deduplicated unredacted). Candidates are the
 /// owners of the nearest stored chunks to the new text's vector and to each of its chunk vectors
 /// (the index's vector search), ranked by memory-level similarity; the best few within a margin
 /// below `threshold` are re-scored by embedding both bodies the same way (see the module docs),
@@ -231,7 +231,7 @@ pub struct MergeCluster {
     pub reason: String,
 }
 
-/// Clusters of near-duplicate memories, most similar first (SPEC §7.7 `suggest-merges`).
+/// Clusters of near-duplicate memories, most similar first.
 ///
 /// Uses memory-level vectors and complete linkage (see the module docs): every pair in a cluster
 /// has cosine ≥ `threshold`. Only active, non-superseded, non-expired memories take part; with

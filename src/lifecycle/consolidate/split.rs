@@ -52,7 +52,7 @@ pub(super) fn slug(text: &str) -> String {
     out.trim_end_matches('-').to_owned()
 }
 
-/// Splits memory `m` into one new memory per top-level section (SPEC §7.7 `split`).
+/// Splits memory `m` into one new memory per top-level section.
 ///
 /// The body is redacted first (`<private>` blocks and secrets), so no heading that held private
 /// text or a secret names a piece. The sections are cut at the first heading level that occurs

@@ -15,7 +15,7 @@ pub enum LinkError {
     UnknownOrigin(String),
 }
 
-/// The type of a link (SPEC §6).
+/// The type of a link.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EdgeType {
     /// A newer version of the target (ragdocs, MIRA).
@@ -164,7 +164,7 @@ impl<'de> serde::Deserialize<'de> for EdgeType {
     }
 }
 
-/// Where a link came from (SPEC §5.4).
+/// Where a link came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LinkOrigin {

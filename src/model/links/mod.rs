@@ -1,4 +1,4 @@
-//! Wikilinks, typed edges and structural entities: pure functions over a memory's text (SPEC §6).
+//! Wikilinks, typed edges and structural entities: pure functions over a memory's text.
 //!
 //! Nothing here touches the disk. [`extract_links`] reads the `[[wikilinks]]` of a body and types
 //! each one from its own sentence, [`frontmatter_links`] reads explicit `links:` from frontmatter,

@@ -66,7 +66,7 @@ fn assert_kept(input: &str) {
     assert!(findings.is_empty(), "no findings expected for {input:?}, got {findings:?}");
 }
 
-// -- <private> acceptance cases (../shared/PRIVACY_CASES.md) -----------------------------
+// -- <private> acceptance cases -----------------------------
 
 #[track_caller]
 fn check_case(case: u32, input: &str, output: &str, had_private_content: bool) {
@@ -196,7 +196,7 @@ fn case_16_space_before_closing_bracket() {
 
 #[test]
 fn mnestra_seed_privacy_examples() {
-    // The examples in ../shared/seeds/000_*.txt.
+    // The examples of the original design write-ups.
     assert_eq!(
         redact_private("<private>outer <private>inner</private> tail</private>").0,
         "[redacted]"
