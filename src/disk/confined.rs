@@ -747,7 +747,7 @@ impl Confined {
         self.create_dir_all(parent)?;
         let mut rnd = [0u8; 6];
         let _ = getrandom::fill(&mut rnd);
-        let suffix: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
+        let suffix = super::hex(&rnd);
         let file = name.to_string_lossy();
         let tmp = parent.join(format!(".{file}.{}.{suffix}{TEMP_SUFFIX}", std::process::id()));
         // Errors name the file being written, never the temp file.

@@ -15,3 +15,12 @@ pub use confined::{Confined, DirEntry, Kind, Stat};
 pub(crate) use group::{FileGroup, sync_folder};
 pub(crate) use install::{install_dir, staging_dir};
 pub(crate) use lock::{lock_file, lock_opened};
+
+/// Lower-case hex of `bytes` (checksums, signatures, random name parts).
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}

@@ -15,6 +15,7 @@
 //! rename. A failed or interrupted pull never touches an installed model. The pulled model becomes
 //! the one `[embedding] model = "auto"` uses (the pointer file `models/default-model`).
 
+use crate::disk::hex;
 use std::fs;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -634,14 +635,6 @@ fn verify(model: &ModelRef, file: &Sibling, path: &Path) -> Result<(), HubError>
         return Err(corrupt(kind, expected.to_owned(), found));
     }
     Ok(())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), PathError> {
