@@ -15,7 +15,6 @@
 //! rename. A failed or interrupted pull never touches an installed model. The pulled model becomes
 //! the one `[embedding] model = "auto"` uses (the pointer file `models/default-model`).
 
-use crate::disk::hex;
 use std::fs;
 use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
@@ -24,6 +23,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::Digest as _;
 
+use crate::disk::hex;
 use crate::error::{IoResultExt, PathError};
 use crate::index::minilm::{ModelError, SentenceEmbedder};
 
