@@ -2460,11 +2460,11 @@ _memlane() {
                     return 0
                     ;;
                 --intent)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "general recall exact explore" -- "${cur}"))
                     return 0
                     ;;
                 --profile)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "balanced ragdocs mnestra remindb mira" -- "${cur}"))
                     return 0
                     ;;
                 --budget)

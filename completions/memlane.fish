@@ -227,8 +227,15 @@ archived\t''"
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l after -d 'Only memories created at or after this time (ISO-8601 date or timestamp)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l before -d 'Only memories created before this time' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l since -d 'Only memories created within this long before now (`30m`, `12h`, `7d`, `2w`); overrides --after/--before' -r
-complete -c memlane -n "__fish_memlane_using_subcommand search" -l intent -d 'What kind of search: general, recall (favours exact words), exact, explore (favours meaning)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand search" -l profile -d 'Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira' -r
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l intent -d 'What kind of search (the fusion weights)' -r -f -a "general\t'No particular intent (the default)'
+recall\t'Remembering something seen before: leans on keywords'
+exact\t'An exact identifier or phrase: mostly keywords'
+explore\t'Browsing a topic: mostly vectors'"
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l profile -d 'Ranking profile (default: `search.profile`)' -r -f -a "balanced\t'Every stage (the default)'
+ragdocs\t'Memory Lane\'s ranking'
+mnestra\t'Mnestra\'s ranking'
+remindb\t'remindb\'s ranking'
+mira\t'MIRA\'s ranking'"
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l budget -d 'Return as many results as fit in this many tokens (at least one) instead of a count' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l expand -d 'Also return memories linked to the top N results, marked with the link that brought them' -r
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F

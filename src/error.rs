@@ -4,8 +4,8 @@
 //! with the data as fields. How to fix it is said at the edge, in each front end's words: the
 //! CLI's hints (`memlane …`) are in `src/cli/hints.rs`, the MCP server's (tool names) in
 //! `src/mcp/hints.rs`; no message here names a command or a tool (a hint that names neither is
-//! [`Error::neutral_hint`], which both fall back to). The CLI maps
-//! [`Error::is_usage`] to exit code 2 and everything else to 1.
+//! [`Error::neutral_hint`], which both fall back to). Each error has one [`ErrorKind`]
+//! ([`Error::kind`]), and the kind alone decides the CLI's exit code ([`ErrorKind::exit_code`]).
 
 use std::path::{Path, PathBuf};
 
@@ -690,7 +690,12 @@ impl From<NameError> for Error {
     }
 }
 
-/// What kind of failure an error is: the `kind` of a `--json` error and of an MCP tool error.
+/// What kind of failure an error is: the `kind` of a `--json` error and of an MCP tool error, and
+/// what decides the command line's exit code.
+///
+/// Every [`Error`] variant maps to one kind ([`Error::kind`]), and every kind to one exit code
+/// ([`ErrorKind::exit_code`]); [`ErrorKind::ALL`] lists the kinds with [`ErrorKind::description`]
+/// for a reference page of exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
@@ -698,39 +703,110 @@ pub enum ErrorKind {
     NotFound,
     /// A name that is taken.
     Exists,
-    /// Content nearly the same as an existing memory's.
-    Duplicate,
     /// A file with unresolved git merge-conflict markers.
     Conflict,
+    /// Content nearly the same as an existing memory's.
+    Duplicate,
     /// Input that is not acceptable (a bad name, type, time, value).
     Invalid,
     /// A file memlane will not read or write (outside the vault, past the limits).
     Refused,
     /// The configuration is wrong.
     Config,
+    /// The command line does not parse (an unknown flag, a missing argument): only the CLI
+    /// reports it, as clap finds it; no library error is of this kind.
+    Usage,
     /// A file could not be read or written.
     Io,
-    /// The indices, the usage state, the watcher or the editor failed.
-    Internal,
     /// The embedding model cannot be loaded, or failed to embed.
     Model,
+    /// The indices, the usage state, the watcher or the editor failed.
+    Internal,
 }
 
 impl ErrorKind {
+    /// Every kind, in the order of the reference table (the caller's kinds first, exit code 2,
+    /// then the machine's, exit code 1).
+    pub const ALL: &'static [ErrorKind] = &[
+        ErrorKind::NotFound,
+        ErrorKind::Exists,
+        ErrorKind::Conflict,
+        ErrorKind::Duplicate,
+        ErrorKind::Invalid,
+        ErrorKind::Refused,
+        ErrorKind::Config,
+        ErrorKind::Usage,
+        ErrorKind::Io,
+        ErrorKind::Model,
+        ErrorKind::Internal,
+    ];
+
     /// The kind's name, as in JSON.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             ErrorKind::NotFound => "not_found",
             ErrorKind::Exists => "exists",
-            ErrorKind::Duplicate => "duplicate",
             ErrorKind::Conflict => "conflict",
+            ErrorKind::Duplicate => "duplicate",
             ErrorKind::Invalid => "invalid",
             ErrorKind::Refused => "refused",
             ErrorKind::Config => "config",
+            ErrorKind::Usage => "usage",
             ErrorKind::Io => "io",
-            ErrorKind::Internal => "internal",
             ErrorKind::Model => "model",
+            ErrorKind::Internal => "internal",
         }
+    }
+
+    /// What happened, in one line for a reference page (the README's table of kinds).
+    pub const fn description(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "no such memory, vault, history version, trash entry or link",
+            ErrorKind::Exists => "the name is taken",
+            ErrorKind::Conflict => "the memory file holds unresolved git merge-conflict markers",
+            ErrorKind::Duplicate => {
+                "the content is nearly the same as an existing memory's (`--force` adds it anyway)"
+            }
+            ErrorKind::Invalid => {
+                "bad input: a name, type, time, duration, value, or missing content"
+            }
+            ErrorKind::Refused => {
+                "a file memlane will not read or write (outside the vault, past the parsing limits)"
+            }
+            ErrorKind::Config => "the configuration is wrong",
+            ErrorKind::Usage => "the command line does not parse (unknown flag, missing argument)",
+            ErrorKind::Io => "a file could not be read or written (disk full, permissions)",
+            ErrorKind::Model => "the embedding model cannot be loaded, or failed to embed a text",
+            ErrorKind::Internal => "the indices, the usage state, the watcher or the editor failed",
+        }
+    }
+
+    /// Whether the caller can fix it (its input, or a thing it named that is missing) rather
+    /// than a failure of the machine, the files or the model.
+    pub const fn is_usage(self) -> bool {
+        match self {
+            ErrorKind::NotFound
+            | ErrorKind::Exists
+            | ErrorKind::Conflict
+            | ErrorKind::Duplicate
+            | ErrorKind::Invalid
+            | ErrorKind::Refused
+            | ErrorKind::Config
+            | ErrorKind::Usage => true,
+            ErrorKind::Io | ErrorKind::Model | ErrorKind::Internal => false,
+        }
+    }
+
+    /// The command line's exit code for an error of this kind: 2 for the caller's
+    /// ([`ErrorKind::is_usage`]), 1 for the machine's. `0` is success.
+    pub const fn exit_code(self) -> u8 {
+        if self.is_usage() { 2 } else { 1 }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -754,7 +830,8 @@ pub fn did_you_mean(suggestions: &[String]) -> Option<String> {
 }
 
 impl Error {
-    /// What kind of failure this is.
+    /// What kind of failure this is, which also decides the exit code
+    /// ([`ErrorKind::exit_code`]). Every variant is named here once, so a new one must choose.
     pub fn kind(&self) -> ErrorKind {
         use ErrorKind as K;
         match self {
@@ -858,22 +935,10 @@ impl Error {
         })
     }
 
-    /// Whether this is the user's input or a missing thing (exit code 2) rather than a failure
-    /// of the machine (exit code 1).
+    /// Whether this is the caller's input or a missing thing rather than a failure of the
+    /// machine: [`ErrorKind::is_usage`] of its [`kind`](Error::kind).
     pub fn is_usage(&self) -> bool {
-        !matches!(
-            self,
-            Error::Io(_)
-                | Error::VaultLocked { .. }
-                | Error::Editor { .. }
-                | Error::Embed(_)
-                | Error::Index(_)
-                | Error::Lifecycle(_)
-                | Error::Watch(_)
-                | Error::Git(_)
-                | Error::Encode { .. }
-                | Error::Server { .. }
-        )
+        self.kind().is_usage()
     }
 }
 

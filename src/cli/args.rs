@@ -1,5 +1,6 @@
 //! Argument groups several commands share, defined once.
 
+use memlane::config::ConfigEnum;
 use memlane::ops::window::{self, TimeWindow};
 use memlane::vault::Vault;
 
@@ -28,4 +29,17 @@ impl TimeWindowArgs {
             self.since.as_deref(),
         )
     }
+}
+
+/// The value parser of a word-valued flag declared once as a [`ConfigEnum`] (`--intent`,
+/// `--profile`): clap lists its values with their descriptions in `--help` and the man page,
+/// completes them in every shell, and refuses any other word with the list.
+pub(crate) fn choice<T: ConfigEnum>() -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
+    PossibleValuesParser::new(
+        T::all()
+            .iter()
+            .map(|v| PossibleValue::new(v.name()).help(v.describe().trim_end_matches('.'))),
+    )
+    .try_map(|s| s.parse::<T>())
 }

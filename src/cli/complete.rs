@@ -1,5 +1,6 @@
-//! Dynamic shell completion (`COMPLETE=bash memlane`): memory names, types, tags, intents and
-//! profiles, read from the vault the shell is in.
+//! Dynamic shell completion (`COMPLETE=bash memlane`): memory names, types and tags, read from the
+//! vault the shell is in. Fixed words (`--intent`, `--profile`) complete from their value parsers
+//! (`args::choice`).
 //!
 //! Completion runs on every Tab, so it reads as little as it can: names from the file list,
 //! types from the config, tags from the frontmatter. It never writes, and a problem (no vault,
@@ -58,14 +59,4 @@ pub(crate) fn tags(current: &OsStr) -> Vec<CompletionCandidate> {
         .and_then(|v| v.scan().ok())
         .map(|(memories, _)| memories.into_iter().flat_map(|m| m.meta.tags).collect::<Vec<_>>());
     matching(current, tags.unwrap_or_default())
-}
-
-/// Search intents.
-pub(crate) fn intents(current: &OsStr) -> Vec<CompletionCandidate> {
-    matching(current, ["general", "recall", "exact", "explore"].map(String::from))
-}
-
-/// Ranking profiles.
-pub(crate) fn profiles(current: &OsStr) -> Vec<CompletionCandidate> {
-    matching(current, ["balanced", "ragdocs", "mnestra", "remindb", "mira"].map(String::from))
 }

@@ -43,17 +43,18 @@ pub(crate) enum CliError {
 }
 
 impl CliError {
-    /// What kind of failure this is (the `kind` of a `--json` error).
+    /// What kind of failure this is (the `kind` of a `--json` error, and the exit code through
+    /// [`ErrorKind::exit_code`]).
     pub(crate) fn kind(&self) -> ErrorKind {
         match self {
-            CliError::Hub(HubError::BadName(_)) => ErrorKind::Invalid,
+            CliError::BadNow(_)
+            | CliError::NotKeyValue(_)
+            | CliError::BadDuration { .. }
+            | CliError::FileNotUtf8(_)
+            | CliError::NoModelDir
+            | CliError::DebounceTooLong { .. }
+            | CliError::Hub(HubError::BadName(_)) => ErrorKind::Invalid,
             CliError::Hub(_) => ErrorKind::Internal,
-            _ => ErrorKind::Invalid,
         }
-    }
-
-    /// Whether this is the user's input (exit code 2) rather than a failure (exit code 1).
-    pub(crate) fn is_usage(&self) -> bool {
-        self.kind() == ErrorKind::Invalid
     }
 }

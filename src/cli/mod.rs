@@ -275,21 +275,23 @@ fn library_error(err: &anyhow::Error) -> Option<&memlane::Error> {
     err.chain().find_map(|e| e.downcast_ref::<memlane::Error>())
 }
 
-/// What kind of failure `err` is (the `kind` of a `--json` error; see the README).
-fn error_kind(err: &anyhow::Error) -> &'static str {
+/// What kind of failure `err` is: the `kind` of a `--json` error and, through
+/// [`memlane::ErrorKind::exit_code`], the exit code (see the README).
+fn error_kind(err: &anyhow::Error) -> memlane::ErrorKind {
+    use memlane::ErrorKind;
     if let Some(e) = library_error(err) {
-        return e.kind().as_str();
+        return e.kind();
     }
     if let Some(e) = err.chain().find_map(|e| e.downcast_ref::<error::CliError>()) {
-        return e.kind().as_str();
+        return e.kind();
     }
     if err.chain().any(|e| e.downcast_ref::<memlane::config::ConfigError>().is_some()) {
-        return memlane::ErrorKind::Config.as_str();
+        return ErrorKind::Config;
     }
     if err.chain().any(|e| e.downcast_ref::<std::io::Error>().is_some()) {
-        return memlane::ErrorKind::Io.as_str();
+        return ErrorKind::Io;
     }
-    memlane::ErrorKind::Internal.as_str()
+    ErrorKind::Internal
 }
 
 /// `err` and its causes, `a: b: c`, with library errors in words ([`memlane::error::chain_text`]).
@@ -306,7 +308,7 @@ fn report_error(ctx: &Ctx, err: &anyhow::Error) {
     let hint = hints::hint_for(err);
     if ctx.out.json {
         let v = serde_json::json!({
-            "error": { "kind": error_kind(err), "message": message, "hint": hint }
+            "error": { "kind": error_kind(err).as_str(), "message": message, "hint": hint }
         });
         let _ = writeln!(std::io::stdout().lock(), "{v}");
     }
@@ -315,21 +317,6 @@ fn report_error(ctx: &Ctx, err: &anyhow::Error) {
     if let Some(h) = hint {
         let _ = writeln!(stderr, "  hint: {h}");
     }
-}
-
-fn exit_code(err: &anyhow::Error) -> u8 {
-    for e in err.chain() {
-        if let Some(m) = e.downcast_ref::<memlane::Error>() {
-            return if m.is_usage() { 2 } else { 1 };
-        }
-        if let Some(c) = e.downcast_ref::<error::CliError>() {
-            return if c.is_usage() { 2 } else { 1 };
-        }
-        if e.downcast_ref::<memlane::config::ConfigError>().is_some() {
-            return 2;
-        }
-    }
-    1
 }
 
 /// A clap error that does not quote what was typed, where that may be memory content.
@@ -382,7 +369,7 @@ pub(crate) fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            let code = if e.use_stderr() { memlane::ErrorKind::Usage.exit_code() } else { 0 };
             let e = without_echo(e);
             if e.use_stderr() && std::env::args_os().skip(1).any(|a| a == "--json") {
                 // A plugin that asked for JSON gets JSON, even when the command line is wrong.
@@ -396,7 +383,7 @@ pub(crate) fn main() -> ExitCode {
                     .join(" ");
                 let message = message.strip_prefix("error: ").unwrap_or(&message);
                 let v = serde_json::json!({
-                    "error": { "kind": "usage", "message": message, "hint": "see `memlane --help`" }
+                    "error": { "kind": memlane::ErrorKind::Usage.as_str(), "message": message, "hint": "see `memlane --help`" }
                 });
                 use std::io::Write as _;
                 let _ = writeln!(std::io::stdout().lock(), "{v}");
@@ -430,7 +417,7 @@ pub(crate) fn main() -> ExitCode {
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             report_error(&ctx, &err);
-            ExitCode::from(exit_code(&err))
+            ExitCode::from(error_kind(&err).exit_code())
         }
     }
 }

@@ -312,20 +312,103 @@ macro_rules! config_table {
     };
 }
 
-/// Gives a config enum `ALL`, `NAMES`, `as_str`, `Display`, `FromStr` (exact, lowercase names)
-/// and [`ConfigValue`].
+/// A word-valued setting or option declared once with [`config_enum!`]: its values, each with the
+/// name config files, flags and JSON use and a one-line description. The command line's value
+/// parsers and completions, the MCP schemas' `enum` lists, the help text and the config
+/// validation all read it from here.
+pub trait ConfigEnum:
+    Copy + Send + Sync + 'static + std::str::FromStr<Err = ParseEnumError>
+{
+    /// What one value is called in messages (`intent`, `search profile`).
+    const WHAT: &'static str;
+    /// Every value, in documentation order.
+    fn all() -> &'static [Self];
+    /// Every value's name, in documentation order.
+    fn names() -> &'static [&'static str];
+    /// The name used in config files, on the command line and in JSON.
+    fn name(self) -> &'static str;
+    /// What the value means, in one line (its rustdoc).
+    fn describe(self) -> &'static str;
+}
+
+/// Declares a config enum once: the enum (each value's `///` lines are both its rustdoc and its
+/// [`description`](ConfigEnum::describe)), its `Default` (when `default = Variant` is given),
+/// `ALL`, `NAMES`, `as_str`, `description`, `Display`, `FromStr` (exact, lowercase names),
+/// [`ConfigValue`] and [`ConfigEnum`].
+///
+/// ```ignore
+/// config_enum! {
+///     /// Enum docs.
+///     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+///     pub enum Example("example", default = One) {
+///         /// The first value.
+///         One = "one",
+///         /// The second value.
+///         Two = "two",
+///     }
+/// }
+/// ```
 macro_rules! config_enum {
-    ($ty:ident, $what:literal, $($variant:ident = $name:literal),+ $(,)?) => {
+    (
+        $(#[$meta:meta])*
+        pub enum $ty:ident ($what:literal $(, default = $default:ident)?) {
+            $(
+                $(#[doc = $doc:literal])+
+                $variant:ident = $name:literal
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        pub enum $ty {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        $(
+            impl Default for $ty {
+                fn default() -> Self {
+                    Self::$default
+                }
+            }
+        )?
+
         impl $ty {
             /// Every value, in documentation order.
             pub const ALL: &'static [Self] = &[$(Self::$variant),+];
-            pub(crate) const NAMES: &'static [&'static str] = &[$($name),+];
+            /// Every value's name, in documentation order.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
 
             /// The name used in config files, on the command line and in JSON.
             pub const fn as_str(self) -> &'static str {
                 match self {
                     $(Self::$variant => $name,)+
                 }
+            }
+
+            /// What the value means, in one line (its rustdoc).
+            pub const fn description(self) -> &'static str {
+                match self {
+                    $(Self::$variant => concat!($($doc),+).trim_ascii(),)+
+                }
+            }
+        }
+
+        impl $crate::config::schema::ConfigEnum for $ty {
+            const WHAT: &'static str = $what;
+
+            fn all() -> &'static [Self] {
+                Self::ALL
+            }
+
+            fn names() -> &'static [&'static str] {
+                Self::NAMES
+            }
+
+            fn name(self) -> &'static str {
+                self.as_str()
+            }
+
+            fn describe(self) -> &'static str {
+                self.description()
             }
         }
 

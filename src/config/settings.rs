@@ -348,94 +348,75 @@ pub(crate) fn defaults() -> &'static Config {
     &DEFAULTS
 }
 
-/// Where vaults are found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StorageStrategy {
-    /// Walk up from the current directory to the first `.memories/`.
-    Project,
-    /// One per-user vault in the platform data directory.
-    User,
+config_enum! {
+    /// Where vaults are found.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum StorageStrategy("storage strategy") {
+        /// Walk up from the current directory to the first `.memories/`.
+        Project = "project",
+        /// One per-user vault in the platform data directory.
+        User = "user",
+    }
 }
 
-config_enum!(StorageStrategy, "storage strategy", Project = "project", User = "user");
-
-/// `[search] profile`: preset stage parameters.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SearchProfile {
-    /// Every stage (the default).
-    #[default]
-    Balanced,
-    /// Memory Lane's ranking.
-    Ragdocs,
-    /// Mnestra's ranking.
-    Mnestra,
-    /// remindb's ranking.
-    Remindb,
-    /// MIRA's ranking.
-    Mira,
+config_enum! {
+    /// `[search] profile`: preset stage parameters.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum SearchProfile("search profile", default = Balanced) {
+        /// Every stage (the default).
+        Balanced = "balanced",
+        /// Memory Lane's ranking.
+        Ragdocs = "ragdocs",
+        /// Mnestra's ranking.
+        Mnestra = "mnestra",
+        /// remindb's ranking.
+        Remindb = "remindb",
+        /// MIRA's ranking.
+        Mira = "mira",
+    }
 }
 
-config_enum!(
-    SearchProfile,
-    "search profile",
-    Balanced = "balanced",
-    Ragdocs = "ragdocs",
-    Mnestra = "mnestra",
-    Remindb = "remindb",
-    Mira = "mira",
-);
-
-/// A search intent (`--intent`), which selects the fusion weights.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Intent {
-    /// No particular intent (the default).
-    #[default]
-    General,
-    /// Remembering something seen before: leans on keywords.
-    Recall,
-    /// An exact identifier or phrase: mostly keywords.
-    Exact,
-    /// Browsing a topic: mostly vectors.
-    Explore,
+config_enum! {
+    /// A search intent (`--intent`), which selects the fusion weights.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Intent("intent", default = General) {
+        /// No particular intent (the default).
+        General = "general",
+        /// Remembering something seen before: leans on keywords.
+        Recall = "recall",
+        /// An exact identifier or phrase: mostly keywords.
+        Exact = "exact",
+        /// Browsing a topic: mostly vectors.
+        Explore = "explore",
+    }
 }
 
-config_enum!(
-    Intent,
-    "intent",
-    General = "general",
-    Recall = "recall",
-    Exact = "exact",
-    Explore = "explore",
-);
-
-/// `[lifecycle] clock`: how age-based formulas count days.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ClockKind {
-    /// Days on which the vault was used (the default).
-    #[default]
-    Activity,
-    /// Wall-clock days.
-    Calendar,
+config_enum! {
+    /// `[lifecycle] clock`: how age-based formulas count days.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum ClockKind("clock", default = Activity) {
+        /// Days on which the vault was used (the default).
+        Activity = "activity",
+        /// Wall-clock days.
+        Calendar = "calendar",
+    }
 }
 
-config_enum!(ClockKind, "clock", Activity = "activity", Calendar = "calendar");
-
-/// `[mcp] tools`: how many tools the MCP server offers.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum McpTools {
-    /// A short list (the default): agents pay for every tool description.
-    #[default]
-    Core,
-    /// Every tool.
-    Full,
+config_enum! {
+    /// `[mcp] tools`: how many tools the MCP server offers.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum McpTools("MCP tool set", default = Core) {
+        /// A short list (the default): agents pay for every tool description.
+        Core = "core",
+        /// Every tool.
+        Full = "full",
+    }
 }
-
-config_enum!(McpTools, "MCP tool set", Core = "core", Full = "full");
 
 impl Config {
     /// The profile of memory type `ty`, or `None` for an unknown type.

@@ -4,6 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{lenient, schema};
+use crate::config::Intent;
 
 /// `{name}`
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -93,7 +94,7 @@ pub struct SearchParams {
     /// What kind of search: general (default), recall (favours exact words), exact, explore
     /// (favours meaning)
     #[serde(default)]
-    #[schemars(with = "String", extend("default" = "general", "enum" = ["general", "recall", "exact", "explore"]))]
+    #[schemars(with = "String", extend("default" = Intent::General.as_str(), "enum" = Intent::NAMES))]
     pub intent: Option<String>,
     /// Only memories with this status: active or archived (default: active, and archived too
     /// with include_archived)

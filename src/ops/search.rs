@@ -58,21 +58,15 @@ pub struct Expanded {
     pub edge_type: String,
 }
 
-/// Parses a search intent (`general`, `recall`, `exact`, `explore`). The error does not repeat
+/// Parses a search intent ([`Intent::NAMES`]). The error does not repeat
 /// what was given: a front end may have been handed memory content by mistake.
 pub fn intent(s: &str) -> crate::Result<Intent> {
-    s.parse().map_err(|_| Error::UnknownChoice {
-        what: "intent",
-        allowed: &["general", "recall", "exact", "explore"],
-    })
+    s.parse().map_err(|_| Error::UnknownChoice { what: "intent", allowed: Intent::NAMES })
 }
 
-/// Parses a ranking profile (`balanced`, `ragdocs`, `mnestra`, `remindb`, `mira`).
+/// Parses a ranking profile ([`SearchProfile::NAMES`]).
 pub fn profile(s: &str) -> crate::Result<SearchProfile> {
-    s.parse().map_err(|_| Error::UnknownChoice {
-        what: "profile",
-        allowed: &["balanced", "ragdocs", "mnestra", "remindb", "mira"],
-    })
+    s.parse().map_err(|_| Error::UnknownChoice { what: "profile", allowed: SearchProfile::NAMES })
 }
 
 /// Searches: checks the filters, ranks with the usage state, warms what it returns

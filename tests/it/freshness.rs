@@ -118,7 +118,8 @@ fn concurrent_processes_never_corrupt_the_indices() {
 #[test]
 fn an_explicit_model_that_is_missing_is_a_clear_error() {
     let env = TestEnv::with_vault("search");
-    let out = env.run(["search", "x", "-c", "embedding.model=/nowhere/model"]).code(2);
+    // Kind `model`, exit code 1, as the README's table of kinds says.
+    let out = env.run(["search", "x", "-c", "embedding.model=/nowhere/model"]).code(1);
     assert!(out.stderr.contains("/nowhere/model"), "{out}");
     assert!(out.stderr.contains("builtin"), "the hint names the way out: {out}");
 }

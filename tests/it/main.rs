@@ -12,6 +12,7 @@ mod confinement;
 mod consolidate;
 mod context;
 mod embed_failure;
+mod exit_codes;
 mod freshness;
 mod generated;
 mod git_merge;

@@ -85,7 +85,8 @@ fn a_broken_model_is_refused_by_import_and_named_when_configured() {
     let broken = env.root.join("broken-model");
     std::fs::create_dir_all(&broken).unwrap();
     std::fs::write(broken.join("config.json"), "{ not json").unwrap();
-    let out = env.run(["model", "import", broken.to_str().unwrap()]).code(2);
+    // Kind `model`: exit code 1, as the README's table of kinds says.
+    let out = env.run(["model", "import", broken.to_str().unwrap()]).code(1);
     assert!(out.stderr.contains("[ROOT]/broken-model"), "{out}");
     assert!(out.stderr.contains("config.json"), "{out}");
     assert!(
@@ -93,11 +94,11 @@ fn a_broken_model_is_refused_by_import_and_named_when_configured() {
         "nothing installed"
     );
     let out =
-        env.run(["search", "x", "-c", &format!("embedding.model={}", broken.display())]).code(2);
+        env.run(["search", "x", "-c", &format!("embedding.model={}", broken.display())]).code(1);
     assert!(out.stderr.contains("cannot load the embedding model at [ROOT]/broken-model"), "{out}");
     let mut cmd = env.command();
     cmd.env("MEMLANE_MODEL", &broken).args(["search", "x"]);
     let out = cmd.output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("broken-model"));
 }

@@ -249,10 +249,16 @@ fn profiles_and_intents() {
         let hits = names(&env, &["JWT refresh token rotation", "--intent", i]);
         assert_eq!(hits.first().map(String::as_str), Some("auth/jwt-rotation"), "intent {i}");
     }
+    // Any other word is refused with the list, which comes from the enum's one declaration.
     let out = env.run(["search", "x", "--profile", "fast"]).code(2);
-    assert!(out.stderr.contains("unknown profile"), "{out}");
+    assert!(out.stderr.contains("--profile"), "{out}");
+    assert!(
+        out.stderr.contains("[possible values: balanced, ragdocs, mnestra, remindb, mira]"),
+        "{out}"
+    );
     let out = env.run(["search", "x", "--intent", "vibes"]).code(2);
-    assert!(out.stderr.contains("unknown intent"), "{out}");
+    assert!(out.stderr.contains("[possible values: general, recall, exact, explore]"), "{out}");
+    assert!(!out.stderr.contains("vibes"), "what was typed is not repeated: {out}");
 }
 
 #[test]

@@ -45,7 +45,8 @@ fn completion_offers_memory_names_types_tags_intents_and_profiles() {
         let intents = complete(&env, shell, &["memlane", "search", "q", "--intent", "ex"], None);
         assert_eq!(intents, ["exact", "explore"], "{shell}");
         let profiles = complete(&env, shell, &["memlane", "search", "q", "--profile", "m"], None);
-        assert_eq!(profiles, ["mira", "mnestra"], "{shell}");
+        // Fixed words come in the order they are documented in (`--help`), not sorted.
+        assert_eq!(profiles, ["mnestra", "mira"], "{shell}");
     }
     // The vault is found from the folder the shell is in, as every command finds it.
     let project = env.root.join("project");

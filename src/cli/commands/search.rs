@@ -3,6 +3,7 @@
 use crate::cli::Ctx;
 use crate::cli::output::Style;
 use crate::cli::session::CliSession;
+use memlane::config::{Intent, SearchProfile};
 use memlane::limits;
 use memlane::ops::{self, Session as _};
 use memlane::search::{SearchQuery, SearchResults};
@@ -37,12 +38,12 @@ pub(crate) struct SearchArgs {
     include_archived: bool,
     #[command(flatten)]
     window: crate::cli::args::TimeWindowArgs,
-    /// What kind of search: general, recall (favours exact words), exact, explore (favours meaning)
-    #[arg(long, default_value = "general", value_name = "INTENT", add = clap_complete::ArgValueCompleter::new(crate::cli::complete::intents))]
-    intent: String,
-    /// Ranking profile (default: `search.profile`): balanced, ragdocs, mnestra, remindb, mira
-    #[arg(long, value_name = "PROFILE", add = clap_complete::ArgValueCompleter::new(crate::cli::complete::profiles))]
-    profile: Option<String>,
+    /// What kind of search (the fusion weights)
+    #[arg(long, default_value_t, value_name = "INTENT", value_parser = crate::cli::args::choice::<Intent>())]
+    intent: Intent,
+    /// Ranking profile (default: `search.profile`)
+    #[arg(long, value_name = "PROFILE", value_parser = crate::cli::args::choice::<SearchProfile>())]
+    profile: Option<SearchProfile>,
     /// Return as many results as fit in this many tokens (at least one) instead of a count
     #[arg(long, value_name = "TOKENS")]
     budget: Option<usize>,
@@ -73,9 +74,9 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
         include_archived: args.include_archived,
         after: window.after,
         before: window.before,
-        intent: ops::search::intent(&args.intent)?,
+        intent: args.intent,
         budget: args.budget,
-        profile: args.profile.as_deref().map(ops::search::profile).transpose()?,
+        profile: args.profile,
     };
     let req = ops::search::SearchRequest { query, touch: !args.no_touch, expand: args.expand };
     let found = ops::search::search(&s, &req)?;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use toml::Value;
 
-use super::schema::{Key, Table as _};
+use super::schema::{self, Key, Table as _};
 use super::settings::{BUILTIN_TYPES, INTENTS_KEY, SECTIONS};
 use super::*;
 
@@ -208,4 +208,59 @@ fn enums_parse_display_and_list_their_values() {
     assert!("all".parse::<McpTools>().unwrap_err().to_string().contains("core, full"));
     assert_eq!(SearchProfile::default(), SearchProfile::Balanced);
     assert_eq!(Intent::default(), Intent::General);
+}
+
+#[test]
+fn an_enum_value_is_described_by_its_rustdoc_in_one_line() {
+    assert_eq!(
+        Intent::Recall.description(),
+        "Remembering something seen before: leans on keywords."
+    );
+    assert_eq!(SearchProfile::Mira.description(), "MIRA's ranking.");
+    assert_eq!(
+        McpTools::Core.description(),
+        "A short list (the default): agents pay for every tool description."
+    );
+    fn every<T: ConfigEnum>() {
+        assert_eq!(T::all().len(), T::names().len(), "{}", T::WHAT);
+        for (v, name) in T::all().iter().zip(T::names()) {
+            assert_eq!(v.name(), *name);
+            let d = v.describe();
+            assert!(!d.is_empty() && d.trim() == d && !d.contains('\n'), "{}: {d:?}", T::WHAT);
+        }
+    }
+    every::<StorageStrategy>();
+    every::<SearchProfile>();
+    every::<Intent>();
+    every::<ClockKind>();
+    every::<McpTools>();
+}
+
+#[test]
+fn a_choice_keys_comment_names_every_value_its_enum_declares() {
+    // The comment `memlane init` writes above a key is written by hand; the values are declared
+    // once, in the enum, and the comment must not fall behind it.
+    let config = Config::default();
+    let mut checked = 0;
+    for s in SECTIONS {
+        for key in (s.get)(&config).keys() {
+            if let schema::Rule::Choice(names) = key.rule {
+                let doc: String = key.doc_lines().collect::<Vec<_>>().join(" ");
+                for name in names {
+                    assert!(doc.contains(&format!("\"{name}\"")), "{}.{}: {doc}", s.name, key.name);
+                }
+                checked += 1;
+            }
+        }
+    }
+    for key in Config::KEYS {
+        if let schema::Rule::Choice(names) = key.rule {
+            let doc: String = key.doc_lines().collect::<Vec<_>>().join(" ");
+            for name in names {
+                assert!(doc.contains(&format!("\"{name}\"")), "{}: {doc}", key.name);
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4, "storage_strategy, search.profile, lifecycle.clock, mcp.tools");
 }
