@@ -52,6 +52,8 @@ pub struct Stat {
     /// Its modification time in nanoseconds since the Unix epoch (0 when unknown or before
     /// 1970).
     pub mtime_ns: i128,
+    /// Its inode number (0 off Unix).
+    pub ino: u64,
 }
 
 /// A folder of the vault held open (see [`Confined::open_dir`]): its entries are listed, stat-ed
@@ -365,7 +367,13 @@ mod unix {
         } else {
             i128::from(secs) * 1_000_000_000 + i128::from(st.st_mtime_nsec as i64)
         };
-        Stat { kind: kind_of(mode), len: st.st_size as u64, mode: Some(mode & 0o7777), mtime_ns }
+        Stat {
+            kind: kind_of(mode),
+            len: st.st_size as u64,
+            mode: Some(mode & 0o7777),
+            mtime_ns,
+            ino: st.st_ino as u64,
+        }
     }
 
     /// The entries of the open folder `fd` (`.` and `..` left out), each with what it is (a
@@ -466,6 +474,7 @@ fn stat_of_meta(m: &std::fs::Metadata) -> Stat {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i128),
+        ino: 0,
     }
 }
 

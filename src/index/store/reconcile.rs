@@ -205,7 +205,7 @@ impl Indexes {
             // Nothing on disk to reload: the stores live in this process only.
         } else if known.is_none()
             || known != Some(disk_stamp(&self.dir))
-            || self.dir.join(PENDING_FILE).exists()
+            || crate::index::confined_io::exists(&self.dir.join(PENDING_FILE))
         {
             let mut fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
             let earlier = self.damage.take();
