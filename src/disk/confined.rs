@@ -49,6 +49,21 @@ pub struct Stat {
     pub len: u64,
     /// Its Unix permission bits (`None` elsewhere).
     pub mode: Option<u32>,
+    /// Its modification time in nanoseconds since the Unix epoch (0 when unknown or before
+    /// 1970).
+    pub mtime_ns: i128,
+    /// Its inode number (0 off Unix).
+    pub ino: u64,
+}
+
+/// A folder of the vault held open (see [`Confined::open_dir`]): its entries are listed, stat-ed
+/// and read, and its sub-folders opened, relative to the folder's own handle, so a walk of the
+/// vault looks up no path from the root per file and follows no symbolic link.
+#[derive(Debug)]
+pub struct ConfinedDir {
+    path: PathBuf,
+    #[cfg(unix)]
+    fd: std::os::fd::OwnedFd,
 }
 
 /// One entry of a folder listed by [`Confined::read_dir`].
@@ -247,12 +262,15 @@ impl Confined {
 
 #[cfg(unix)]
 mod unix {
+    use std::ffi::OsString;
     use std::os::fd::{AsFd, OwnedFd};
     use std::path::{Component, Path};
     use std::sync::atomic::{AtomicU8, Ordering};
 
     use rustix::fs::{Mode, OFlags};
     use rustix::io::Errno;
+
+    use super::{DirEntry, Kind, Stat};
 
     /// Whether `openat2` works here: 0 unknown, 1 yes, 2 no.
     static OPENAT2: AtomicU8 = AtomicU8::new(0);
@@ -328,6 +346,91 @@ mod unix {
     pub(super) fn open_dir(root: &OwnedFd, rel: &Path) -> std::io::Result<OwnedFd> {
         open_beneath(root, rel, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())
     }
+
+    /// What a path is, from its `stat` (of the path itself: callers never follow a link).
+    pub(super) fn kind_of(mode: u32) -> Kind {
+        match rustix::fs::FileType::from_raw_mode(mode) {
+            rustix::fs::FileType::RegularFile => Kind::File,
+            rustix::fs::FileType::Directory => Kind::Dir,
+            rustix::fs::FileType::Symlink => Kind::Symlink,
+            _ => Kind::Other,
+        }
+    }
+
+    /// [`Stat`] of a `stat` result.
+    pub(super) fn stat_of(st: &rustix::fs::Stat) -> Stat {
+        let mode = st.st_mode as u32;
+        let secs = st.st_mtime as i64;
+        // As `SystemTime::duration_since(UNIX_EPOCH)` gives it: 0 before 1970.
+        let mtime_ns = if secs < 0 {
+            0
+        } else {
+            i128::from(secs) * 1_000_000_000 + i128::from(st.st_mtime_nsec as i64)
+        };
+        Stat {
+            kind: kind_of(mode),
+            len: st.st_size as u64,
+            mode: Some(mode & 0o7777),
+            mtime_ns,
+            ino: st.st_ino as u64,
+        }
+    }
+
+    /// The entries of the open folder `fd` (`.` and `..` left out), each with what it is (a
+    /// link is a link).
+    pub(super) fn entries(fd: &OwnedFd) -> std::io::Result<Vec<DirEntry>> {
+        let mut out = Vec::new();
+        for e in rustix::fs::Dir::read_from(fd)? {
+            let e = e?;
+            let name = e.file_name().to_bytes();
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let name: OsString =
+                <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name).to_os_string();
+            let kind = match e.file_type() {
+                rustix::fs::FileType::RegularFile => Kind::File,
+                rustix::fs::FileType::Directory => Kind::Dir,
+                rustix::fs::FileType::Symlink => Kind::Symlink,
+                rustix::fs::FileType::Unknown => {
+                    let st = rustix::fs::statat(
+                        fd,
+                        name.as_os_str(),
+                        rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                    )?;
+                    kind_of(st.st_mode as u32)
+                }
+                _ => Kind::Other,
+            };
+            out.push(DirEntry { name, kind });
+        }
+        Ok(out)
+    }
+
+    /// Opens the entry `name` of the open folder `dir` (one plain name: never `..`, never a
+    /// link).
+    pub(super) fn open_in(
+        dir: &OwnedFd,
+        name: &std::ffi::OsStr,
+        flags: OFlags,
+    ) -> std::io::Result<OwnedFd> {
+        plain_name(name)?;
+        Ok(rustix::fs::openat(
+            dir,
+            name,
+            flags | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+        )?)
+    }
+
+    /// Refuses a name that is not one plain part (`..`, `a/b`, empty).
+    pub(super) fn plain_name(name: &std::ffi::OsStr) -> std::io::Result<()> {
+        let bytes = name.as_encoded_bytes();
+        if bytes.is_empty() || bytes == b"." || bytes == b".." || bytes.contains(&b'/') {
+            return Err(Errno::XDEV.into());
+        }
+        Ok(())
+    }
 }
 
 #[cfg(unix)]
@@ -345,19 +448,63 @@ impl Confined {
         let fd = unix::open_beneath(&self.dir, rel, flags, rustix::fs::Mode::from_raw_mode(mode))?;
         Ok(std::fs::File::from(fd))
     }
-
-    fn kind_of(mode: u32) -> Kind {
-        match rustix::fs::FileType::from_raw_mode(mode) {
-            rustix::fs::FileType::RegularFile => Kind::File,
-            rustix::fs::FileType::Directory => Kind::Dir,
-            rustix::fs::FileType::Symlink => Kind::Symlink,
-            _ => Kind::Other,
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Non-Unix: each part checked with `symlink_metadata` first.
+
+/// [`Stat`] of a path's own metadata (never a link's target).
+#[cfg(not(unix))]
+fn stat_of_meta(m: &std::fs::Metadata) -> Stat {
+    let t = m.file_type();
+    Stat {
+        kind: if t.is_symlink() {
+            Kind::Symlink
+        } else if t.is_dir() {
+            Kind::Dir
+        } else if t.is_file() {
+            Kind::File
+        } else {
+            Kind::Other
+        },
+        len: m.len(),
+        mode: None,
+        mtime_ns: m
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128),
+        ino: 0,
+    }
+}
+
+/// The entries of the folder `p` (checked already), each with what it is.
+#[cfg(not(unix))]
+fn entries_of_path(p: &Path) -> std::io::Result<Vec<DirEntry>> {
+    std::fs::read_dir(p)?
+        .map(|e| {
+            let e = e?;
+            let kind = stat_of_meta(&std::fs::symlink_metadata(e.path())?).kind;
+            Ok(DirEntry { name: e.file_name(), kind })
+        })
+        .collect()
+}
+
+/// The path of `name` in the folder `dir` once `name` is one plain part and not a link.
+#[cfg(not(unix))]
+fn checked_in(dir: &Path, name: &std::ffi::OsStr) -> std::io::Result<PathBuf> {
+    let mut parts = Path::new(name).components();
+    if !matches!((parts.next(), parts.next()), (Some(Component::Normal(_)), None)) {
+        return Err(std::io::Error::other("it is outside the vault"));
+    }
+    let p = dir.join(name);
+    if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(std::io::Error::other(
+            "it is a symbolic link, and memlane never follows links there",
+        ));
+    }
+    Ok(p)
+}
 
 #[cfg(not(unix))]
 impl Confined {
@@ -380,6 +527,88 @@ impl Confined {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Open folders.
+
+impl Confined {
+    /// Opens the folder `path` (the root for an empty path) beneath the root, for a walk.
+    pub fn open_dir(&self, path: &Path) -> Result<ConfinedDir, PathError> {
+        let rel = self.relative(path, "read")?;
+        #[cfg(unix)]
+        let res = self.dir_fd(&rel).map(|fd| ConfinedDir { path: self.shown(&rel), fd });
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(|p| {
+            if std::fs::metadata(&p)?.is_dir() {
+                Ok(ConfinedDir { path: p })
+            } else {
+                Err(std::io::Error::other("it is not a folder"))
+            }
+        });
+        res.map_err(|e| self.err("read", &rel, e))
+    }
+}
+
+impl ConfinedDir {
+    /// The folder's path (the vault root joined with its path in the vault), for messages and
+    /// for the paths of its entries.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Its entries (`.` and `..` left out), in no particular order; a link is
+    /// [`Kind::Symlink`].
+    pub fn entries(&self) -> std::io::Result<Vec<DirEntry>> {
+        #[cfg(unix)]
+        return unix::entries(&self.fd);
+        #[cfg(not(unix))]
+        entries_of_path(&self.path)
+    }
+
+    /// What its entry `name` is (the entry itself, never a link's target): one `fstatat`
+    /// relative to the folder.
+    pub fn stat(&self, name: &std::ffi::OsStr) -> std::io::Result<Stat> {
+        #[cfg(unix)]
+        {
+            unix::plain_name(name)?;
+            let st = rustix::fs::statat(&self.fd, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)?;
+            Ok(unix::stat_of(&st))
+        }
+        #[cfg(not(unix))]
+        std::fs::symlink_metadata(checked_in(&self.path, name)?).map(|m| stat_of_meta(&m))
+    }
+
+    /// Opens its sub-folder `name` (refused when it is a link).
+    pub fn open_dir(&self, name: &std::ffi::OsStr) -> std::io::Result<ConfinedDir> {
+        let path = self.path.join(name);
+        #[cfg(unix)]
+        {
+            use rustix::fs::OFlags;
+            let fd = unix::open_in(&self.fd, name, OFlags::RDONLY | OFlags::DIRECTORY)?;
+            Ok(ConfinedDir { path, fd })
+        }
+        #[cfg(not(unix))]
+        {
+            let p = checked_in(&self.path, name)?;
+            if !std::fs::metadata(&p)?.is_dir() {
+                return Err(std::io::Error::other("it is not a folder"));
+            }
+            let _ = path;
+            Ok(ConfinedDir { path: p })
+        }
+    }
+
+    /// The bytes of its file `name` (refused when it is a link).
+    pub fn read(&self, name: &std::ffi::OsStr) -> std::io::Result<Vec<u8>> {
+        #[cfg(unix)]
+        let mut f = std::fs::File::from(unix::open_in(&self.fd, name, rustix::fs::OFlags::RDONLY)?);
+        #[cfg(not(unix))]
+        let mut f = std::fs::File::open(checked_in(&self.path, name)?)?;
+        let mut out = Vec::new();
+        f.read_to_end(&mut out)?;
+        Ok(out)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // The operations.
 
 impl Confined {
@@ -395,27 +624,10 @@ impl Confined {
                 }
                 None => rustix::fs::fstat(&*self.dir)?,
             };
-            let mode = st.st_mode as u32;
-            Ok::<_, std::io::Error>(Stat {
-                kind: Self::kind_of(mode),
-                len: st.st_size as u64,
-                mode: Some(mode & 0o7777),
-            })
+            Ok::<_, std::io::Error>(unix::stat_of(&st))
         })();
         #[cfg(not(unix))]
-        let res = self.checked(&rel).and_then(|p| std::fs::symlink_metadata(p)).map(|m| Stat {
-            kind: if m.file_type().is_symlink() {
-                Kind::Symlink
-            } else if m.is_dir() {
-                Kind::Dir
-            } else if m.is_file() {
-                Kind::File
-            } else {
-                Kind::Other
-            },
-            len: m.len(),
-            mode: None,
-        });
+        let res = self.checked(&rel).and_then(std::fs::symlink_metadata).map(|m| stat_of_meta(&m));
         match res {
             Ok(s) => Ok(Some(s)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -463,54 +675,9 @@ impl Confined {
     pub fn read_dir(&self, path: &Path) -> Result<Vec<DirEntry>, PathError> {
         let rel = self.relative(path, "read")?;
         #[cfg(unix)]
-        let res = (|| {
-            let fd = self.dir_fd(&rel)?;
-            let mut out = Vec::new();
-            for e in rustix::fs::Dir::read_from(&fd)? {
-                let e = e?;
-                let name = e.file_name().to_bytes();
-                if name == b"." || name == b".." {
-                    continue;
-                }
-                let name: OsString =
-                    <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(name)
-                        .to_os_string();
-                let kind = match e.file_type() {
-                    rustix::fs::FileType::RegularFile => Kind::File,
-                    rustix::fs::FileType::Directory => Kind::Dir,
-                    rustix::fs::FileType::Symlink => Kind::Symlink,
-                    rustix::fs::FileType::Unknown => {
-                        let st = rustix::fs::statat(
-                            &fd,
-                            name.as_os_str(),
-                            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
-                        )?;
-                        Self::kind_of(st.st_mode as u32)
-                    }
-                    _ => Kind::Other,
-                };
-                out.push(DirEntry { name, kind });
-            }
-            Ok::<_, std::io::Error>(out)
-        })();
+        let res = self.dir_fd(&rel).and_then(|fd| unix::entries(&fd));
         #[cfg(not(unix))]
-        let res = self.checked(&rel).and_then(std::fs::read_dir).and_then(|rd| {
-            rd.map(|e| {
-                let e = e?;
-                let t = e.file_type()?;
-                let kind = if t.is_symlink() {
-                    Kind::Symlink
-                } else if t.is_dir() {
-                    Kind::Dir
-                } else if t.is_file() {
-                    Kind::File
-                } else {
-                    Kind::Other
-                };
-                Ok(DirEntry { name: e.file_name(), kind })
-            })
-            .collect()
-        });
+        let res = self.checked(&rel).and_then(|p| entries_of_path(&p));
         res.map_err(|e| self.err("read", &rel, e))
     }
 
@@ -987,5 +1154,65 @@ mod tests {
         f.fs.rename(Path::new("notes/leak3.md"), Path::new("notes/renamed")).unwrap();
         assert_eq!(f.fs.stat(Path::new("notes/renamed")).unwrap().unwrap().kind, Kind::Symlink);
         outside_untouched(&f);
+    }
+
+    #[test]
+    fn an_open_folder_lists_stats_and_reads_without_following_links() {
+        let f = fixture();
+        let root = f.fs.open_dir(Path::new("")).unwrap();
+        let mut names: Vec<_> =
+            root.entries().unwrap().into_iter().map(|e| (e.name, e.kind)).collect();
+        names.sort();
+        assert_eq!(
+            names,
+            vec![
+                ("inner".into(), Kind::Symlink),
+                ("notes".into(), Kind::Dir),
+                ("out".into(), Kind::Symlink)
+            ]
+        );
+        let notes = root.open_dir("notes".as_ref()).unwrap();
+        assert_eq!(notes.path(), f.root.join("notes"));
+        assert_eq!(notes.read("a.md".as_ref()).unwrap(), b"a");
+        let st = notes.stat("a.md".as_ref()).unwrap();
+        assert_eq!((st.kind, st.len), (Kind::File, 1));
+        let want = std::fs::metadata(f.root.join("notes/a.md"))
+            .unwrap()
+            .modified()
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as i128;
+        assert_eq!(st.mtime_ns, want, "the same time std gives");
+        // A link is what it is, never what it points to; reading or entering it is refused.
+        assert_eq!(notes.stat("leak.md".as_ref()).unwrap().kind, Kind::Symlink);
+        assert!(notes.read("leak.md".as_ref()).is_err());
+        for link in ["out", "inner"] {
+            assert!(root.open_dir(link.as_ref()).is_err(), "{link}");
+        }
+        for bad in ["..", "../outside", "notes/a.md", ""] {
+            assert!(root.read(bad.as_ref()).is_err(), "{bad}");
+            assert!(root.open_dir(bad.as_ref()).is_err(), "{bad}");
+            assert!(root.stat(bad.as_ref()).is_err(), "{bad}");
+        }
+        assert!(f.fs.open_dir(Path::new("out")).is_err());
+        assert!(f.fs.open_dir(Path::new("../outside")).is_err());
+        outside_untouched(&f);
+    }
+
+    #[test]
+    fn a_folder_swapped_for_a_link_after_it_was_opened_is_not_followed() {
+        let f = fixture();
+        std::fs::write(f.outside.join("a.md"), "outside").unwrap();
+        let root = f.fs.open_dir(Path::new("")).unwrap();
+        let notes = root.open_dir("notes".as_ref()).unwrap();
+        // The folder is moved away and a link to a folder outside put in its place: what was
+        // opened is still read, and opening the name again refuses the link.
+        std::fs::rename(f.root.join("notes"), f.root.join("moved")).unwrap();
+        symlink(&f.outside, f.root.join("notes")).unwrap();
+        assert_eq!(notes.read("a.md".as_ref()).unwrap(), b"a");
+        assert!(root.open_dir("notes".as_ref()).is_err());
+        assert!(f.fs.read(Path::new("notes/a.md")).is_err());
+        assert!(f.fs.stat(Path::new("notes/a.md")).is_err());
     }
 }

@@ -11,7 +11,7 @@ mod lock;
 
 pub use atomic::atomic_write;
 pub(crate) use atomic::{TEMP_SUFFIX, append_synced};
-pub use confined::{Confined, DirEntry, Kind, Stat};
+pub use confined::{Confined, ConfinedDir, DirEntry, Kind, Stat};
 pub(crate) use group::{FileGroup, sync_folder};
 pub(crate) use install::{install_dir, staging_dir};
 pub(crate) use lock::{lock_file, lock_opened};

@@ -225,7 +225,7 @@ impl EmbedCache {
         }
         st.loaded[s as usize] = true;
         let Some(dir) = &self.dir else { return };
-        let Ok(bytes) = fs::read(dir.join(shard_name(s))) else { return };
+        let Ok(bytes) = crate::index::confined_io::read(&dir.join(shard_name(s))) else { return };
         let dim = self.embedder.dim();
         let parsed = parse(&bytes);
         st.stats.damaged += parsed.damaged;
@@ -268,7 +268,9 @@ impl EmbedCache {
     /// rebuild. Returns the number of records kept.
     pub fn compact<'a>(&self, live: impl IntoIterator<Item = &'a str>) -> std::io::Result<usize> {
         let Some(dir) = &self.dir else { return Ok(0) };
-        if !dir.is_dir() || !self.writable {
+        if crate::index::confined_io::stat(dir).is_none_or(|s| s.kind != crate::disk::Kind::Dir)
+            || !self.writable
+        {
             return Ok(0);
         }
         let live: HashSet<TextHash> = live.into_iter().map(text_hash).collect();
@@ -276,7 +278,7 @@ impl EmbedCache {
         for s in 0..SHARDS {
             let s = s as u8;
             let path = dir.join(shard_name(s));
-            let bytes = match fs::read(&path) {
+            let bytes = match crate::index::confined_io::read(&path) {
                 Ok(b) => b,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(e),

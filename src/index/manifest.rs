@@ -231,7 +231,7 @@ impl Manifest {
     /// Reads the manifest of the indices folder `dir` (its file and journal); `None` when it is
     /// missing, unreadable, or of another format.
     pub fn load(dir: &Path) -> Option<Manifest> {
-        let text = std::fs::read_to_string(dir.join(FILE)).ok()?;
+        let text = crate::index::confined_io::read_to_string(&dir.join(FILE)).ok()?;
         let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
         let header: Header = serde_json::from_str(first).ok()?;
         if header.format != FORMAT {
@@ -275,7 +275,7 @@ impl Manifest {
     /// Applies the journal at `path` when it extends this manifest's base (see the module's
     /// docs); `None` when a line does not parse.
     fn replay_journal(&mut self, path: &Path) -> Option<()> {
-        let text = match std::fs::read(path) {
+        let text = match crate::index::confined_io::read(path) {
             Ok(bytes) => String::from_utf8(bytes).ok()?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(()),
             Err(_) => return None,

@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::IoResultExt as _;
 use crate::vault::Vault;
 
 /// The file, in the vault's per-user `state/` folder, that remembers which sessions were
@@ -77,8 +76,8 @@ fn state_path(vault: &Vault) -> PathBuf {
     vault.root().join(crate::lifecycle::STATE_DIR).join(STATE_FILE)
 }
 
-fn read_state(path: &Path) -> HookState {
-    std::fs::read(path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
+fn read_state(vault: &Vault, path: &Path) -> HookState {
+    vault.fs().read(path).ok().and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default()
 }
 
 /// Whether the stop hook should remind session `event.session_id` now, recording that it did.
@@ -96,7 +95,7 @@ pub fn stop_reminder(vault: &Vault, event: &HookEvent) -> crate::Result<Option<&
     };
     let id: String = id.chars().take(MAX_SESSION_ID).collect();
     let path = state_path(vault);
-    let mut state = read_state(&path);
+    let mut state = read_state(vault, &path);
     if state.stop_reminded.contains_key(&id) {
         return Ok(None);
     }
@@ -105,10 +104,8 @@ pub fn stop_reminder(vault: &Vault, event: &HookEvent) -> crate::Result<Option<&
     state.stop_reminded.insert(id, now);
     let bytes = serde_json::to_vec_pretty(&state)
         .map_err(|e| crate::Error::Encode { what: "the hook state", problem: e.to_string() })?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).at("create", dir)?;
-    }
-    crate::disk::atomic_write(&path, &bytes)?;
+    // Beneath the vault's handle: `state/` is the repository's, a link there is refused.
+    vault.fs().write(&path, &bytes)?;
     Ok(Some(STOP_REMINDER))
 }
 

@@ -3,12 +3,15 @@
 //! Reading is lenient: a hand-written file with broken YAML, an unknown type or a bad date is
 //! still a memory (with defaults) and carries warnings; it never stops the rest of the vault.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use jiff::Timestamp;
 
 use super::Vault;
-use crate::error::{Error, IoResultExt};
+use crate::disk::{ConfinedDir, DirEntry, Kind, Stat};
+use crate::error::{Error, PathError};
 use crate::model::name::{RESERVED_DIRS, suggest};
 use crate::model::{Document, MemoryId, MemoryName, Meta};
 
@@ -115,14 +118,18 @@ struct Walked {
 }
 
 impl Walked {
-    /// A memory file at `rel`, when its stat says it is a regular file (after a link, for a
-    /// link) and its name is a memory name.
-    fn push_file(&mut self, rel: String, meta: std::io::Result<std::fs::Metadata>) {
-        let Some(meta) = meta.ok().filter(std::fs::Metadata::is_file) else { return };
+    /// A memory file at `rel`, when its stat says it is a regular file (the resolved file's, for
+    /// a link) and its name is a memory name.
+    fn push_file(&mut self, rel: String, stat: Option<Stat>) {
+        let Some(stat) = stat.filter(|s| s.kind == Kind::File) else { return };
         let Ok(name) = MemoryName::parse(&rel) else { return };
-        self.files.push(FileStat { name, size: meta.len(), mtime_ns: mtime_ns(&meta) });
+        self.files.push(FileStat { name, size: stat.len, mtime_ns: stat.mtime_ns });
     }
 }
+
+/// A folder [`Vault::walk`] has still to read: the folder holding it (held open, so it is opened
+/// relative to it), its name there, and its path relative to the vault root.
+type Pending = (Arc<ConfinedDir>, OsString, String);
 
 /// How a memory's warning about markers git left in its body starts (`doctor` names the memory
 /// as conflicted).
@@ -217,11 +224,6 @@ fn lexical_normal(path: &Path) -> PathBuf {
     out
 }
 
-fn mtime(path: &Path) -> Option<Timestamp> {
-    let t = std::fs::metadata(path).ok()?.modified().ok()?;
-    Timestamp::try_from(t).ok()
-}
-
 impl Vault {
     /// The file of a memory name.
     pub fn path_of(&self, name: &MemoryName) -> PathBuf {
@@ -232,12 +234,57 @@ impl Vault {
     /// resolves outside the vault's memories (see [`Vault::link_target`]).
     pub fn load(&self, name: &MemoryName) -> crate::Result<Memory> {
         let path = self.path_of(name);
-        if !self.stays_inside(name) {
-            return Err(Error::LinkOutsideVault(name.rel_path()));
-        }
-        let bytes = std::fs::read(&path).at("read", &path)?;
+        let bytes = self.read_memory(name)?;
         let raw = String::from_utf8(bytes).map_err(|_| Error::NotUtf8(path.clone()))?;
         self.memory_from_text(name.clone(), path, raw)
+    }
+
+    /// The bytes of memory `name`'s file, read beneath the vault's handle (see
+    /// [`crate::disk::Confined`]): no symbolic link is followed by the read itself. A file
+    /// reached through a link is read only when the link resolves to a place a memory could be
+    /// (see [`Vault::link_target`]), and then the resolved file is read, beneath the handle
+    /// again: a link swapped in meanwhile makes the read fail, never leave the vault.
+    pub fn read_memory(&self, name: &MemoryName) -> crate::Result<Vec<u8>> {
+        let path = self.path_of(name);
+        match self.fs.read(&path) {
+            Ok(bytes) => Ok(bytes),
+            Err(e) if e.source.kind() != std::io::ErrorKind::NotFound && self.has_link(name) => {
+                match self.link_target(&path) {
+                    (Some(real), true) => Ok(self.fs.read(&real)?),
+                    _ => Err(Error::LinkOutsideVault(name.rel_path())),
+                }
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Whether a part of memory `name`'s path is a symbolic link (one `lstat` per part, not
+    /// following links; a missing part ends the look).
+    fn has_link(&self, name: &MemoryName) -> bool {
+        let mut p = self.root().to_path_buf();
+        for part in name.rel_path().split('/') {
+            p.push(part);
+            match std::fs::symlink_metadata(&p) {
+                Ok(m) if m.file_type().is_symlink() => return true,
+                Ok(_) => {}
+                Err(_) => return false,
+            }
+        }
+        false
+    }
+
+    /// The modification time of the memory file at `path` (the resolved file's, for a link that
+    /// may be read), stat-ed beneath the vault's handle.
+    fn mtime(&self, path: &Path) -> Option<Timestamp> {
+        let stat = match self.fs.stat(path) {
+            Ok(Some(s)) if s.kind != Kind::Symlink => s,
+            Ok(None) => return None,
+            _ => match self.link_target(path) {
+                (Some(real), true) => self.fs.stat(&real).ok()??,
+                _ => return None,
+            },
+        };
+        Timestamp::from_nanosecond(stat.mtime_ns).ok()
     }
 
     /// Builds a memory from bytes already read (the indexer reads each file once).
@@ -338,7 +385,7 @@ impl Vault {
         };
         let status = meta.status.clone().unwrap_or_else(|| "active".to_owned());
         let created_at =
-            meta.created_at.or_else(|| mtime(&path)).unwrap_or_else(|| self.clock.now());
+            meta.created_at.or_else(|| self.mtime(&path)).unwrap_or_else(|| self.clock.now());
         let updated_at = meta.updated_at.unwrap_or(created_at);
         Ok(Memory {
             name,
@@ -370,24 +417,6 @@ impl Vault {
                 && parts.all(|p| !p.starts_with('.'))
         });
         (Some(real), allowed)
-    }
-
-    /// Whether reading memory `name` stays inside the vault: each part of its path is checked
-    /// without following links (one `lstat` per part, no `canonicalize` unless a part is a
-    /// link). A missing part is "inside": the read then fails as a plain missing file.
-    fn stays_inside(&self, name: &MemoryName) -> bool {
-        let mut p = self.root().to_path_buf();
-        for part in name.rel_path().split('/') {
-            p.push(part);
-            match std::fs::symlink_metadata(&p) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    return self.link_target(&self.path_of(name)).1;
-                }
-                Ok(_) => {}
-                Err(_) => return true,
-            }
-        }
-        true
     }
 
     /// Symbolic links in the vault that memlane does not follow because they resolve outside
@@ -434,24 +463,26 @@ impl Vault {
     /// Walks the vault: every memory file with its stat (sorted by name), the links not
     /// followed, and (`unreachable`) the `.md` files no name can reach. The root is read here;
     /// the folders under it are shared out between up to four threads, each reading its
-    /// folders depth first and stat-ing each memory relative to the folder it read (no path
-    /// lookup from the root per file).
+    /// folders depth first. Everything goes through open folder handles beneath the vault's
+    /// (see [`ConfinedDir`]): each folder is opened relative to the folder holding it (never
+    /// through a link) and each memory stat-ed relative to its folder, with no path lookup from
+    /// the root per file.
     fn walk(&self, unreachable: bool) -> crate::Result<Walked> {
-        let root = self.root();
+        let read_error =
+            |source| PathError { action: "read", path: self.root().to_owned(), source };
+        let root = self.fs.open_dir(Path::new(""))?;
+        let entries = root.entries().map_err(read_error)?;
+        let root = Arc::new(root);
         let mut top = Walked::default();
         let mut folders = Vec::new();
-        let entries = std::fs::read_dir(root).map_err(|e| crate::error::PathError {
-            action: "read",
-            path: root.into(),
-            source: e,
-        })?;
-        self.visit(entries, "", unreachable, &mut top, &mut folders);
+        self.visit(&root, entries, "", unreachable, &mut top, &mut folders);
+        drop(root);
         let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
         let parts: Vec<Walked> = if threads == 1 || folders.len() < 2 {
             vec![self.walk_folders(folders, unreachable)]
         } else {
             // Round robin: folders are listed in directory order, with no size known.
-            let mut shares: Vec<Vec<(PathBuf, String)>> = vec![Vec::new(); threads];
+            let mut shares: Vec<Vec<Pending>> = (0..threads).map(|_| Vec::new()).collect();
             for (i, f) in folders.into_iter().enumerate() {
                 shares[i % threads].push(f);
             }
@@ -479,13 +510,24 @@ impl Vault {
         Ok(top)
     }
 
-    /// [`walk`](Self::walk) of `folders` (path, name relative to the root) and all under them.
-    fn walk_folders(&self, mut folders: Vec<(PathBuf, String)>, unreachable: bool) -> Walked {
+    /// [`walk`](Self::walk) of `folders` and all under them.
+    fn walk_folders(&self, mut folders: Vec<Pending>, unreachable: bool) -> Walked {
         let mut out = Walked::default();
-        while let Some((dir, prefix)) = folders.pop() {
-            match std::fs::read_dir(&dir) {
-                Ok(entries) => self.visit(entries, &prefix, unreachable, &mut out, &mut folders),
+        while let Some((parent, name, prefix)) = folders.pop() {
+            // Opened relative to the folder holding it, refusing a link swapped in since that
+            // folder was read.
+            let opened = parent.open_dir(&name).and_then(|d| {
+                let entries = d.entries()?;
+                Ok((d, entries))
+            });
+            match opened {
+                Ok((dir, entries)) => {
+                    drop(parent);
+                    let dir = Arc::new(dir);
+                    self.visit(&dir, entries, &prefix, unreachable, &mut out, &mut folders);
+                }
                 Err(e) => {
+                    let dir = parent.path().join(&name);
                     tracing::warn!(dir = %dir.display(), error = %e, "cannot read a folder in the vault; skipped");
                 }
             }
@@ -493,23 +535,23 @@ impl Vault {
         out
     }
 
-    /// One folder of [`walk`](Self::walk): its memory files (stat-ed), links and unreachable
-    /// files into `out`, its sub-folders onto `folders`.
+    /// One folder of [`walk`](Self::walk): its memory files (stat-ed relative to it), links and
+    /// unreachable files into `out`, its sub-folders onto `folders`.
     fn visit(
         &self,
-        entries: std::fs::ReadDir,
+        dir: &Arc<ConfinedDir>,
+        entries: Vec<DirEntry>,
         prefix: &str,
         unreachable: bool,
         out: &mut Walked,
-        folders: &mut Vec<(PathBuf, String)>,
+        folders: &mut Vec<Pending>,
     ) {
         for entry in entries {
-            let Ok(entry) = entry else { continue };
-            let file_name = entry.file_name();
-            let Some(fname) = file_name.to_str() else {
-                if unreachable && file_name.as_encoded_bytes().ends_with(b".md") {
+            let path = || dir.path().join(&entry.name);
+            let Some(fname) = entry.name.to_str() else {
+                if unreachable && entry.name.as_encoded_bytes().ends_with(b".md") {
                     out.unreachable.push(Unreachable {
-                        path: entry.path().display().to_string(),
+                        path: path().display().to_string(),
                         why: UnreachableWhy::NotUtf8,
                     });
                 }
@@ -519,41 +561,41 @@ impl Vault {
                 continue;
             }
             if fname.starts_with('.') {
-                if unreachable
-                    && fname.ends_with(".md")
-                    && entry.file_type().is_ok_and(|t| !t.is_dir())
-                {
+                if unreachable && fname.ends_with(".md") && entry.kind != Kind::Dir {
                     out.unreachable.push(Unreachable {
-                        path: entry.path().display().to_string().escape_debug().to_string(),
+                        path: path().display().to_string().escape_debug().to_string(),
                         why: UnreachableWhy::Hidden,
                     });
                 }
                 continue;
             }
-            let Ok(ft) = entry.file_type() else { continue };
             let rel =
                 if prefix.is_empty() { fname.to_owned() } else { format!("{prefix}/{fname}") };
-            if ft.is_dir() {
-                folders.push((entry.path(), rel));
-            } else if ft.is_symlink() {
-                let path = entry.path();
-                let (target, allowed) = self.link_target(&path);
-                let is_dir = target.as_deref().is_some_and(Path::is_dir);
-                if !allowed && (is_dir || fname.ends_with(".md")) {
-                    out.escaping.push(EscapingLink { name: rel, target, folder: is_dir });
-                } else if allowed && !is_dir && fname.ends_with(".md") {
-                    out.push_file(rel, std::fs::metadata(&path));
+            match entry.kind {
+                Kind::Dir => folders.push((dir.clone(), entry.name, rel)),
+                Kind::Symlink => {
+                    let (target, allowed) = self.link_target(&path());
+                    let is_dir = target.as_deref().is_some_and(Path::is_dir);
+                    if !allowed && (is_dir || fname.ends_with(".md")) {
+                        out.escaping.push(EscapingLink { name: rel, target, folder: is_dir });
+                    } else if allowed
+                        && !is_dir
+                        && fname.ends_with(".md")
+                        && let Some(real) = target
+                    {
+                        // The resolved file, stat-ed beneath the vault's handle.
+                        out.push_file(rel, self.fs.stat(&real).ok().flatten());
+                    }
                 }
-            } else if fname.ends_with(".md") {
-                match MemoryName::parse(&rel) {
+                _ if fname.ends_with(".md") => match MemoryName::parse(&rel) {
                     Err(e) if unreachable => out.unreachable.push(Unreachable {
-                        path: entry.path().display().to_string().escape_debug().to_string(),
+                        path: path().display().to_string().escape_debug().to_string(),
                         why: UnreachableWhy::BadName(e.to_string()),
                     }),
-                    // `fstatat` on the folder read (std's `DirEntry::metadata`, no symlink
-                    // followed): no lookup of the whole path.
-                    _ => out.push_file(rel, entry.metadata()),
-                }
+                    // `fstatat` on the folder read (no link followed): no lookup of the path.
+                    _ => out.push_file(rel, dir.stat(&entry.name).ok()),
+                },
+                _ => {}
             }
         }
     }
@@ -593,28 +635,15 @@ impl Vault {
         }
         let rel = parts.join("/");
         let Ok(name) = MemoryName::parse(&rel) else { return PathState::NotAMemory };
-        let mut p = self.root().to_path_buf();
-        for (i, part) in parts.iter().enumerate() {
-            p.push(part);
-            match std::fs::symlink_metadata(&p) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return PathState::Gone(name),
-                Err(_) => return PathState::Unsure,
-                Ok(m) if m.file_type().is_symlink() => return PathState::Unsure,
-                Ok(m) if i + 1 < parts.len() && !m.is_dir() => return PathState::Unsure,
-                Ok(m) if i + 1 == parts.len() => {
-                    if !m.is_file() {
-                        return PathState::Unsure;
-                    }
-                    return PathState::Memory(FileStat {
-                        name,
-                        size: m.len(),
-                        mtime_ns: mtime_ns(&m),
-                    });
-                }
-                Ok(_) => {}
+        // Stat-ed beneath the vault's handle: a link on the way is an error (unsure), a missing
+        // part is gone.
+        match self.fs.stat(Path::new(&rel)) {
+            Ok(None) => PathState::Gone(name),
+            Ok(Some(s)) if s.kind == Kind::File => {
+                PathState::Memory(FileStat { name, size: s.len, mtime_ns: s.mtime_ns })
             }
+            _ => PathState::Unsure,
         }
-        PathState::Unsure
     }
 
     /// Every memory name in the vault, sorted.

@@ -5,11 +5,14 @@
 //! stale: its writer's process is gone (checked on Linux through `/proc`) or it is older than
 //! [`TEMP_STALE_AFTER`] — never while a live writer may still rename it.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::Vault;
 use super::write::TEMP_SUFFIX;
+use crate::disk::{ConfinedDir, Kind};
 
 /// A temp file this old is stale even when its writer's process cannot be checked.
 pub const TEMP_STALE_AFTER: Duration = Duration::from_secs(60);
@@ -37,17 +40,17 @@ fn process_alive(pid: u32) -> Option<bool> {
     None
 }
 
-/// Whether `path` (named `name`) is a memlane temp file whose writer is gone.
-fn is_stale_temp(path: &Path, name: &str) -> bool {
+/// Whether the file named `name` is a memlane temp file whose writer is gone; `mtime_ns` gives
+/// its modification time (nanoseconds since the Unix epoch), asked for only when needed.
+fn is_stale_temp(name: &str, mtime_ns: impl FnOnce() -> Option<i128>) -> bool {
     let Some(pid) = temp_pid(name) else { return false };
     if process_alive(pid) == Some(false) {
         return true;
     }
-    std::fs::symlink_metadata(path)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.elapsed().ok())
-        .is_some_and(|age| age >= TEMP_STALE_AFTER)
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    mtime_ns().is_some_and(|t| now - t >= TEMP_STALE_AFTER.as_nanos() as i128)
 }
 
 impl Vault {
@@ -61,7 +64,8 @@ impl Vault {
                 continue;
             }
             let path = dir.join(name);
-            if is_stale_temp(&path, name) && self.fs.remove_file(&path).is_ok() {
+            let mtime = || self.fs.stat(&path).ok().flatten().map(|s| s.mtime_ns);
+            if is_stale_temp(name, mtime) && self.fs.remove_file(&path).is_ok() {
                 removed.push(path);
             }
         }
@@ -79,19 +83,44 @@ impl Vault {
         self.walk_temps(true)
     }
 
+    /// The stale temp files of the whole vault (removed when `remove`), walked through open
+    /// folder handles beneath the vault's (no link followed).
     fn walk_temps(&self, remove: bool) -> Vec<PathBuf> {
         let mut out = Vec::new();
-        let walk = walkdir::WalkDir::new(self.root()).follow_links(false);
-        for e in walk.into_iter().filter_map(Result::ok) {
-            if !e.file_type().is_file() {
-                continue;
+        let root = match self.fs.open_dir(Path::new("")) {
+            Ok(root) => root,
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot read the vault for temp files");
+                return out;
             }
-            let Some(name) = e.file_name().to_str() else { continue };
-            if !name.ends_with(TEMP_SUFFIX) || !is_stale_temp(e.path(), name) {
-                continue;
-            }
-            if !remove || self.fs.remove_file(e.path()).is_ok() {
-                out.push(e.path().to_owned());
+        };
+        // Folders still to read, each with the folder holding it (held open while needed).
+        let mut folders: Vec<(Arc<ConfinedDir>, Option<OsString>)> = vec![(Arc::new(root), None)];
+        while let Some((parent, name)) = folders.pop() {
+            let dir = match name {
+                None => parent,
+                Some(name) => match parent.open_dir(&name) {
+                    Ok(d) => Arc::new(d),
+                    Err(_) => continue,
+                },
+            };
+            let Ok(entries) = dir.entries() else { continue };
+            for e in entries {
+                match e.kind {
+                    Kind::Dir => folders.push((dir.clone(), Some(e.name))),
+                    Kind::File => {
+                        let Some(name) = e.name.to_str() else { continue };
+                        let mtime = || dir.stat(&e.name).ok().map(|s| s.mtime_ns);
+                        if !name.ends_with(TEMP_SUFFIX) || !is_stale_temp(name, mtime) {
+                            continue;
+                        }
+                        let path = dir.path().join(name);
+                        if !remove || self.fs.remove_file(&path).is_ok() {
+                            out.push(path);
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
         out.sort();

@@ -288,3 +288,131 @@ fn mcp_answers_lone_surrogates_odd_ids_bad_arguments_and_huge_methods_properly()
     let found = c.ok("search_memories", json!({"query": "staging host deploys"}));
     assert_eq!(found["results"][0]["name"], "deploy-notes", "{found}");
 }
+
+// -- every read of the vault goes through its confined handle ----------------------------------
+
+/// Every file under `dir` with its bytes (links as their target path), to compare before and
+/// after.
+#[cfg(unix)]
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|e| !e.file_type().is_dir())
+        .map(|e| {
+            let bytes = if e.file_type().is_symlink() {
+                std::fs::read_link(e.path()).unwrap().into_os_string().into_encoded_bytes()
+            } else {
+                std::fs::read(e.path()).unwrap()
+            };
+            (e.path().display().to_string(), bytes)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[cfg(unix)]
+#[test]
+fn links_to_outside_index_files_are_never_read_and_are_removed_with_a_warning() {
+    const MARKER: &str = "wombatledger";
+    let env = TestEnv::with_vault("basic");
+    env.run(["add", "linking", "see [[deploy-notes]] and [[nowhere-yet]]"]).success();
+    env.run(["reindex"]).success();
+    let indices = env.vault().join("indices");
+    // Outside files shaped like memlane's own, each naming the marker: a manifest (the real one
+    // with a memory renamed), a graph sidecar and a supersedes list.
+    let outside = env.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    let manifest = std::fs::read_to_string(indices.join("manifest.tsv")).unwrap();
+    assert!(manifest.contains("standup"), "{manifest}");
+    std::fs::write(outside.join("manifest.tsv"), manifest.replace("standup", MARKER)).unwrap();
+    std::fs::write(
+        outside.join("backlinks.json"),
+        format!(r#"{{"format":1,"graph":"0:0:0","targets":{{"ghost:nowhere-yet":[["memory:{MARKER}",1.0]]}}}}"#),
+    )
+    .unwrap();
+    std::fs::write(outside.join("supersedes.tsv"), format!("deploy-notes\t{MARKER}")).unwrap();
+    let before = tree(&outside);
+    for (link, target) in [
+        ("manifest.tsv", "manifest.tsv"),
+        ("graph/backlinks.json", "backlinks.json"),
+        ("graph/supersedes.tsv", "supersedes.tsv"),
+    ] {
+        let _ = std::fs::remove_file(indices.join(link));
+        std::os::unix::fs::symlink(outside.join(target), indices.join(link)).unwrap();
+    }
+    let search = env.run(["search", "standup deploy", "--json"]).success();
+    assert!(!search.stdout.contains(MARKER), "{search}");
+    for link in ["manifest.tsv", "backlinks.json", "supersedes.tsv"] {
+        assert!(
+            search.stderr.contains(link)
+                && search.stderr.contains(
+                    "was a symbolic link; memlane never follows links in its indices and removed it"
+                ),
+            "{link}: {search}"
+        );
+    }
+    assert!(search.stdout.contains("standup"), "the real manifest is rebuilt: {search}");
+    for args in [&["list", "--json"][..], &["links", "nowhere-yet", "--json"], &["doctor"]] {
+        let out = env.run(args);
+        assert!(!format!("{out}").contains(MARKER), "{args:?}: {out}");
+    }
+    assert_eq!(tree(&outside), before, "nothing outside was changed");
+    for entry in walkdir::WalkDir::new(&indices) {
+        let entry = entry.unwrap();
+        assert!(!entry.file_type().is_symlink(), "{}", entry.path().display());
+        if entry.file_type().is_file() {
+            let text = String::from_utf8_lossy(&std::fs::read(entry.path()).unwrap()).into_owned();
+            assert!(!text.contains(MARKER), "{}", entry.path().display());
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_name_collision_check_never_lists_a_folder_outside_through_a_link() {
+    let env = TestEnv::with_vault("basic");
+    let outside = env.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("Payroll-Secrets.md"), "someone else's file\n").unwrap();
+    std::os::unix::fs::symlink(&outside, env.vault().join("shared")).unwrap();
+    let before = tree(&outside);
+    // A name that differs only in case from the outside file: checking it for a collision
+    // would list the folder outside (and name the file in the error) if the link were followed.
+    let out = env.run(["add", "shared/payroll-secrets", "x"]).code(2);
+    assert!(out.stderr.contains("outside the vault"), "{out}");
+    assert!(!out.stderr.contains("Payroll-Secrets"), "{out}");
+    assert_eq!(tree(&outside), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_memory_linked_inside_the_vault_is_read_and_one_linked_out_is_not() {
+    let env = TestEnv::with_vault("basic");
+    let outside = env.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.md"), "---\ntype: fact\n---\n\nkoalafirmware\n").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.md"), env.vault().join("leak.md")).unwrap();
+    std::os::unix::fs::symlink("deploy-notes.md", env.vault().join("alias.md")).unwrap();
+    std::os::unix::fs::symlink("auth", env.vault().join("auth-link")).unwrap();
+    let list = env.run(["list", "--json"]).success();
+    let json = list.json();
+    let names: Vec<&str> =
+        json.as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"alias") && !names.contains(&"leak"), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("auth-link")), "a linked folder is never walked");
+    assert!(
+        list.stderr.contains(
+            "`leak.md` is a symbolic link that resolves outside the vault's memories; not read"
+        ),
+        "{list}"
+    );
+    let shown = env.run(["show", "alias"]).success();
+    assert!(shown.stdout.contains("Deploys run `npm ci` then `make release`"), "{shown}");
+    let out = env.run(["show", "leak"]).code(2);
+    assert!(out.stderr.contains("symbolic link that resolves outside"), "{out}");
+    env.run(["reindex"]).success();
+    let found = env.run(["search", "koalafirmware", "--json"]).success();
+    assert!(!found.stdout.contains("koalafirmware"), "{found}");
+}

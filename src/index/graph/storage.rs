@@ -44,12 +44,9 @@ pub type Backlinks = HashMap<String, BTreeMap<String, f32>>;
 
 /// `size:inode:mtime_ns` of the graph file in `dir`, or `None` when there is none.
 fn graph_stamp(dir: &Path) -> Option<String> {
-    let meta = std::fs::metadata(dir.join(FILE)).ok().filter(std::fs::Metadata::is_file)?;
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Some(format!("{}:{ino}:{}", meta.len(), crate::vault::mtime_ns(&meta)))
+    let st = crate::index::confined_io::stat(&dir.join(FILE))
+        .filter(|s| s.kind == crate::disk::Kind::File)?;
+    Some(format!("{}:{}:{}", st.len, st.ino, st.mtime_ns))
 }
 
 /// One journal line: a memory's outgoing links as they are now, or its removal.
@@ -94,7 +91,7 @@ impl LinkGraph {
     /// would not fix it.
     pub fn load(dir: &Path) -> Result<Option<Self>, GraphError> {
         let path = dir.join(FILE);
-        let bytes = match std::fs::read(&path) {
+        let bytes = match crate::index::confined_io::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(source) => return Err(PathError { action: "read", path, source }.into()),
@@ -104,7 +101,7 @@ impl LinkGraph {
         };
         let Some(mut g) = Self::from_file(file) else { return Ok(None) };
         let path = dir.join(JOURNAL);
-        let journal = match std::fs::read(&path) {
+        let journal = match crate::index::confined_io::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(source) => return Err(PathError { action: "read", path, source }.into()),
@@ -166,7 +163,7 @@ impl LinkGraph {
         removed: &[String],
     ) -> Result<bool, GraphError> {
         let path = dir.join(JOURNAL);
-        let lines = match std::fs::read(&path) {
+        let lines = match crate::index::confined_io::read(&path) {
             Ok(b) => b.iter().filter(|&&c| c == b'\n').count(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
             Err(source) => return Err(PathError { action: "read", path, source }.into()),
@@ -277,7 +274,7 @@ impl LinkGraph {
     /// written with the graph file as it is now, or when the journal cannot be read or has a line
     /// that does not parse: the caller then loads the graph.
     pub fn ghost_backlinks(dir: &Path, ghosts: &[&str]) -> Option<Backlinks> {
-        let bytes = std::fs::read(dir.join(BACKLINKS)).ok()?;
+        let bytes = crate::index::confined_io::read(&dir.join(BACKLINKS)).ok()?;
         let file: BacklinksFile = serde_json::from_slice(&bytes).ok()?;
         if file.format != FORMAT || graph_stamp(dir).as_deref() != Some(file.graph.as_str()) {
             return None;
@@ -289,7 +286,7 @@ impl LinkGraph {
                 found.extend(links);
             }
         }
-        let journal = match std::fs::read(dir.join(JOURNAL)) {
+        let journal = match crate::index::confined_io::read(&dir.join(JOURNAL)) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(_) => return None,
@@ -380,7 +377,7 @@ impl LinkGraph {
         // The format is the first field: a short prefix tells, without parsing the graph.
         let mut head = Vec::with_capacity(64);
         std::io::Read::read_to_end(
-            &mut std::io::Read::take(std::fs::File::open(path).ok()?, 64),
+            &mut std::io::Read::take(crate::index::confined_io::open(path).ok()?, 64),
             &mut head,
         )
         .ok()?;
@@ -489,7 +486,7 @@ fn append(path: &Path, bytes: &[u8]) -> Result<(), GraphError> {
 
 /// The ghost keys [`GHOSTS`] lists; `None` when there is no such file.
 pub fn read_ghosts(dir: &Path) -> Option<BTreeSet<String>> {
-    let text = std::fs::read_to_string(dir.join(GHOSTS)).ok()?;
+    let text = crate::index::confined_io::read_to_string(&dir.join(GHOSTS)).ok()?;
     Some(text.lines().filter(|l| !l.is_empty()).map(str::to_owned).collect())
 }
 

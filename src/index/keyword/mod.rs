@@ -272,16 +272,14 @@ impl KeywordIndex {
         let open_err = |source| KeywordError::Open { path: dir.to_path_buf(), source };
         let io_err = |e: std::io::Error| open_err(TantivyError::from(e));
         let ram = tantivy::directory::RamDirectory::create();
-        for entry in std::fs::read_dir(dir).map_err(io_err)? {
-            let entry = entry.map_err(io_err)?;
-            let name = entry.file_name();
-            // Lock files: in a RAM directory an existing one reads as a lock held.
-            if !entry.file_type().map_err(io_err)?.is_file()
-                || name.to_string_lossy().ends_with(".lock")
-            {
+        for entry in crate::index::confined_io::read_dir(dir).map_err(io_err)? {
+            let name = entry.name;
+            // Lock files: in a RAM directory an existing one reads as a lock held. Links are
+            // never read.
+            if entry.kind != crate::disk::Kind::File || name.to_string_lossy().ends_with(".lock") {
                 continue;
             }
-            let bytes = std::fs::read(entry.path()).map_err(io_err)?;
+            let bytes = crate::index::confined_io::read(&dir.join(&name)).map_err(io_err)?;
             ram.atomic_write(Path::new(&name), &bytes).map_err(io_err)?;
         }
         let index = Index::open(ram).map_err(open_err)?;

@@ -24,23 +24,25 @@ pub(super) type FileStamp = (String, u64, u64, i128);
 /// a write within the same mtime tick and of the same size shows.
 pub(super) fn disk_stamp(dir: &Path) -> Vec<FileStamp> {
     let mut out = Vec::new();
-    let mut push = |rel: String, meta: std::fs::Metadata| out.push(file_stamp(rel, &meta));
+    let mut push = |rel: String, st: crate::disk::Stat| out.push(file_stamp(rel, &st));
     for sub in ["", "vector", "graph"] {
-        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
-        for entry in entries.flatten() {
+        let Ok(folder) = crate::index::confined_io::open_dir(&dir.join(sub)) else { continue };
+        let Ok(entries) = folder.entries() else { continue };
+        for entry in entries {
             // Rewritten by readers (see `check_stores`): no write of the stores.
-            if sub.is_empty() && entry.file_name() == VERIFIED_FILE {
+            if sub.is_empty() && entry.name == VERIFIED_FILE {
                 continue;
             }
-            if let Ok(meta) = entry.metadata()
-                && meta.is_file()
+            if entry.kind == crate::disk::Kind::File
+                && let Ok(st) = folder.stat(&entry.name)
+                && st.kind == crate::disk::Kind::File
             {
-                push(format!("{sub}/{}", entry.file_name().to_string_lossy()), meta);
+                push(format!("{sub}/{}", entry.name.to_string_lossy()), st);
             }
         }
     }
-    if let Ok(meta) = std::fs::metadata(dir.join("keyword").join("meta.json")) {
-        push("keyword/meta.json".to_owned(), meta);
+    if let Some(st) = crate::index::confined_io::stat(&dir.join("keyword").join("meta.json")) {
+        push("keyword/meta.json".to_owned(), st);
     }
     out.sort();
     out
@@ -59,7 +61,7 @@ impl Indexes {
         removed: &[String],
     ) -> crate::Result<()> {
         let path = self.dir.join("graph").join(SUPERSEDES_FILE);
-        let old = std::fs::read_to_string(&path).ok();
+        let old = crate::index::confined_io::read_to_string(&path).ok();
         let gone = |new: &str| {
             removed
                 .iter()
@@ -105,7 +107,7 @@ impl Indexes {
     /// checked (so appending cannot hide damage), a ghost list, and no ghost named like one of
     /// the `added` memories (it would take over the ghost's links).
     pub(super) fn unloaded_ok<'a>(&self, added: impl Iterator<Item = &'a str>) -> bool {
-        if self.ephemeral || self.dir.join(PENDING_FILE).exists() {
+        if self.ephemeral || crate::index::confined_io::exists(&self.dir.join(PENDING_FILE)) {
             return false;
         }
         let verified = load_verified(&self.dir);
@@ -146,7 +148,10 @@ impl Indexes {
             return Ok(());
         }
         let lines: Vec<String> = pairs.iter().map(|(old, new)| format!("{old}\t{new}")).collect();
-        let old = std::fs::read_to_string(self.dir.join("graph").join(SUPERSEDES_FILE)).ok();
+        let old = crate::index::confined_io::read_to_string(
+            &self.dir.join("graph").join(SUPERSEDES_FILE),
+        )
+        .ok();
         self.write_supersedes(lines, old.as_deref())
     }
 }
@@ -403,22 +408,19 @@ pub(super) struct Damage {
 
 /// The stamp of one file under `indices/`, `rel` to it.
 pub(super) fn stamp_of(dir: &Path, rel: &str) -> Option<FileStamp> {
-    let meta = std::fs::metadata(dir.join(rel)).ok().filter(std::fs::Metadata::is_file)?;
-    Some(file_stamp(rel.to_owned(), &meta))
+    let st = crate::index::confined_io::stat(&dir.join(rel))
+        .filter(|s| s.kind == crate::disk::Kind::File)?;
+    Some(file_stamp(rel.to_owned(), &st))
 }
 
-/// `rel`'s size, inode and mtime (nanoseconds) from its metadata.
-pub(super) fn file_stamp(rel: String, meta: &std::fs::Metadata) -> FileStamp {
-    let mtime = crate::vault::mtime_ns(meta);
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(meta);
-    #[cfg(not(unix))]
-    let ino = 0;
-    (rel, meta.len(), ino, mtime)
+/// `rel`'s size, inode and mtime (nanoseconds) from its stat (never a link's target).
+pub(super) fn file_stamp(rel: String, st: &crate::disk::Stat) -> FileStamp {
+    (rel, st.len, st.ino, st.mtime_ns)
 }
 
 pub(super) fn load_verified(dir: &Path) -> HashSet<FileStamp> {
-    let text = std::fs::read_to_string(dir.join(VERIFIED_FILE)).unwrap_or_default();
+    let text =
+        crate::index::confined_io::read_to_string(&dir.join(VERIFIED_FILE)).unwrap_or_default();
     text.lines()
         .filter_map(|l| {
             let mut parts = l.split('\t');
@@ -468,9 +470,9 @@ pub(super) fn check_stores(
         words: format!("the keyword index in {} is corrupt{detail}", kdir.display()),
     };
     let mut unchecked: Vec<FileStamp> = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&kdir) {
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
+    if let Ok(entries) = crate::index::confined_io::read_dir(&kdir) {
+        for entry in entries {
+            let name = entry.name.to_string_lossy().into_owned();
             // Segment files are `<uuid>.<component>`; `meta.json` was read by the open.
             if name.starts_with('.') || !name.contains('.') || name == "meta.json" {
                 continue;

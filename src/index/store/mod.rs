@@ -259,7 +259,7 @@ impl Indexes {
     /// the search library fail or panic when it reads it.
     pub fn reset(vault: &Vault) -> crate::Result<()> {
         let dir = Self::checked_dir(vault)?;
-        if !dir.is_dir() {
+        if vault.fs().kind(&dir) != Some(crate::disk::Kind::Dir) {
             return Ok(());
         }
         let _lock = lock(&dir)?;
@@ -363,9 +363,9 @@ impl Indexes {
         embedder: Arc<dyn Embedder>,
     ) -> crate::Result<Option<Indexes>> {
         let dir = Self::checked_dir(vault)?;
-        if dir.join(PENDING_FILE).exists()
-            || !dir.join("graph").join(super::graph::FILE).is_file()
-            || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
+        if crate::index::confined_io::exists(&dir.join(PENDING_FILE))
+            || !crate::index::confined_io::is_file(&dir.join("graph").join(super::graph::FILE))
+            || !crate::index::confined_io::is_file(&dir.join("graph").join(SUPERSEDES_FILE))
         {
             return Ok(None);
         }
@@ -472,7 +472,7 @@ impl Indexes {
                 ));
                 Manifest::default()
             }
-            None if manifest_path.exists() => {
+            None if crate::index::confined_io::exists(&manifest_path) => {
                 damage = Some("the manifest is unreadable".to_owned());
                 needs_rebuild = damage.clone();
                 Manifest::default()
@@ -484,7 +484,9 @@ impl Indexes {
         };
         // An index that existed and matched the embedder: anything unreadable below is damage.
         let existed = needs_rebuild.is_none();
-        if dir.join(PENDING_FILE).exists() && (!read_only || lock_is_free(&dir)) {
+        if crate::index::confined_io::exists(&dir.join(PENDING_FILE))
+            && (!read_only || lock_is_free(&dir))
+        {
             // A writer died between its first and last index file (see: #6). A live writer
             // still holds the lock: readers then use what is there, as during any write.
             needs_rebuild = Some("an earlier index update was interrupted".to_owned());
@@ -588,7 +590,8 @@ impl Indexes {
             }
         };
         let gdir = dir.join("graph");
-        if gdir.symlink_metadata().is_ok_and(|m| !m.is_dir()) {
+        if crate::index::confined_io::stat(&gdir).is_some_and(|s| s.kind != crate::disk::Kind::Dir)
+        {
             // Something else where the graph's folder belongs: nothing could be saved there.
             let why = format!("{} is not a folder", gdir.display());
             if existed {
@@ -598,8 +601,8 @@ impl Indexes {
             let _lock = if read_only { Some(lock(&dir)?) } else { None };
             remove_damaged(&gdir)?;
         }
-        if !dir.join("graph").join(super::graph::FILE).is_file()
-            || !dir.join("graph").join(SUPERSEDES_FILE).is_file()
+        if !crate::index::confined_io::is_file(&dir.join("graph").join(super::graph::FILE))
+            || !crate::index::confined_io::is_file(&dir.join("graph").join(SUPERSEDES_FILE))
         {
             needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
         }
@@ -718,8 +721,10 @@ impl Indexes {
     pub fn superseded_by_link(&self, name: &str) -> Option<&str> {
         self.supersedes
             .get_or_init(|| {
-                let text = std::fs::read_to_string(self.dir.join("graph").join(SUPERSEDES_FILE))
-                    .unwrap_or_default();
+                let text = crate::index::confined_io::read_to_string(
+                    &self.dir.join("graph").join(SUPERSEDES_FILE),
+                )
+                .unwrap_or_default();
                 text.lines()
                     .filter_map(|l| l.split_once('\t'))
                     .map(|(old, new)| (old.to_owned(), new.to_owned()))

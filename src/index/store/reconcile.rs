@@ -56,7 +56,8 @@ impl Indexes {
                 if e.size != s.size || e.mtime_ns != s.mtime_ns {
                     return false; // already a candidate
                 }
-                std::fs::read(vault.path_of(&s.name))
+                vault
+                    .read_memory(&s.name)
                     .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash)
             })
             .cloned()
@@ -204,7 +205,7 @@ impl Indexes {
             // Nothing on disk to reload: the stores live in this process only.
         } else if known.is_none()
             || known != Some(disk_stamp(&self.dir))
-            || self.dir.join(PENDING_FILE).exists()
+            || crate::index::confined_io::exists(&self.dir.join(PENDING_FILE))
         {
             let mut fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
             let earlier = self.damage.take();
@@ -279,8 +280,12 @@ impl Indexes {
             let mut pending: Vec<Pending> = Vec::new();
             for s in &maybe_changed {
                 let path = vault.path_of(&s.name);
-                let bytes = match std::fs::read(&path) {
+                let bytes = match vault.read_memory(&s.name) {
                     Ok(b) => b,
+                    Err(Error::Io(e)) => {
+                        report.problems.push(format!("{}: cannot read: {}", s.name, e.source));
+                        continue;
+                    }
                     Err(e) => {
                         report.problems.push(format!("{}: cannot read: {e}", s.name));
                         continue;

@@ -71,7 +71,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Read};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -510,7 +510,7 @@ impl VectorIndex {
         // still names the same file (a writer may rename a new one in between).
         let vectors_path = dir.join(VECTORS_FILE);
         let vectors_str = path_str(&vectors_path)?;
-        let mut file = match File::open(&vectors_path) {
+        let mut file = match crate::index::confined_io::open(&vectors_path) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 return Ok(Attempt::Mismatch(format!("{VECTORS_FILE} is missing")));

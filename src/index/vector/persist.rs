@@ -122,7 +122,7 @@ impl VectorIndex {
 
 /// The generation recorded in `dir`'s `meta.json` (0 when there is none).
 pub(super) fn disk_generation(dir: &Path) -> u64 {
-    fs::read(dir.join(META_FILE))
+    crate::index::confined_io::read(&dir.join(META_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice::<Meta>(&b).ok())
         .map_or(0, |m| m.generation)
@@ -260,7 +260,7 @@ pub(super) fn path_str(path: &Path) -> Result<&str, VectorError> {
 }
 
 pub(super) fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, VectorError> {
-    match fs::read(path) {
+    match crate::index::confined_io::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => {

@@ -158,7 +158,7 @@ fn merge_writes(
 /// Refuses a memory that is gone or changed on disk since it was read (its bytes are about to be
 /// copied, moved or replaced).
 pub(super) fn check_current(vault: &Vault, m: &Memory, doing: &'static str) -> crate::Result<()> {
-    match std::fs::read(vault.path_of(&m.name)) {
+    match vault.read_memory(&m.name) {
         Ok(bytes) if bytes == m.raw.as_bytes() => Ok(()),
         Ok(_) => Err(Error::ChangedOnDisk { name: m.name.to_string(), doing }),
         Err(_) => Err(Error::NotFound { name: m.name.to_string(), suggestions: Vec::new() }),

@@ -78,21 +78,23 @@ impl Vault {
                 return Ok(Some(format!("{dir}/")));
             }
         }
-        let mut dir = self.root.clone();
+        let mut dir = PathBuf::new();
         let mut prefix = String::new();
         for (i, part) in parts.iter().enumerate() {
             let last = i + 1 == parts.len();
             let wanted = if last { format!("{part}.md") } else { (*part).to_owned() };
             let folded = fold_name(&wanted);
-            let entries = match std::fs::read_dir(&dir) {
-                Ok(rd) => rd,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-                Err(e) => return Err(PathError { action: "read", path: dir, source: e }.into()),
+            // Listed beneath the vault's handle: a folder that is a link (or under one) holds
+            // nothing a new name collides with, and a write there is refused on its own.
+            let entries = match self.fs.read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(_) if self.fs.kind(&dir) != Some(crate::disk::Kind::Dir) => return Ok(None),
+                Err(e) => return Err(e.into()),
             };
             let mut exact = false;
-            for entry in entries.flatten() {
-                let file_name = entry.file_name();
-                let Some(f) = file_name.to_str() else { continue };
+            for entry in entries {
+                let Some(f) = entry.name.to_str() else { continue };
                 let rel = format!("{prefix}{f}");
                 if f == wanted {
                     exact = true;
@@ -140,8 +142,10 @@ impl Vault {
             if name == m.name {
                 continue;
             }
-            let path = self.path_of(&name);
-            let Ok(raw) = std::fs::read_to_string(&path) else { continue };
+            let Some(raw) = self.read_memory(&name).ok().and_then(|b| String::from_utf8(b).ok())
+            else {
+                continue;
+            };
             if raw.contains(m.id.as_str()) && self.has_id(&name, &m.id) {
                 return Err(self.duplicate_id(m, &name));
             }

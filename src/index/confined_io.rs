@@ -1,0 +1,116 @@
+//! Reads of memlane's own files in the indices folder (`indices/` in the vault), beneath a
+//! handle on the folder holding it (the vault root, trusted as given): no symbolic link is
+//! followed at `indices` or anywhere under it, whatever is swapped in between a check and a read
+//! (see [`crate::disk::Confined`]). The search libraries (tantivy, usearch) open their own files
+//! by path; for those, [`super::store::Indexes::checked_dir`] checks right before that `indices/`
+//! and every folder under it is a real folder, and removes any link it finds.
+//!
+//! A path under no folder named `indices` (a store opened on its own, as in tests) is read
+//! beneath its own folder, which is then trusted as given.
+
+use std::path::{Path, PathBuf};
+
+use crate::disk::{Confined, DirEntry, Stat};
+
+/// A handle on the folder holding the indices folder `path` is in (or `path`'s own folder), and
+/// `path` relative to it.
+fn beneath(path: &Path) -> std::io::Result<(Confined, PathBuf)> {
+    let base = path
+        .ancestors()
+        .find(|a| a.file_name().is_some_and(|n| n == "indices"))
+        .and_then(Path::parent)
+        .or_else(|| path.parent())
+        .unwrap_or(Path::new(""));
+    let rel = path.strip_prefix(base).unwrap_or(path).to_owned();
+    let base = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+    let fs = Confined::open_canonical(base, base.to_owned()).map_err(|e| e.source)?;
+    Ok((fs, rel))
+}
+
+/// The bytes of the file at `path` (an error when it or a folder on the way is a link).
+pub(crate) fn read(path: &Path) -> std::io::Result<Vec<u8>> {
+    let (fs, rel) = beneath(path)?;
+    fs.read(&rel).map_err(|e| e.source)
+}
+
+/// The text of the file at `path` (an error when it is not UTF-8).
+pub(crate) fn read_to_string(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read(path)?)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidData, "it is not UTF-8 text"))
+}
+
+/// The file at `path` opened for reading (refused when it or a folder on the way is a link).
+pub(crate) fn open(path: &Path) -> std::io::Result<std::fs::File> {
+    let (fs, rel) = beneath(path)?;
+    fs.open_read(&rel).map_err(|e| e.source)
+}
+
+/// What is at `path` (the path itself, never a link's target); `None` when nothing is, or when
+/// it can be reached only through a link.
+pub(crate) fn stat(path: &Path) -> Option<Stat> {
+    let (fs, rel) = beneath(path).ok()?;
+    fs.stat(&rel).ok().flatten()
+}
+
+/// Whether a regular file is at `path` (not a link to one).
+pub(crate) fn is_file(path: &Path) -> bool {
+    stat(path).is_some_and(|s| s.kind == crate::disk::Kind::File)
+}
+
+/// Whether anything is at `path` (a link counts; nothing through one does).
+pub(crate) fn exists(path: &Path) -> bool {
+    stat(path).is_some()
+}
+
+/// The folder at `path`, held open: its entries are listed and stat-ed relative to it.
+pub(crate) fn open_dir(path: &Path) -> std::io::Result<crate::disk::ConfinedDir> {
+    let (fs, rel) = beneath(path)?;
+    fs.open_dir(&rel).map_err(|e| e.source)
+}
+
+/// The entries of the folder at `path` (a link is listed as one, never entered).
+pub(crate) fn read_dir(path: &Path) -> std::io::Result<Vec<DirEntry>> {
+    let (fs, rel) = beneath(path)?;
+    fs.read_dir(&rel).map_err(|e| e.source)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_at_or_under_the_indices_folder_are_never_followed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let vault = tmp.path().join("vault");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir_all(vault.join("indices/graph")).unwrap();
+        std::fs::create_dir_all(outside.join("graph")).unwrap();
+        std::fs::write(vault.join("indices/manifest.tsv"), "mine").unwrap();
+        std::fs::write(outside.join("manifest.tsv"), "theirs").unwrap();
+        std::fs::write(outside.join("graph/backlinks.json"), "theirs").unwrap();
+        let i = vault.join("indices");
+        assert_eq!(read(&i.join("manifest.tsv")).unwrap(), b"mine");
+        assert!(is_file(&i.join("manifest.tsv")));
+        assert_eq!(read_dir(&i).unwrap().len(), 2);
+        // A link as the file, as a folder under `indices/`, and as `indices/` itself.
+        std::os::unix::fs::symlink(
+            outside.join("graph/backlinks.json"),
+            i.join("graph/backlinks.json"),
+        )
+        .unwrap();
+        assert!(read(&i.join("graph/backlinks.json")).is_err());
+        assert_eq!(stat(&i.join("graph/backlinks.json")).unwrap().kind, crate::disk::Kind::Symlink);
+        std::fs::remove_dir_all(i.join("graph")).unwrap();
+        std::os::unix::fs::symlink(outside.join("graph"), i.join("graph")).unwrap();
+        assert!(read(&i.join("graph/backlinks.json")).is_err());
+        assert!(read_dir(&i.join("graph")).is_err());
+        std::fs::rename(&i, vault.join("moved")).unwrap();
+        std::os::unix::fs::symlink(&outside, &i).unwrap();
+        for p in [i.join("manifest.tsv"), i.join("graph/backlinks.json")] {
+            assert!(read(&p).is_err(), "{}", p.display());
+            assert!(open(&p).is_err(), "{}", p.display());
+            assert!(!is_file(&p) && !exists(&p), "{}", p.display());
+        }
+        assert!(read_dir(&i).is_err());
+    }
+}
