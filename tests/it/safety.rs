@@ -107,7 +107,7 @@ fn not_utf8_content_is_an_error_not_garbage() {
     assert!(!env.exists("bin.md"));
 }
 
-// -- reads never leave the vault (see: #14, item 3) ---------------------------------------------
+// -- reads never leave the vault ---------------------------------------------
 
 /// A file and a folder outside the vault, linked into it, each holding a unique marker.
 #[cfg(unix)]

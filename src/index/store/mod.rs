@@ -485,7 +485,7 @@ impl Indexes {
         // An index that existed and matched the embedder: anything unreadable below is damage.
         let existed = needs_rebuild.is_none();
         if dir.join(PENDING_FILE).exists() && (!read_only || lock_is_free(&dir)) {
-            // A writer died between its first and last index file (see: #6). A live writer
+            // A writer died between its first and last index file. A live writer
             // still holds the lock: readers then use what is there, as during any write.
             needs_rebuild = Some("an earlier index update was interrupted".to_owned());
         }
