@@ -258,8 +258,8 @@ pub(crate) fn config() -> String {
     let _ = writeln!(out, "# Configuration reference\n\n{GENERATED}\n");
     out.push_str(
         "Every key is optional. Precedence, lowest first: built-in defaults < the user config \
-         file (`$XDG_CONFIG_HOME/memlane/config.toml`, or the file `MEMLANE_CONFIG` names) < the \
-         vault's `.memories/config.toml` < `MEMLANE_*` environment variables < `-c KEY=VALUE` \
+         file (`MEMLANE_CONFIG`, or `config.toml` in the platform's config folder: \
+         `~/.config/memlane/` on Linux) < the vault's `.memories/config.toml` < `MEMLANE_*` environment variables < `-c KEY=VALUE` \
          and command-line flags. `memlane config` prints the effective configuration with the \
          source of every value; `memlane init` writes a `config.toml` with every key commented \
          out at its default. An environment variable is the key upper-cased, with `__` between \
