@@ -1,8 +1,10 @@
 //! Retrieval quality on real conversational memory: LoCoMo's dev conversations through the CLI.
 //!
 //! Run with `cargo bench --bench locomo`. It drives the release `memlane` binary with the
-//! evaluation harness `run.py` of `$MEMLANE_LOCOMO_DIR` (default `$MEMLANE_BENCH_DATA/locomo-dev`;
-//! LoCoMo comes from <https://github.com/snap-research/locomo>, see BENCHMARKS.md): one vault per conversation, one memory per dialog turn, `memlane reindex`,
+//! evaluation harness `run.py` of `$MEMLANE_LOCOMO_DIR` (default
+//! `$MEMLANE_BENCH_DATA/locomo-dev`; LoCoMo comes from
+//! <https://github.com/snap-research/locomo>, see BENCHMARKS.md): one vault per conversation,
+//! one memory per dialog turn, `memlane reindex`,
 //! then one `memlane search QUESTION --limit 50 --json --no-touch` per question, scored by
 //! Recall@5/@10, nDCG@10 and MRR against the annotated evidence turns, overall and by category.
 //! When the data or `python3` is missing the bench says so and exits successfully. The data is

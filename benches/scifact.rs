@@ -2,7 +2,8 @@
 //! test queries, plus rebuild throughput and in-process search latency.
 //!
 //! Run with `cargo bench --bench scifact`. The data directory is `$MEMLANE_SCIFACT_DIR`, by
-//! default `$MEMLANE_BENCH_DATA/scifact` (BEIR SciFact, see BENCHMARKS.md); when it is missing the bench says so and
+//! default `$MEMLANE_BENCH_DATA/scifact` (BEIR SciFact, see BENCHMARKS.md); when it is missing
+//! the bench says so and
 //! exits successfully. The data is CC BY-NC (evaluation only) and never ships with memlane.
 //!
 //! The bench builds a real vault in a temporary directory: `.memories/<corpus-id>.md` per

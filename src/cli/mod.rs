@@ -275,7 +275,7 @@ fn library_error(err: &anyhow::Error) -> Option<&memlane::Error> {
     err.chain().find_map(|e| e.downcast_ref::<memlane::Error>())
 }
 
-/// What kind of failure `err` is (the `kind` of a `--json` error; see the README).
+/// What kind of failure `err` is (the `kind` of a `--json` error; see docs/reference/errors.md).
 fn error_kind(err: &anyhow::Error) -> &'static str {
     if let Some(e) = library_error(err) {
         return e.kind().as_str();

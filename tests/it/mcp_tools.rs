@@ -384,7 +384,8 @@ fn cold_notices(notes: &[Value]) -> Vec<&Value> {
         .collect()
 }
 
-/// Cold notifications (docs/agents/README.md) through the real protocol, with the clock pinned a week later on each restart.
+/// Cold notifications (docs/agents/README.md) through the real protocol, with the clock pinned
+/// a week later on each restart.
 #[test]
 fn cold_notifications_are_sent_once_per_crossing_to_clients_that_asked() {
     let mut env = TestEnv::with_vault("links");
