@@ -636,3 +636,55 @@ pub(crate) fn errors() -> String {
     );
     normalize(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The result fields of a schema shaped as schemars derives it from serde structs (`$defs`,
+    /// `$ref`, `anyOf` with `null` for an `Option`, `oneOf` of constants for an enum) are listed
+    /// with their types, so the MCP reference keeps working when the schemas are derived.
+    #[test]
+    fn derived_schemas_render_their_fields() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "results": {"type": "array", "items": {"$ref": "#/$defs/Hit"}},
+                "next": {"anyOf": [{"$ref": "#/$defs/Hit"}, {"type": "null"}]},
+                "kind": {"oneOf": [{"const": "a"}, {"const": "b"}], "description": "The kind"}
+            },
+            "required": ["results", "kind"],
+            "$defs": {
+                "Hit": {
+                    "type": "object",
+                    "properties": {
+                        "score": {"type": "number", "description": "Relevance in [0, 1]"},
+                        "parent": {"anyOf": [{"$ref": "#/$defs/Hit"}, {"type": "null"}]}
+                    },
+                    "required": ["score"]
+                }
+            }
+        });
+        let mut out = String::new();
+        fields(&schema, &schema, 0, &mut out, &mut Vec::new());
+        assert!(
+            out.contains(
+                "- `results` (array of object)\n  - `score` (number): Relevance in [0, 1]\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("- `next` (object or null, optional)\n"), "{out}");
+        assert!(out.contains("- `kind` (`\"a\"` or `\"b\"`): The kind\n"), "{out}");
+        assert!(out.contains("  - `parent` (object or null, optional)\n"), "{out}");
+    }
+
+    #[test]
+    fn help_texts_are_escaped_outside_code() {
+        assert_eq!(
+            escape("a <private> block and `<NAME>`"),
+            "a &lt;private&gt; block and `<NAME>`"
+        );
+    }
+}
