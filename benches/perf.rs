@@ -1,4 +1,4 @@
-//! Speed and memory of memlane on a generated vault (SPEC §11), with the built-in embedder.
+//! Speed and memory of memlane on a generated vault, with the built-in embedder.
 //!
 //! `cargo bench --bench perf` (release). `MEMLANE_PERF_N` sets the number of memories
 //! (default 10,000). Prints a table; figures go into BENCHMARKS.md.
@@ -139,7 +139,7 @@ fn main() {
     println!("one edited file reconciled in {} ({} updated)", ms(t.elapsed()), r.updated);
 }
 
-/// The in-server figure (SPEC §11, "search inside the MCP server"): searches on indices that stay
+/// The in-server figure ("search inside the MCP server"): searches on indices that stay
 /// open between calls, as the MCP server holds them, after a first search has paid the lazy
 /// set-up; plain, and with a type filter (the filtered vector search path).
 fn search_with_open_indices(vault: &Vault, idx: &Indexes, queries: &[&str]) {

@@ -2,7 +2,8 @@
 //! test queries, plus rebuild throughput and in-process search latency.
 //!
 //! Run with `cargo bench --bench scifact`. The data directory is `$MEMLANE_SCIFACT_DIR`, by
-//! default `../shared/bench/scifact` next to the crate; when it is missing the bench says so and
+//! default `$MEMLANE_BENCH_DATA/scifact` (BEIR SciFact, see BENCHMARKS.md); when it is missing
+//! the bench says so and
 //! exits successfully. The data is CC BY-NC (evaluation only) and never ships with memlane.
 //!
 //! The bench builds a real vault in a temporary directory: `.memories/<corpus-id>.md` per
@@ -82,10 +83,16 @@ struct Row {
 }
 
 fn main() {
-    let dir = std::env::var_os("MEMLANE_SCIFACT_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/scifact"),
-        PathBuf::from,
-    );
+    let dir = std::env::var_os("MEMLANE_SCIFACT_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("MEMLANE_BENCH_DATA").map(|d| Path::new(&d).join("scifact")));
+    let Some(dir) = dir else {
+        println!(
+            "scifact: skipped: set MEMLANE_BENCH_DATA to a folder with scifact/ (BEIR SciFact, \
+             CC BY-NC, from https://github.com/beir-cellar/beir; see BENCHMARKS.md)"
+        );
+        return;
+    };
     if !dir.join("corpus.jsonl").is_file() {
         println!(
             "scifact: skipped: no {} (set MEMLANE_SCIFACT_DIR to a BEIR SciFact directory)",

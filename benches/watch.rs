@@ -1,5 +1,5 @@
-//! How soon an edited file is searchable while `VaultWatcher` runs (SPEC §11: ≤ 300 ms at 10k
-//! memories), with the built-in embedder.
+//! How soon an edited file is searchable while `VaultWatcher` runs (the target: ≤ 300 ms at
+//! 10k memories), with the built-in embedder.
 //!
 //! `cargo bench --bench watch` (release). `MEMLANE_PERF_N` sets the number of memories (default
 //! 10,000), `MEMLANE_WATCH_ROUNDS` the number of saves (default 20), `MEMLANE_WATCH_DEBOUNCE_MS`

@@ -30,7 +30,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_needs_command" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_needs_command" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_needs_command" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_needs_command" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_needs_command" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_needs_command" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -75,7 +75,7 @@ complete -c memlane -n "__fish_memlane_needs_command" -f -a "merge-file" -d 'Mer
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "setup" -d 'Connect an agent client to this vault\'s MCP server'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "hook" -d 'Run by an agent client at a point of its session (reads the event JSON on stdin; always exits 0)'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "completions" -d 'Print a shell completion script'
-complete -c memlane -n "__fish_memlane_needs_command" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
+complete -c memlane -n "__fish_memlane_needs_command" -f -a "generate" -d 'Write completions, man pages and the reference docs (for maintainers)'
 complete -c memlane -n "__fish_memlane_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand init" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand init" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
@@ -83,7 +83,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand init" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand init" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand init" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand init" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand init" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand init" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -97,7 +97,7 @@ never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand add" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand add" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand add" -l force -d 'Add it even when an existing memory is nearly the same (`lifecycle.dedup_threshold`)'
-complete -c memlane -n "__fish_memlane_using_subcommand add" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand add" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand add" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand add" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand add" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -109,7 +109,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand show" -l now -d 'Pin "no
 complete -c memlane -n "__fish_memlane_using_subcommand show" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand show" -l raw -d 'Print the file exactly as it is on disk'
 complete -c memlane -n "__fish_memlane_using_subcommand show" -l no-touch -d 'Do not count this read as a use (no warming)'
-complete -c memlane -n "__fish_memlane_using_subcommand show" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand show" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand show" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand show" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand show" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -121,7 +121,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand read" -l now -d 'Pin "no
 complete -c memlane -n "__fish_memlane_using_subcommand read" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand read" -l raw -d 'Print the file exactly as it is on disk'
 complete -c memlane -n "__fish_memlane_using_subcommand read" -l no-touch -d 'Do not count this read as a use (no warming)'
-complete -c memlane -n "__fish_memlane_using_subcommand read" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand read" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand read" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand read" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand read" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -131,7 +131,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand edit" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand edit" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand edit" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand edit" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand edit" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand edit" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand edit" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -149,7 +149,7 @@ never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand update" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand update" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand update" -l raw -d 'The content is the whole file, frontmatter included'
-complete -c memlane -n "__fish_memlane_using_subcommand update" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand update" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand update" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand update" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand update" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -160,7 +160,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand append" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand append" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand append" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand append" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand append" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand append" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand append" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -170,7 +170,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand rm" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand rm" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand rm" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand rm" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand rm" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand rm" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand rm" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -180,7 +180,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand delete" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand delete" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand delete" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand delete" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand delete" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand delete" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand delete" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -190,7 +190,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand mv" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand mv" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand mv" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand mv" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand mv" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand mv" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand mv" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -215,7 +215,7 @@ never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand list" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand list" -l reverse -d 'Reverse the order'
-complete -c memlane -n "__fish_memlane_using_subcommand list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand list" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand list" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -247,7 +247,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand search" -s c -l config -
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l include-archived -d 'Include archived memories'
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l explain -d 'Show every ranking stage\'s value for every result'
 complete -c memlane -n "__fish_memlane_using_subcommand search" -l no-touch -d 'Do not count this search as a use of the results (no warming)'
-complete -c memlane -n "__fish_memlane_using_subcommand search" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand search" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand search" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand search" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -259,7 +259,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand context" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand context" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand context" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand context" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand context" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand context" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -269,7 +269,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand reindex" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand reindex" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand reindex" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand reindex" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -280,7 +280,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand linked" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand linked" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand linked" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand linked" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand linked" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand linked" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand linked" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -291,7 +291,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand relationships" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand relationships" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand relationships" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand relationships" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand relationships" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand relationships" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand relationships" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -303,7 +303,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand related" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand related" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand related" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand related" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand related" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand related" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand related" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -315,7 +315,7 @@ never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand link" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand link" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand link" -l doc -d '`TO` is a document (a file path), not a memory'
-complete -c memlane -n "__fish_memlane_using_subcommand link" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand link" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand link" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand link" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand link" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -326,7 +326,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand unlink" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand unlink" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand unlink" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand unlink" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand unlink" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand unlink" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand unlink" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -336,7 +336,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand doctor" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand doctor" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand doctor" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand doctor" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand doctor" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand doctor" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -346,7 +346,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand pin" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand pin" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand pin" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand pin" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand pin" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand pin" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand pin" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -356,7 +356,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand unpin" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand unpin" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand unpin" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand unpin" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand unpin" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand unpin" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand unpin" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -366,7 +366,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand cold" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand cold" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand cold" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand cold" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand cold" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand cold" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand cold" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -377,7 +377,7 @@ never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand tree" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand tree" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand tree" -l no-sections -d 'Leave out the heading sections'
-complete -c memlane -n "__fish_memlane_using_subcommand tree" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand tree" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand tree" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand tree" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand tree" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -390,7 +390,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand summarize" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand summarize" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand summarize" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand summarize" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand summarize" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand summarize" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand summarize" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -403,7 +403,7 @@ never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand merge" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand merge" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand merge" -l archive -d 'Archive the sources (status: archived, superseded_by the target) instead of trashing them'
-complete -c memlane -n "__fish_memlane_using_subcommand merge" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand merge" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand merge" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand merge" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand merge" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -416,7 +416,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand suggest-merges" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand suggest-merges" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand suggest-merges" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand suggest-merges" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand suggest-merges" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand suggest-merges" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand suggest-merges" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -427,7 +427,7 @@ never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand split" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand split" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand split" -l replace -d 'Move the original to the trash (links to it then point to the first piece)'
-complete -c memlane -n "__fish_memlane_using_subcommand split" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand split" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand split" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand split" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand split" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -437,7 +437,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand maintain" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand maintain" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -447,7 +447,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -461,7 +461,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -471,7 +471,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from pull" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -481,7 +481,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -495,7 +495,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -509,7 +509,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -520,7 +520,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from restore" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -531,7 +531,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and __fish_seen_subcommand_from empty" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -545,7 +545,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand history" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand history" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand history" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand history" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand history" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand history" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand history" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -556,7 +556,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand restore" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand restore" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand restore" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand restore" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand restore" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand restore" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand restore" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -566,7 +566,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand config" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand config" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand config" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand config" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand config" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand config" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -577,7 +577,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand watch" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand watch" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand watch" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand watch" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand watch" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand watch" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand watch" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -587,7 +587,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand mcp" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand mcp" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand mcp" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand mcp" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand mcp" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand mcp" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand mcp" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -597,7 +597,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand merge-file" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand merge-file" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand merge-file" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand merge-file" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand merge-file" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand merge-file" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand merge-file" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -610,7 +610,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand setup" -l now -d 'Pin "n
 complete -c memlane -n "__fish_memlane_using_subcommand setup" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
 complete -c memlane -n "__fish_memlane_using_subcommand setup" -l dry-run -d 'Print a unified diff of each file that would change, and change nothing'
 complete -c memlane -n "__fish_memlane_using_subcommand setup" -l remove -d 'Take memlane\'s entries out again (a file left empty is deleted)'
-complete -c memlane -n "__fish_memlane_using_subcommand setup" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand setup" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand setup" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand setup" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand setup" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -620,7 +620,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and not __fish_seen_subcommand_from session-start stop help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and not __fish_seen_subcommand_from session-start stop help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand hook; and not __fish_seen_subcommand_from session-start stop help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand hook; and not __fish_seen_subcommand_from session-start stop help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and not __fish_seen_subcommand_from session-start stop help" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and not __fish_seen_subcommand_from session-start stop help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and not __fish_seen_subcommand_from session-start stop help" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -634,7 +634,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from session-start" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from session-start" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from session-start" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from session-start" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from session-start" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from session-start" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from session-start" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -644,7 +644,7 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from stop" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from stop" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from stop" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from stop" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from stop" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from stop" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand hook; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -657,18 +657,18 @@ always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand completions" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand completions" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand completions" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand completions" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand completions" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand completions" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memlane -n "__fish_memlane_using_subcommand generate" -l out-dir -d 'The folder that receives `completions/` and `man/`' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -l out-dir -d 'The folder that receives `completions/`, `man/` and `docs/reference/`' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand generate" -l json -d 'Print results as JSON (the editor-plugin API; shapes in the README)'
+complete -c memlane -n "__fish_memlane_using_subcommand generate" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -710,7 +710,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_see
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search context reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file setup hook completions generate help" -f -a "setup" -d 'Connect an agent client to this vault\'s MCP server'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search context reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file setup hook completions generate help" -f -a "hook" -d 'Run by an agent client at a point of its session (reads the event JSON on stdin; always exits 0)'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search context reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file setup hook completions generate help" -f -a "completions" -d 'Print a shell completion script'
-complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search context reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file setup hook completions generate help" -f -a "generate" -d 'Write completions and man pages (for maintainers)'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search context reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file setup hook completions generate help" -f -a "generate" -d 'Write completions, man pages and the reference docs (for maintainers)'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_seen_subcommand_from init add show edit update append rm mv list search context reindex linked relationships related link unlink doctor pin unpin cold tree summarize merge suggest-merges split maintain model trash history restore config watch mcp merge-file setup hook completions generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "pull" -d 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'

@@ -1,4 +1,4 @@
-//! Bounded fuzzing (issue 14, item 9) of every parser that reads what users and agents write:
+//! Bounded fuzzing of every parser that reads what users and agents write:
 //! frontmatter (parse/render round trip), wikilinks, chunking, redaction, search queries and
 //! times. Each target is a proptest property named `fuzz_<target>_…`; it runs proptest's 256
 //! random cases (a few seconds in a debug build) in every test run, and

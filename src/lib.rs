@@ -4,6 +4,11 @@
 //! truth. Everything under `.memories/indices/` (keyword, vector and graph indices) and
 //! `.memories/state/` (usage) is derived from them or local to one machine, and can be deleted.
 //!
+//! The repository's `docs/` folder explains the design for users and contributors:
+//! `docs/architecture.md` (these layers, and where to make each kind of change),
+//! `docs/internals/` (the file format, the ranking pipeline, the indices) and the references
+//! generated from this code (`docs/reference/`).
+//!
 //! # Where things are
 //!
 //! The layers, each using only the ones above it:

@@ -25,7 +25,10 @@ def main():
         sys.exit(__doc__)
     binary = os.path.abspath(args[0])
     opt = {a: args[i + 1] for i, a in enumerate(args[:-1]) if a.startswith('--')}
-    data = opt.get('--data', os.path.join(HERE, '..', '..', '..', 'shared', 'bench', 'scifact'))
+    bench_data = os.environ.get('MEMLANE_BENCH_DATA')
+    data = opt.get('--data') or (bench_data and os.path.join(bench_data, 'scifact'))
+    if not data:
+        sys.exit('give --data DIR or set MEMLANE_BENCH_DATA (BEIR SciFact; see BENCHMARKS.md)')
     keep = opt.get('--keep')
     vault = keep or tempfile.mkdtemp(prefix='scifact-cli-')
     qrels = {}

@@ -10,7 +10,7 @@ mod error;
 mod hints;
 mod output;
 #[cfg(test)]
-mod readme_check;
+mod reference_check;
 mod session;
 
 use std::io::IsTerminal as _;
@@ -48,7 +48,7 @@ pub(crate) struct GlobalArgs {
     /// The vault: a `.memories` folder, or a folder containing one
     #[arg(long, global = true, env = "MEMLANE_VAULT", value_name = "PATH")]
     vault: Option<PathBuf>,
-    /// Print results as JSON (the editor-plugin API; shapes in the README)
+    /// Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)
     #[arg(long, global = true)]
     json: bool,
     /// Print no warnings or progress
@@ -276,7 +276,7 @@ fn library_error(err: &anyhow::Error) -> Option<&memlane::Error> {
 }
 
 /// What kind of failure `err` is: the `kind` of a `--json` error and, through
-/// [`memlane::ErrorKind::exit_code`], the exit code (see the README).
+/// [`memlane::ErrorKind::exit_code`], the exit code (see docs/reference/errors.md).
 fn error_kind(err: &anyhow::Error) -> memlane::ErrorKind {
     use memlane::ErrorKind;
     if let Some(e) = library_error(err) {

@@ -200,3 +200,66 @@ fn toml_key(key: &str) -> String {
         Value::String(key.to_owned()).to_string()
     }
 }
+
+/// One config key as the configuration reference documents it (`memlane generate docs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyReference {
+    /// The dotted key (`search.rrf_k`); a memory type's fields read `types.<name>.<field>`.
+    pub key: String,
+    /// The table header the key is written under (empty for the top level).
+    pub table: String,
+    /// What the key accepts, in words (`an integer from 1 to 1024`).
+    pub accepts: String,
+    /// The built-in default, as TOML.
+    pub default: String,
+    /// The `MEMLANE_*` variable that sets it.
+    pub env: String,
+    /// What the key means, one line each (the comment `memlane init` writes above it).
+    pub doc: Vec<String>,
+}
+
+/// Every key of the configuration, in the order `memlane init` writes them, each with what it
+/// accepts, its default, its environment variable and its documentation: the declarations of
+/// `settings.rs`, so the configuration reference cannot miss a key. The fields of a memory type
+/// appear once, as `types.<name>.<field>` with the defaults of the type new types start from;
+/// [`builtin_type_profiles`] lists every built-in type's numbers.
+pub fn key_reference() -> Vec<KeyReference> {
+    let mut out = Vec::new();
+    walk(&Config::default(), Some(NEW_TYPE_BASE), &mut |step| {
+        if let Step::Leaf { table, key, value } = step {
+            let (table, path) = match table.strip_prefix(&format!("{TYPES_KEY}.")) {
+                Some(_) => (format!("{TYPES_KEY}.<name>"), format!("{TYPES_KEY}.<name>")),
+                None => (table.to_owned(), table.to_owned()),
+            };
+            let dotted = join_key(&path, key.name);
+            let env = format!("MEMLANE_{}", dotted.replace('.', "__").to_ascii_uppercase());
+            out.push(KeyReference {
+                key: dotted,
+                table,
+                accepts: key.rule.allowed(),
+                default: value.to_string(),
+                env,
+                doc: key.doc_lines().map(str::to_owned).collect(),
+            });
+        }
+    });
+    out
+}
+
+/// Every built-in memory type with its profile, as `(field, default)` pairs in declaration
+/// order: the table of types in the configuration reference.
+pub fn builtin_type_profiles() -> Vec<(String, Vec<(&'static str, String)>)> {
+    let config = Config::default();
+    config
+        .types
+        .iter()
+        .map(|(name, profile)| {
+            let fields = profile
+                .keys()
+                .iter()
+                .filter_map(|k| profile.get(k.name).map(|v| (k.name, v.to_string())))
+                .collect();
+            (name.clone(), fields)
+        })
+        .collect()
+}

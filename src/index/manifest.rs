@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 /// The manifest format; a different number means "rebuild".
 ///
-/// 4: tags and warnings are redacted before they are recorded (see: #14), so a manifest written
+/// 4: tags and warnings are redacted before they are recorded, so a manifest written
 /// before that is rebuilt rather than trusted.
 /// 5: redaction markers (`[redacted]`, `«redacted:<kind>»`) are no longer indexed or embedded.
 /// A manifest with a journal keeps its format: a memlane that does not know the journal ignores

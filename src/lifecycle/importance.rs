@@ -20,12 +20,13 @@
 //! | temporal    | [`temporal_multiplier`] |
 //! | expiration  | [`expiration_trailoff`] over 5 days |
 //!
-//! The value, recency and newness formulas are the seed table's. The hub, entity-hub and mention
+//! The value, recency and newness formulas are those of MIRA's published
+//! scoring table. The hub, entity-hub and mention
 //! curves are MIRA's own scoring code (`scoring_formula.sql`): each is linear up to its threshold
 //! and continuous there, with diminishing returns after. Two choices differ from a literal
-//! reading of the seed:
+//! reading of that table:
 //!
-//! - The multipliers apply to the whole raw sum, as the formula is written (the seed table groups
+//! - The multipliers apply to the whole raw sum, as the formula is written (the table groups
 //!   them the same way).
 //! - Newness uses the table's `0.033` per day, so the grace period fades over about 60 days of
 //!   age; MIRA's code uses `0.133` (15 days), which the table's "15 activity-day grace" text

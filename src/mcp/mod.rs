@@ -35,6 +35,28 @@ one short self-contained note per fact, with a type (decision, fact, preference,
 note, link_memories to connect notes, pin_memory for notes that must never fade, and mark_used \
 to report the notes that helped you.";
 
+/// What the server offers, as a client lists it: every tool (also those `[mcp] tools = "core"`
+/// leaves unlisted), the resource templates and the prompts. `memlane generate docs` writes the
+/// MCP reference from it, so a tool, parameter or result field cannot go undocumented.
+#[derive(Debug, Clone)]
+pub struct Catalogue {
+    /// Every tool with its schemas, in the order `tools/list` gives them.
+    pub tools: Vec<rmcp::model::Tool>,
+    /// The resource templates (`memory://{name}`).
+    pub resource_templates: Vec<rmcp::model::ResourceTemplate>,
+    /// The prompts.
+    pub prompts: Vec<rmcp::model::Prompt>,
+}
+
+/// The server's [`Catalogue`].
+pub fn catalogue() -> Catalogue {
+    Catalogue {
+        tools: tools::all_tools(),
+        resource_templates: MemlaneServer::resource_templates().resource_templates,
+        prompts: prompts::list(),
+    }
+}
+
 /// Runs the cold check and sends its notification, if any, to `peer` (errors are logged: a
 /// failed check must not stop the server).
 #[allow(deprecated)]

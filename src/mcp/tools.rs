@@ -50,6 +50,12 @@ impl std::fmt::Debug for MemlaneServer {
     }
 }
 
+/// Every tool, as `tools/list` describes it with `[mcp] tools = "full"`: name, title,
+/// description, `inputSchema` and `outputSchema` (the source of the generated MCP reference).
+pub(super) fn all_tools() -> Vec<rmcp::model::Tool> {
+    MemlaneServer::tool_router().list_all()
+}
+
 /// The most memories `read_memories` reads in one call.
 pub(super) const MAX_READ: usize = 100;
 

@@ -96,7 +96,7 @@ mod tests {
         assert_eq!(parse_compact("garbage"), None);
     }
 
-    /// Found by `fuzz_time_shaped_input_never_panics` (#14, item 9): before 1970 a time with
+    /// Found by `fuzz_time_shaped_input_never_panics`: before 1970 a time with
     /// a sub-millisecond part was written 999 ms early (`.000` for `00:00:00.9991`).
     #[test]
     fn compact_form_floors_sub_milliseconds_before_1970() {

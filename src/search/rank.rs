@@ -105,12 +105,12 @@ mod tests {
 
     #[test]
     fn ragdocs_examples() {
-        // The seed's example: a 7-day-old journal with base 0.4 gets +0.140.
+        // ragdocs' example: a 7-day-old journal with base 0.4 gets +0.140.
         let bonus = recency_bonus(7.0, 14.0, 0.2, 0.95);
         assert!((bonus - 0.1397).abs() < 1e-3, "{bonus}");
         assert_eq!(recency_bonus(15.0, 14.0, 0.2, 0.95), 0.0);
         assert_eq!(recency_bonus(3.0, 0.0, 0.2, 0.95), 0.0, "window 0 is no boost");
-        // RRF 0.039 calibrates to ≈0.646 with the seed's constants.
+        // RRF 0.039 calibrates to ≈0.646 with ragdocs' constants.
         assert!((calibrate_rrf(0.039, 0.035, 150.0) - 0.646).abs() < 1e-3);
     }
 

@@ -1,4 +1,4 @@
-//! Issue 14, items 4, 6 and 7 through the real binary: frontmatter rewrites that never edit the
+//! Through the real binary: frontmatter rewrites that never edit the
 //! wrong text, multi-file operations that are all-or-nothing (a crash-point sweep kills each
 //! write at every file-system step), duplicate ids, temp files, and reading where writing fails.
 

@@ -1,5 +1,5 @@
-//! Several memlane processes on one vault at once, and processes killed with SIGKILL (SPEC §5.5;
-//! see: #6). Everything goes through the real binary: CLI calls, `memlane mcp` servers spoken to
+//! Several memlane processes on one vault at once, and processes killed with SIGKILL (the
+//! concurrency guarantees of docs/internals/file-format.md). Everything goes through the real binary: CLI calls, `memlane mcp` servers spoken to
 //! over stdio, and `Child::kill` (SIGKILL on Unix) at many points of a reindex and of a stream of
 //! writes.
 //!

@@ -1,4 +1,4 @@
-//! The committed completions and man pages match what the CLI generates.
+//! The committed completions, man pages and reference docs match what the CLI generates.
 
 use std::path::Path;
 
@@ -41,6 +41,29 @@ fn completions_and_man_pages_are_fresh() {
     assert!(out_dir.join("man/memlane-trash-restore.1").is_file());
 }
 
+/// The references under `docs/reference/` (CLI, configuration, MCP, errors) are what
+/// `memlane generate docs` writes from this build; `json.md` beside them is written by hand.
+#[test]
+fn reference_docs_are_fresh() {
+    let env = TestEnv::empty();
+    let out_dir = env.root.join("gen");
+    let out = env.run(["generate", "docs", "--out-dir", out_dir.to_str().unwrap()]).success();
+    assert!(out.stdout.contains("cli.md"), "{}", out.stdout);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fresh = read_dir_sorted(&out_dir.join("docs/reference"));
+    let names: Vec<&str> = fresh.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["cli.md", "config.md", "errors.md", "mcp.md"]);
+    for (name, bytes) in &fresh {
+        let committed = std::fs::read(repo.join("docs/reference").join(name)).unwrap_or_default();
+        assert!(
+            &committed == bytes,
+            "docs/reference/{name} is stale: run `cargo run -- generate docs --out-dir .` and commit"
+        );
+    }
+    // Only `docs` was asked for.
+    assert!(!out_dir.join("man").exists() && !out_dir.join("completions").exists());
+}
+
 #[test]
 fn completions_print_for_every_shell() {
     let env = TestEnv::empty();
@@ -57,7 +80,7 @@ fn help_texts_describe_what_the_commands_do() {
     let unpin = env.run(["unpin", "--help"]).success().stdout;
     assert!(unpin.starts_with("Unpin a memory: it cools normally again"), "{unpin}");
     assert!(!unpin.contains("Pin a memory"), "{unpin}");
-    // Search fuses scores, not ranks (SPEC §8, src/search/mod.rs), in --help and the man page.
+    // Search fuses scores, not ranks (docs/internals/ranking.md, src/search/mod.rs), in --help and the man page.
     let search = env.run(["search", "--help"]).success().stdout;
     assert!(search.contains("fuses the two scores as a weighted mean"), "{search}");
     assert!(search.contains("ranks are not fused"), "{search}");

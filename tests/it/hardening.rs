@@ -1,4 +1,4 @@
-//! Hardening (issue 14): hostile requests, pathological files and damaged indices never take
+//! Hardening: hostile requests, pathological files and damaged indices never take
 //! memlane down; each gets a clear answer, through the real binary and the real MCP protocol.
 
 use serde_json::{Value, json};
@@ -125,7 +125,7 @@ fn cli_refuses_sizes_past_the_limits() {
     assert!(out.stdout.contains("deploy-notes"), "{out}");
 }
 
-// ----- Item 5: bounded parsing -----
+// ----- bounded parsing -----
 
 /// A vault with `deploy-notes` beside files no parser should spend long on.
 fn pathological_vault() -> TestEnv {
@@ -202,7 +202,7 @@ fn files_no_command_can_name_are_reported() {
     assert_eq!(kinds.len(), 2, "{doctor}");
 }
 
-// ----- Item 8: indices that always rebuild -----
+// ----- indices that always rebuild -----
 
 /// Every way of damaging the on-disk indices the tests apply, by name.
 fn damage(env: &TestEnv, how: &str) {

@@ -1,6 +1,6 @@
 //! Errors say what went wrong in the library's words and how to fix it in each front end's: the
 //! command line names `memlane …` commands and flags, the MCP server names tools and parameters.
-//! The message itself never carries the hint (issue 12).
+//! The message itself never carries the hint.
 
 use serde_json::{Value, json};
 

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::common::TestEnv;
 
-/// Every tool of SPEC §10, and `read_memories`.
+/// Every tool the server offers (docs/reference/mcp.md).
 pub(crate) const ALL_TOOLS: &[&str] = &[
     "create_memory",
     "read_memory",

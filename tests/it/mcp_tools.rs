@@ -193,7 +193,7 @@ fn hidden_tools_stay_callable_with_the_core_list() {
     assert_eq!(tree["memories"].as_array().map(Vec::len), Some(6), "{tree}");
 }
 
-/// The client script: create, search, link, pin, summarize, merge and restore.
+/// An agent's typical script: create, search, link, pin, summarize, merge and restore.
 #[test]
 fn a_client_script_creates_searches_links_pins_summarizes_merges_and_restores() {
     let env = TestEnv::with_vault("links");
@@ -384,7 +384,8 @@ fn cold_notices(notes: &[Value]) -> Vec<&Value> {
         .collect()
 }
 
-/// SPEC §7.4 through the real protocol, with the clock pinned a week later on each restart.
+/// Cold notifications (docs/agents/README.md) through the real protocol, with the clock pinned
+/// a week later on each restart.
 #[test]
 fn cold_notifications_are_sent_once_per_crossing_to_clients_that_asked() {
     let mut env = TestEnv::with_vault("links");

@@ -47,7 +47,7 @@ fn private_blocks_and_secrets_never_reach_disk() {
     assert_no_leak(&env);
 }
 
-/// Found by fuzzing (#14, item 9): a block whose closing tag only appears once the key inside it
+/// Found by fuzzing: a block whose closing tag only appears once the key inside it
 /// is scrubbed used to reach disk with its words, while `show` hid it.
 #[test]
 fn a_block_revealed_by_scrubbing_never_reaches_disk() {
@@ -98,7 +98,7 @@ fn hand_written_private_blocks_are_not_shown() {
     assert!(env.read("hand.md").contains("hidden-by-hand"));
 }
 
-// -- metadata (see: #14, item 2) -------------------------------------------------------------
+// -- metadata -------------------------------------------------------------
 
 /// Planted in tags, frontmatter values and names; none may reach a file name, a file (indices
 /// and manifest included), or any output.

@@ -1,4 +1,4 @@
-//! Issue 14, item 7: reading works where writing cannot. The vault is made truly read-only with
+//! Reading works where writing cannot. The vault is made truly read-only with
 //! a read-only bind mount in a private mount namespace (`unshare -m`: tests run as root, which
 //! ignores file modes), and the real binary and the real MCP protocol must answer from the
 //! files, say once that the index and usage state are not updated, and change no byte of the

@@ -107,7 +107,7 @@ fn not_utf8_content_is_an_error_not_garbage() {
     assert!(!env.exists("bin.md"));
 }
 
-// -- reads never leave the vault (see: #14, item 3) ---------------------------------------------
+// -- reads never leave the vault ---------------------------------------------
 
 /// A file and a folder outside the vault, linked into it, each holding a unique marker.
 #[cfg(unix)]
@@ -123,7 +123,7 @@ fn plant_escaping_links(env: &TestEnv) -> &'static str {
     .unwrap();
     std::os::unix::fs::symlink(outside.join("passwd"), env.vault().join("notes.md")).unwrap();
     std::os::unix::fs::symlink(outside.join("dir"), env.vault().join("shared")).unwrap();
-    // A link that stays inside the vault is still read (documented in the README).
+    // A link that stays inside the vault is still read (documented in docs/internals/file-format.md).
     std::os::unix::fs::symlink(
         env.vault().join("deploy-notes.md"),
         env.vault().join("deploy-alias.md"),

@@ -1,4 +1,4 @@
-//! `memlane watch` on a real filesystem (issue 6): a spawned `memlane watch --json` follows
+//! `memlane watch` on a real filesystem: a spawned `memlane watch --json` follows
 //! editor saves, renames, deletes, new folders and a 1,000-file burst, indexing each file once
 //! per burst; a restart reconciles by content hash. Waits poll with a generous timeout; nothing
 //! here asserts a duration (the latency figure is `cargo bench --bench watch`).

@@ -1,5 +1,7 @@
 //! `memlane completions <shell>` and the hidden `memlane generate` that writes the committed
-//! `completions/` and `man/` files.
+//! `completions/`, `man/` and `docs/reference/` files.
+
+pub(crate) mod reference;
 
 use std::path::{Path, PathBuf};
 
@@ -17,13 +19,13 @@ pub(crate) struct CompletionsArgs {
     shell: Shell,
 }
 
-/// Write completions and man pages (for maintainers)
+/// Write completions, man pages and the reference docs (for maintainers)
 #[derive(Debug, clap::Args)]
 pub(crate) struct GenerateArgs {
-    /// What to write
-    #[arg(value_parser = ["all", "completions", "man"], default_value = "all")]
+    /// What to write: `docs` is `docs/reference/` (CLI, configuration, MCP, errors)
+    #[arg(value_parser = ["all", "completions", "man", "docs"], default_value = "all")]
     what: String,
-    /// The folder that receives `completions/` and `man/`
+    /// The folder that receives `completions/`, `man/` and `docs/reference/`
     #[arg(long, default_value = ".")]
     out_dir: PathBuf,
 }
@@ -53,7 +55,8 @@ fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 pub(crate) fn run(ctx: &mut Ctx, args: &GenerateArgs) -> anyhow::Result<()> {
     let mut written = Vec::new();
-    if args.what != "man" {
+    let all = args.what == "all";
+    if all || args.what == "completions" {
         let dir = args.out_dir.join("completions");
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
@@ -65,12 +68,22 @@ pub(crate) fn run(ctx: &mut Ctx, args: &GenerateArgs) -> anyhow::Result<()> {
             written.push(path);
         }
     }
-    if args.what != "completions" {
+    if all || args.what == "man" {
         let dir = args.out_dir.join("man");
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let cmd = Cli::command();
         written.extend(man_pages(&cmd, "memlane", &dir)?);
+    }
+    if all || args.what == "docs" {
+        let dir = args.out_dir.join(reference::DIR);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        for (file, text) in reference::pages() {
+            let path = dir.join(file);
+            write(&path, text.as_bytes())?;
+            written.push(path);
+        }
     }
     if ctx.out.json {
         return ctx.out.json(&written);

@@ -575,7 +575,7 @@ impl KeywordWriter {
     /// Call it before letting another writer in (before releasing the index lock): a dropped
     /// tantivy writer leaves its merges running, and a merge that ends after another writer's
     /// commit saves its own, older list of segments and deletes the newer segments' files (the
-    /// next reader then fails with a missing `.term` file; see: #6).
+    /// next reader then fails with a missing `.term` file).
     pub fn finish(self) -> Result<(), KeywordError> {
         self.writer.wait_merging_threads().map_err(tantivy_err("finish merging segments"))
     }

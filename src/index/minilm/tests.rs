@@ -555,7 +555,7 @@ fn minilm_matches_sentence_transformers() {
         assert!(c >= 0.999, "{text:?}: cosine {c} with sentence-transformers");
     }
     eprintln!("worst cosine with sentence-transformers: {worst:.7}");
-    // The published similarities (sentence-transformers docs, STACK.md).
+    // The published similarities (sentence-transformers docs).
     for (a, b, published) in [(4, 5, 0.6788f32), (6, 7, 0.8939), (8, 9, 0.5096)] {
         let c = cosine(&vectors[a], &vectors[b]);
         assert!((c - published).abs() < 5e-4, "{} / {}: {c}", texts[a], texts[b]);

@@ -487,7 +487,7 @@ impl Indexes {
         if crate::index::confined_io::exists(&dir.join(PENDING_FILE))
             && (!read_only || lock_is_free(&dir))
         {
-            // A writer died between its first and last index file (see: #6). A live writer
+            // A writer died between its first and last index file. A live writer
             // still holds the lock: readers then use what is there, as during any write.
             needs_rebuild = Some("an earlier index update was interrupted".to_owned());
         }

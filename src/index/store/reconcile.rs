@@ -552,7 +552,7 @@ impl Indexes {
         }
         let t_index = start.elapsed();
         // Until the manifest is saved, the stores may disagree with it and with each other: a
-        // crash in between leaves this marker, and the next open rebuilds (see: #6).
+        // crash in between leaves this marker, and the next open rebuilds.
         let marker = self.dir.join(PENDING_FILE);
         let disk = !self.ephemeral;
         if disk {

@@ -3,8 +3,9 @@
 //! The frontmatter is held as the original text, cut into one segment per top-level key, so a
 //! rewrite replaces only the keys that changed: unknown keys, comments, key order and the author's
 //! formatting of every other key survive, and `git diff` shows only what memlane changed. Values
-//! are read with `serde_yaml_ng` (the maintained fork of the archived `serde_yaml`); see the README
-//! for why the frontmatter split is our own and not `gray_matter`.
+//! are read with `serde_yaml_ng` (the maintained fork of the archived `serde_yaml`); see
+//! docs/architecture.md ("Dependencies and why") for why the frontmatter split is our own and not
+//! `gray_matter`.
 //!
 //! Writing is strict (every value is emitted by [`yaml_scalar`] and friends and re-parsed), reading
 //! is lenient ([`Meta::from_mapping`] turns bad values into warnings and defaults).

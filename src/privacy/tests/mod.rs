@@ -263,7 +263,7 @@ fn block_then_unbalanced_block() {
 
 // -- sanitize / Sanitized ----------------------------------------------------------------
 
-/// Found by `fuzz_redaction_removes_planted_secrets_and_is_idempotent` (#14, item 9): the
+/// Found by `fuzz_redaction_removes_planted_secrets_and_is_idempotent`: the
 /// second `<private` reads up to the `</private>`'s `>` as its own opening tag, so nothing
 /// closed and the text was kept, until scrubbing the key left a block that `show` hides.
 #[test]

@@ -1,4 +1,4 @@
-//! Properties (see: #14, item 9): nothing planted survives, and the redaction is idempotent.
+//! Properties: nothing planted survives, and the redaction is idempotent.
 
 use proptest::prelude::*;
 

@@ -528,7 +528,7 @@ fn password_assignment_lookalikes_are_kept() {
     }
 }
 
-// -- shapes found by the hardening audit (see: #14) -----------------------------------------
+// -- shapes found by the hardening audit -----------------------------------------
 
 pub(super) const UNSIGNED_JWT: &str =
     "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.eyJzdWIiOiIxMjM0NTY3ODkwIiwiYWRtaW4iOnRydWV9.";

@@ -254,7 +254,7 @@ impl Vault {
     /// Appends text to a memory's body, separated by a blank line.
     ///
     /// The text goes after the file's current body, re-read under the vault's write lock: two
-    /// processes appending to one memory at once both land (see: #6).
+    /// processes appending to one memory at once both land.
     pub fn append(&self, m: &Memory, text: &str) -> crate::Result<WriteOutcome> {
         let _lock = self.write_lock()?;
         let current;

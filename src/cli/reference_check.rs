@@ -1,0 +1,344 @@
+//! The committed references under `docs/reference/` document every command, flag, config key,
+//! MCP tool, result field and error kind the code declares, and every local link in the
+//! repository's Markdown leads somewhere. A command or flag without help text, a key without
+//! documentation, or a page that is older than the code fails here with what to do.
+//!
+//! `tests/it/generated.rs` also compares the generated pages byte for byte; these tests say
+//! *which* entry is missing.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use clap::CommandFactory as _;
+use serde_json::Value;
+
+use super::Cli;
+use super::commands::generate::reference;
+
+const REGENERATE: &str = "run `cargo run -- generate docs --out-dir .` and commit";
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(repo().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// Every visible command, `memlane trash list` style, with the command itself.
+fn commands() -> Vec<(String, clap::Command)> {
+    fn walk(cmd: &clap::Command, prefix: &str, out: &mut Vec<(String, clap::Command)>) {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set() && s.get_name() != "help") {
+            let name = format!("{prefix} {}", sub.get_name());
+            out.push((name.clone(), sub.clone()));
+            walk(sub, &name, out);
+        }
+    }
+    let mut root = Cli::command();
+    root.build();
+    let mut out = vec![("memlane".to_owned(), root.clone())];
+    walk(&root, "memlane", &mut out);
+    out
+}
+
+#[test]
+fn every_command_and_flag_has_help_text() {
+    let mut problems = Vec::new();
+    for (name, cmd) in commands() {
+        if cmd.get_about().is_none_or(|a| a.to_string().trim().is_empty()) {
+            problems.push(format!("`{name}` has no about text (a `///` line on its Args struct)"));
+        }
+        for arg in cmd.get_arguments().filter(|a| reference::documented_arg(a)) {
+            if arg.get_help().is_none_or(|h| h.to_string().trim().is_empty()) {
+                problems.push(format!("`{name}` argument `{}` has no help text", arg.get_id()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "undocumented CLI entries:\n  {}", problems.join("\n  "));
+}
+
+#[test]
+fn cli_reference_lists_every_command_and_flag() {
+    let page = read("docs/reference/cli.md");
+    let mut problems = Vec::new();
+    for (name, cmd) in commands().into_iter().skip(1) {
+        let Some(section) = page.split(&format!("\n## {name}\n")).nth(1) else {
+            problems.push(format!("`{name}` has no section"));
+            continue;
+        };
+        let section = section.split("\n## ").next().unwrap_or(section);
+        for arg in
+            cmd.get_arguments().filter(|a| reference::documented_arg(a) && !a.is_global_set())
+        {
+            let found = match (arg.get_long(), arg.get_short()) {
+                (Some(l), _) => section.contains(&format!("--{l}")),
+                (None, Some(s)) => section.contains(&format!("-{s}")),
+                (None, None) => {
+                    let value = arg.get_value_names().and_then(|v| v.first().cloned());
+                    let value = value.map_or_else(|| arg.get_id().to_string(), |v| v.to_string());
+                    section.contains(&format!("<{value}>"))
+                }
+            };
+            if !found {
+                problems.push(format!("`{name}` argument `{}` is missing", arg.get_id()));
+            }
+        }
+    }
+    let global = page.split("\n## Global options\n").nth(1).expect("a Global options section");
+    for arg in Cli::command().get_arguments().filter(|a| a.is_global_set() && !a.is_hide_set()) {
+        let long = arg.get_long().map(|l| format!("--{l}")).unwrap_or_default();
+        if !global.split("\n## ").next().unwrap_or_default().contains(&long) {
+            problems.push(format!("global flag `{long}` is missing"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "docs/reference/cli.md is stale ({REGENERATE}):\n  {}",
+        problems.join("\n  ")
+    );
+    assert_eq!(page, reference::cli(), "docs/reference/cli.md is stale: {REGENERATE}");
+}
+
+#[test]
+fn config_reference_lists_every_key() {
+    let page = read("docs/reference/config.md");
+    let mut problems = Vec::new();
+    for key in memlane::config::key_reference() {
+        if key.doc.iter().all(|l| l.trim().is_empty()) {
+            problems.push(format!(
+                "`{}` has no documentation: add `///` lines to its declaration in src/config/settings.rs",
+                key.key
+            ));
+        }
+        if !page.contains(&format!("### `{}`", key.key)) || !page.contains(&key.env) {
+            problems.push(format!("`{}` ({}) is missing", key.key, key.env));
+        }
+    }
+    for (name, _) in memlane::config::builtin_type_profiles() {
+        if !page.contains(&format!("| `{name}` |")) {
+            problems.push(format!("the built-in type `{name}` is missing"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "docs/reference/config.md is stale ({REGENERATE}):\n  {}",
+        problems.join("\n  ")
+    );
+    assert_eq!(page, reference::config(), "docs/reference/config.md is stale: {REGENERATE}");
+}
+
+/// The field names of an object schema and of the objects inside it (by `$ref`, items and
+/// variants), each once.
+fn schema_fields(root: &Value, schema: &Value, out: &mut BTreeSet<String>, depth: usize) {
+    if depth > 8 {
+        return;
+    }
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => r
+            .trim_start_matches("#/")
+            .split('/')
+            .try_fold(root, |at, part| at.get(part))
+            .unwrap_or(schema),
+        None => schema,
+    };
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in props {
+            out.insert(name.clone());
+            schema_fields(root, prop, out, depth + 1);
+        }
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(inner @ Value::Object(_)) = schema.get(key) {
+            schema_fields(root, inner, out, depth + 1);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for inner in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+            schema_fields(root, inner, out, depth + 1);
+        }
+    }
+}
+
+#[test]
+fn mcp_reference_lists_every_tool_parameter_and_result_field() {
+    let page = read("docs/reference/mcp.md");
+    let catalogue = memlane::mcp::catalogue();
+    let mut problems = Vec::new();
+    for tool in &catalogue.tools {
+        let name = tool.name.as_ref();
+        let Some(section) = page.split(&format!("\n### {name}\n")).nth(1) else {
+            problems.push(format!("the tool `{name}` has no section"));
+            continue;
+        };
+        let section = section.split("\n### ").next().unwrap_or(section);
+        if tool.description.as_ref().is_none_or(|d| d.trim().is_empty()) {
+            problems.push(format!("the tool `{name}` has no description"));
+        }
+        let mut names = BTreeSet::new();
+        let input = Value::Object((*tool.input_schema).clone());
+        schema_fields(&input, &input, &mut names, 0);
+        if let Some(output) = &tool.output_schema {
+            let output = Value::Object((**output).clone());
+            schema_fields(&output, &output, &mut names, 0);
+        } else {
+            problems.push(format!("the tool `{name}` has no outputSchema"));
+        }
+        for field in names {
+            if !section.contains(&format!("`{field}` (")) {
+                problems.push(format!("`{name}`: the field `{field}` is missing"));
+            }
+        }
+    }
+    for prompt in &catalogue.prompts {
+        if !page.contains(&format!("\n### {}\n", prompt.name)) {
+            problems.push(format!("the prompt `{}` is missing", prompt.name));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "docs/reference/mcp.md is stale ({REGENERATE}):\n  {}",
+        problems.join("\n  ")
+    );
+    assert_eq!(page, reference::mcp(), "docs/reference/mcp.md is stale: {REGENERATE}");
+}
+
+#[test]
+fn error_reference_lists_every_kind_and_exit_code() {
+    let page = read("docs/reference/errors.md");
+    for kind in reference::error_kinds() {
+        let (_, code) = reference::kind_entry(kind);
+        let row = format!("| `{}` |", kind.as_str());
+        assert!(
+            page.contains(&row),
+            "docs/reference/errors.md lacks `{}`: {REGENERATE}",
+            kind.as_str()
+        );
+        assert!(
+            page.lines().any(|l| l.starts_with(&row) && l.ends_with(&format!("| {code} |"))),
+            "docs/reference/errors.md gives `{}` a wrong exit code: {REGENERATE}",
+            kind.as_str()
+        );
+    }
+    assert_eq!(page, reference::errors(), "docs/reference/errors.md is stale: {REGENERATE}");
+}
+
+/// The hand-written `--json` page names every command whose output a plugin reads.
+#[test]
+fn json_reference_describes_every_command() {
+    let page = read("docs/reference/json.md");
+    let mut missing = Vec::new();
+    for (name, cmd) in commands().into_iter().skip(1) {
+        if cmd.has_subcommands() && name != "memlane setup" {
+            continue;
+        }
+        let short = name.trim_start_matches("memlane ");
+        if !page.contains(&format!("**`{short}`**")) {
+            missing.push(short.to_owned());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "docs/reference/json.md has no **`command`** entry for: {} (describe its `--json` output there)",
+        missing.join(", ")
+    );
+}
+
+/// The Markdown files of the repository a reader follows links through.
+fn markdown_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                out.push(path);
+            }
+        }
+    }
+    let mut out: Vec<PathBuf> = ["README.md", "CONTRIBUTING.md", "BENCHMARKS.md", "CHANGELOG.md"]
+        .iter()
+        .map(|f| repo().join(f))
+        .filter(|p| p.is_file())
+        .collect();
+    walk(&repo().join("docs"), &mut out);
+    out.sort();
+    out
+}
+
+/// The targets of the inline links `[text](target)` of a Markdown text, outside code.
+fn link_targets(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(i) = rest.find("](") {
+            let after = &rest[i + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+#[test]
+fn local_links_in_the_docs_resolve() {
+    let mut problems = Vec::new();
+    for file in markdown_files() {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let dir = file.parent().unwrap();
+        for target in link_targets(&text) {
+            if target.contains("://") || target.starts_with("mailto:") || target.starts_with('#') {
+                continue;
+            }
+            let path = target.split('#').next().unwrap_or_default();
+            if !dir.join(path).exists() {
+                let rel = file.strip_prefix(repo()).unwrap_or(&file).display().to_string();
+                problems.push(format!("{rel}: `{target}` does not exist"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "broken links:\n  {}", problems.join("\n  "));
+}
+
+/// The README is a front page: it opens with the two set-up commands, shows how to connect an
+/// agent near the top, names every client `memlane setup` knows, and stays short.
+#[test]
+fn readme_is_a_front_page() {
+    let readme = read("README.md");
+    assert!(
+        readme.len() <= 16 * 1024,
+        "README.md is {} bytes; keep it under 16 KB and move detail into docs/",
+        readme.len()
+    );
+    let blocks: Vec<&str> = readme.split("```").skip(1).step_by(2).take(2).collect();
+    assert_eq!(blocks.len(), 2, "README.md starts with two code blocks");
+    assert!(blocks[0].contains("cargo run") && blocks[0].contains(" init"), "{}", blocks[0]);
+    assert!(blocks[1].trim_start_matches("sh").trim().starts_with("cargo test"), "{}", blocks[1]);
+    let connect = readme
+        .lines()
+        .position(|l| l.starts_with("## Connect your agent"))
+        .expect("README.md has a `## Connect your agent` section");
+    assert!(
+        connect < 120,
+        "`## Connect your agent` starts at line {}; keep it in the first 120",
+        connect + 1
+    );
+    for client in ["claude-code", "cursor", "vscode", "gemini", "codex"] {
+        assert!(
+            readme.contains(&format!("memlane setup {client}")),
+            "README.md lacks `memlane setup {client}`"
+        );
+        assert!(
+            repo().join(format!("docs/agents/{client}.md")).is_file(),
+            "docs/agents/{client}.md"
+        );
+    }
+}
