@@ -107,7 +107,7 @@ pub fn remember<S: Session>(
             ..Default::default()
         };
         let outcome = write(s, || vault.update(&m, &req))?;
-        s.warm(&[(m.id.to_string(), m.meta.pinned)])?;
+        record_use(s, &[(m.id.to_string(), m.meta.pinned)])?;
         return Ok(Remembered { outcome, action: "updated", similarity: Some(similarity) });
     }
     let name = generated_name(vault, &content)?;
@@ -151,11 +151,20 @@ pub fn generated_name(vault: &crate::vault::Vault, content: &str) -> crate::Resu
     Err(Error::NoFreeName(base))
 }
 
+/// Records that memories were just used (read, found, reported): `(id, pinned)` each. The one
+/// rule for every front end: a use warms a memory; nothing used records nothing.
+pub(crate) fn record_use<S: Session + ?Sized>(s: &S, used: &[(String, bool)]) -> crate::Result<()> {
+    if used.is_empty() {
+        return Ok(());
+    }
+    s.warm(used)
+}
+
 /// Reads a memory; `touch` counts the read as a use (warming it).
 pub fn read<S: Session>(s: &S, name: &str, touch: bool) -> crate::Result<Memory> {
     let m = s.vault().resolve(name)?;
     if touch {
-        s.warm(&[(m.id.to_string(), m.meta.pinned)])?;
+        record_use(s, &[(m.id.to_string(), m.meta.pinned)])?;
     }
     Ok(m)
 }
@@ -283,7 +292,7 @@ pub fn mark_used<S: Session>(
     };
     let used: Vec<(String, bool)> =
         memories.iter().map(|m| (m.id.to_string(), m.meta.pinned)).collect();
-    s.warm(&used)?;
+    record_use(s, &used)?;
     Ok(MarkedUsed {
         used: memories
             .iter()

@@ -21,6 +21,7 @@ pub mod links;
 pub mod memory;
 pub mod search;
 pub mod trash;
+pub mod views;
 pub mod window;
 pub mod wire;
 
