@@ -16,6 +16,7 @@
 
 pub mod consolidate;
 pub mod context;
+pub mod doctor;
 pub mod hooks;
 pub mod links;
 pub mod memory;

@@ -623,3 +623,121 @@ pub struct RelatedMemory {
     /// That path, one `[node, edge type]` pair per hop; the last is the node itself.
     pub path: Vec<(String, String)>,
 }
+
+/// What `doctor` found (`doctor --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Doctor {
+    /// The vault's folder.
+    pub vault: String,
+    /// Memories indexed (absent when the vault's folders stopped the check).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memories: Option<usize>,
+    /// Chunks indexed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<usize>,
+    /// The embedder's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedder: Option<String>,
+    /// The link graph's size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphCounts>,
+    /// What is wrong, one item per problem.
+    pub problems: Vec<Problem>,
+}
+
+impl Doctor {
+    /// A report on the vault at `root` with these problems and nothing else.
+    pub fn new(root: &std::path::Path, problems: Vec<Problem>) -> Doctor {
+        Doctor {
+            vault: root.display().to_string(),
+            memories: None,
+            chunks: None,
+            embedder: None,
+            graph: None,
+            problems,
+        }
+    }
+}
+
+/// What kind of problem `doctor` found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// One of memlane's own folders is a link or not a folder.
+    UnsafeFolder,
+    /// A memory file with merge-conflict markers, or keys a merge could not settle.
+    MergeConflict,
+    /// A memory file that does not load.
+    Unreadable,
+    /// Memories that share an id.
+    DuplicateId,
+    /// An interrupted operation waiting to be rolled back.
+    InterruptedOperation,
+    /// An undo log memlane did not write.
+    UntrustedIntent,
+    /// A temp file left by a killed writer.
+    TempFile,
+    /// A symbolic link out of the vault.
+    LinkOutsideVault,
+    /// A `.gitignore` that lets git track the history or the trash.
+    Gitignore,
+    /// The git merge driver is not set up in this clone.
+    MergeDriver,
+    /// A file no command can name.
+    Unreachable,
+    /// A frontmatter problem.
+    Frontmatter,
+    /// A link to a memory that no longer exists.
+    DeadLink,
+}
+
+/// One problem of a [`Doctor`] report.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Problem {
+    /// Its kind.
+    pub kind: ProblemKind,
+    /// The memory it is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    /// The id memories share (`duplicate_id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The memories sharing it (`duplicate_id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memories: Option<Vec<String>>,
+    /// The folder (`unsafe_folder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// The folder's path (`unsafe_folder`, `untrusted_intent`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// What it links to (`dead_link`, `link_outside_vault`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The missing memory's recorded successor (`dead_link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub successor: Option<String>,
+    /// What is wrong, in words.
+    pub message: String,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl Problem {
+    /// A problem of `kind` with its `message` and nothing else.
+    pub fn new(kind: ProblemKind, message: impl Into<String>) -> Problem {
+        Problem {
+            kind,
+            memory: None,
+            id: None,
+            memories: None,
+            folder: None,
+            path: None,
+            target: None,
+            successor: None,
+            message: message.into(),
+            hint: None,
+        }
+    }
+}
