@@ -160,6 +160,20 @@ pub(crate) fn record_use<S: Session + ?Sized>(s: &S, used: &[(String, bool)]) ->
     s.warm(used)
 }
 
+/// Replaces memory `m`'s whole file with `edited` (the file as a person edited it, frontmatter
+/// and body), checked and redacted like any write; the old version goes to history. Text the
+/// same as the file writes nothing (`unchanged`).
+pub fn edit<S: Session>(s: &S, m: &Memory, edited: String) -> crate::Result<WriteOutcome> {
+    if edited == m.raw {
+        let mut out = WriteOutcome::new(WriteStatus::Unchanged, &m.name, &m.id);
+        out.path = Some(m.path.clone());
+        return Ok(out);
+    }
+    let req =
+        UpdateRequest { content: Some(edited), raw: true, action: "edit", ..Default::default() };
+    write(s, || s.vault().update(m, &req))
+}
+
 /// Reads a memory; `touch` counts the read as a use (warming it).
 pub fn read<S: Session>(s: &S, name: &str, touch: bool) -> crate::Result<Memory> {
     let m = s.vault().resolve(name)?;
