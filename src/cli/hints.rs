@@ -6,7 +6,6 @@
 use memlane::Error;
 use memlane::index::hub::{DEFAULT_MODEL, HubError};
 use memlane::index::store::IndexError;
-use memlane::vault::GitignoreAdvice;
 
 use super::error::CliError;
 
@@ -23,32 +22,6 @@ pub(crate) fn hint_for(err: &anyhow::Error) -> Option<String> {
             None
         }
     })
-}
-
-/// How to finish a merge `memlane merge-file` could not settle, for `doctor`: markers in the
-/// body, or keys recorded under `merge_conflicts:` (`key`).
-pub(crate) fn merged_conflict_hint(key: bool) -> &'static str {
-    if key {
-        "give each key listed under `merge_conflicts:` the value to keep, delete `merge_conflicts:`, then `git add` the file"
-    } else {
-        "edit the body to keep the right lines and remove the `<<<<<<<`, `=======` and `>>>>>>>` markers (or `memlane update NAME` with the resolved text), then `git add` the file"
-    }
-}
-
-/// How to fix a vault's `.gitignore`, for `doctor`.
-pub(crate) fn gitignore_hint(advice: &GitignoreAdvice) -> String {
-    match advice {
-        GitignoreAdvice::Missing { .. } => {
-            "run `memlane init` again to write it (it changes nothing else)".into()
-        }
-        GitignoreAdvice::Unmentioned { missing, .. } => format!(
-            "add the line{} `{}` (or `!{}` to commit {} on purpose); `memlane init` writes them in new vaults",
-            if missing.len() == 1 { "" } else { "s" },
-            missing.join("`, `"),
-            missing.join("`, `!"),
-            if missing.len() == 1 { "it" } else { "them" },
-        ),
-    }
 }
 
 /// The hint for an error in the command line's own input.

@@ -5,15 +5,13 @@ use serde_json::{Value, json};
 
 use crate::Error;
 use crate::limits;
-use crate::model::MemoryName;
-use crate::model::links::normalize_target;
 use crate::ops::wire::{self, MemoryJson};
 use crate::ops::{self, window};
 use crate::search::SearchQuery;
 use crate::vault::{UpdateRequest, Vault};
 
 use super::params::*;
-use super::tools::{MAX_READ, MemlaneServer};
+use super::tools::MemlaneServer;
 
 pub(super) fn done(r: crate::Result<Value>) -> CallToolResult {
     match r {
@@ -28,18 +26,6 @@ pub(super) fn done(r: crate::Result<Value>) -> CallToolResult {
 fn outcome_json<T: serde::Serialize>(o: &T) -> crate::Result<Value> {
     serde_json::to_value(o)
         .map_err(|e| Error::Encode { what: "the result", problem: e.to_string() })
-}
-
-/// `45.2KB`, as ragdocs' `get_memory_stats` reports sizes.
-fn human_size(bytes: u64) -> String {
-    let b = bytes as f64;
-    if b < 1024.0 {
-        format!("{bytes}B")
-    } else if b < 1024.0 * 1024.0 {
-        format!("{:.1}KB", b / 1024.0)
-    } else {
-        format!("{:.1}MB", b / (1024.0 * 1024.0))
-    }
 }
 
 /// The library query for `search_memories`: the CLI's filters (types, tags, after/before/since,
@@ -113,29 +99,8 @@ impl MemlaneServer {
         outcome_json(&MemoryJson::new(&self.vault, &m, true))
     }
 
-    /// Each memory asked for, in order; one that cannot be read is `{name, error}`, not a
-    /// failed call.
     pub(super) fn read_many(&self, p: &NamesParams) -> crate::Result<Value> {
-        if p.names.len() > MAX_READ {
-            return Err(Error::TooManyNames { given: p.names.len(), max: MAX_READ });
-        }
-        let mut used = Vec::new();
-        let items: Vec<Value> = p
-            .names
-            .iter()
-            .map(|n| match self.vault.resolve(n) {
-                Ok(m) => {
-                    used.push((m.id.to_string(), m.meta.pinned));
-                    serde_json::to_value(MemoryJson::new(&self.vault, &m, true)).unwrap_or_default()
-                }
-                Err(e) => json!({ "name": n, "error": e.to_string() }),
-            })
-            .collect();
-        if !used.is_empty() {
-            self.live.warm(&used)?;
-        }
-        let found = used.len();
-        Ok(json!({ "memories": items, "found": found, "missing": items.len() - found }))
+        outcome_json(&ops::views::read_many(self, &p.names)?)
     }
 
     pub(super) fn search(&self, p: SearchParams) -> crate::Result<Value> {
@@ -155,8 +120,7 @@ impl MemlaneServer {
 
     pub(super) fn linked(&self, p: LinkedParams) -> crate::Result<Value> {
         let limit = limits::check_opt("limit", p.limit, 1, limits::MAX_RESULTS)?.unwrap_or(5);
-        let items = ops::links::linked(self, &p.target_document, Some(&p.query), limit)?;
-        Ok(json!({ "target_document": normalize_target(&p.target_document), "results": items }))
+        outcome_json(&ops::links::linked(self, &p.target_document, Some(&p.query), limit)?)
     }
 
     pub(super) fn relationships(&self, p: &RelationshipsParams) -> crate::Result<Value> {
@@ -164,34 +128,7 @@ impl MemlaneServer {
     }
 
     pub(super) fn stats(&self) -> crate::Result<Value> {
-        self.live.with_indexes(|idx| {
-            let mut by_type: std::collections::BTreeMap<&str, usize> = Default::default();
-            let mut by_status: std::collections::BTreeMap<&str, usize> = Default::default();
-            let mut tags: std::collections::BTreeMap<&str, usize> = Default::default();
-            let (mut pinned, mut bytes) = (0, 0);
-            for e in idx.manifest().entries().values() {
-                *by_type.entry(&e.memory_type).or_default() += 1;
-                *by_status.entry(&e.status).or_default() += 1;
-                for t in &e.tags {
-                    *tags.entry(t).or_default() += 1;
-                }
-                pinned += usize::from(e.pinned);
-                bytes += e.size;
-            }
-            let root = self.vault.root().display().to_string();
-            Ok(json!({
-                "count": idx.manifest().entries().len(),
-                "total_size": human_size(bytes),
-                "total_bytes": bytes,
-                "tags": tags,
-                "types": by_type,
-                "memory_path": root,
-                "by_status": by_status,
-                "pinned": pinned,
-                "embedder": idx.embedder().id(),
-                "graph": idx.graph().stats(),
-            }))
-        })
+        outcome_json(&ops::views::stats(self)?)
     }
 
     pub(super) fn remember_impl(&self, p: RememberParams) -> crate::Result<Value> {
@@ -242,76 +179,25 @@ impl MemlaneServer {
     }
 
     pub(super) fn suggest_merges(&self, p: SuggestMergesParams) -> crate::Result<Value> {
-        let vault = &*self.vault;
         let limit = limits::check_opt("limit", p.limit, 1, limits::MAX_CLUSTERS)?.unwrap_or(5);
-        let threshold = p.threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
-        let clusters = ops::consolidate::suggest_merges(
+        outcome_json(&ops::views::suggest_merges(
             self,
-            Some(threshold),
+            p.threshold,
             p.filter_type.as_deref(),
             limit,
-        )?;
-        let items: Vec<Value> = clusters
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let memories: Vec<Value> = c
-                    .members
-                    .iter()
-                    .map(|m| {
-                        let file = MemoryName::parse(&m.name)
-                            .map(|n| vault.path_of(&n).display().to_string())
-                            .unwrap_or_default();
-                        json!({
-                            "id": format!("memory:{}", m.name),
-                            "name": m.name,
-                            "type": m.memory_type,
-                            "file_path": file,
-                            "preview": m.preview,
-                        })
-                    })
-                    .collect();
-                json!({
-                    "cluster_id": i,
-                    "score": c.score,
-                    "reason": c.reason,
-                    "memory_count": c.members.len(),
-                    "memories": memories,
-                })
-            })
-            .collect();
-        Ok(json!({ "threshold": threshold, "clusters": items }))
+        )?)
     }
 
     pub(super) fn cold(&self) -> crate::Result<Value> {
-        self.live.flush()?;
-        let (items, reset) = crate::lifecycle::views::cold_memories(&self.vault)?;
-        if let Some(r) = reset {
-            tracing::warn!("{r}");
-        }
-        Ok(json!({
-            "cold_threshold": self.vault.config.lifecycle.cold_threshold,
-            "memories": outcome_json(&items)?,
-        }))
+        outcome_json(&ops::views::cold(self)?)
     }
 
     pub(super) fn tree(&self, p: &TreeParams) -> crate::Result<Value> {
-        self.live.flush()?;
-        let (rows, reset) = crate::lifecycle::views::tree(&self.vault, p.sections.unwrap_or(true))?;
-        if let Some(r) = reset {
-            tracing::warn!("{r}");
-        }
-        Ok(
-            json!({ "vault": self.vault.root().display().to_string(), "memories": outcome_json(&rows)? }),
-        )
+        outcome_json(&ops::views::tree(self, p.sections.unwrap_or(true))?)
     }
 
     pub(super) fn history(&self, p: &NameParams) -> crate::Result<Value> {
-        let m = self.vault.resolve(&p.name)?;
-        let versions = self.vault.history(&m)?;
-        Ok(
-            json!({ "name": m.name.to_string(), "id": m.id.to_string(), "versions": outcome_json(&versions)? }),
-        )
+        outcome_json(&ops::views::history(self, &p.name)?)
     }
 
     pub(super) fn related(&self, p: &RelatedParams) -> crate::Result<Value> {
@@ -328,7 +214,7 @@ impl MemlaneServer {
     }
 
     pub(super) fn trash_list(&self) -> crate::Result<Value> {
-        Ok(json!({ "entries": outcome_json(&self.vault.trash_list()?)? }))
+        outcome_json(&ops::views::trash_list(self)?)
     }
 
     pub(super) fn restore(&self, p: &RestoreParams) -> crate::Result<Value> {

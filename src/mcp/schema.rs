@@ -53,9 +53,10 @@ fn object(required: &[(&str, Value)], optional: &[(&str, Value)]) -> Value {
     json!({"type": "object", "properties": props, "required": req})
 }
 
-/// An object of string keys to `values`.
-fn map_of(values: Value) -> Value {
-    json!({"type": "object", "additionalProperties": values})
+/// The schema of what `T` serialises to: derived from the wire type itself, so the shape and
+/// its schema cannot drift apart.
+pub fn of<T: schemars::JsonSchema + std::any::Any>() -> Arc<JsonObject> {
+    rmcp::handler::server::tool::schema_for_output::<T>()
 }
 
 fn root(v: Value) -> Arc<JsonObject> {
@@ -107,43 +108,6 @@ pub fn remember() -> Arc<JsonObject> {
     root(v)
 }
 
-fn memory() -> Value {
-    object(
-        &[
-            ("memory_id", string()),
-            ("name", string()),
-            ("id", string()),
-            ("type", string()),
-            ("status", string()),
-            ("tags", strings()),
-            ("pinned", boolean()),
-            ("created_at", string()),
-            ("updated_at", string()),
-            ("file_path", string()),
-            ("content", string()),
-        ],
-        &[],
-    )
-}
-
-/// `read_memory`
-pub fn read() -> Arc<JsonObject> {
-    root(memory())
-}
-
-/// `read_memories`: one item per name asked for, in order: the memory, or `{name, error}`.
-pub fn read_many() -> Arc<JsonObject> {
-    let missing = object(&[("name", string()), ("error", string())], &[]);
-    root(object(
-        &[
-            ("memories", array(json!({"anyOf": [memory(), missing]}))),
-            ("found", integer()),
-            ("missing", integer()),
-        ],
-        &[],
-    ))
-}
-
 /// `search_memories`
 pub fn search() -> Arc<JsonObject> {
     let hit = object(
@@ -163,76 +127,6 @@ pub fn search() -> Arc<JsonObject> {
     root(object(&[("results", array(hit))], &[("warning", string())]))
 }
 
-/// `search_linked_memories`
-pub fn linked() -> Arc<JsonObject> {
-    let hit = object(
-        &[
-            ("memory_id", string()),
-            ("name", string()),
-            ("score", number()),
-            ("edge_type", string()),
-            ("context", string()),
-            ("content", string()),
-            ("file_path", string()),
-        ],
-        &[],
-    );
-    root(object(&[("target_document", string()), ("results", array(hit))], &[]))
-}
-
-/// `get_memory_relationships`
-pub fn relationships() -> Arc<JsonObject> {
-    let link = object(
-        &[
-            ("memory_id", string()),
-            ("edge_type", string()),
-            ("context", string()),
-            ("confidence", number()),
-            ("origin", string()),
-        ],
-        &[],
-    );
-    root(object(
-        &[
-            ("memory_id", string()),
-            ("name", string()),
-            ("version_chain", strings()),
-            ("outgoing", array(link.clone())),
-            ("incoming", array(link)),
-        ],
-        &[],
-    ))
-}
-
-/// `get_memory_stats`
-pub fn stats() -> Arc<JsonObject> {
-    let graph = object(
-        &[
-            ("memories", integer()),
-            ("ghosts", integer()),
-            ("entities", integer()),
-            ("edges", integer()),
-            ("missing", integer()),
-        ],
-        &[],
-    );
-    root(object(
-        &[
-            ("count", integer()),
-            ("total_size", string()),
-            ("total_bytes", integer()),
-            ("tags", map_of(integer())),
-            ("types", map_of(integer())),
-            ("memory_path", string()),
-            ("by_status", map_of(integer())),
-            ("pinned", integer()),
-            ("embedder", string()),
-            ("graph", graph),
-        ],
-        &[],
-    ))
-}
-
 /// `merge_memories` (`MergeOutcome`)
 pub fn merge() -> Arc<JsonObject> {
     root(object(
@@ -247,114 +141,9 @@ pub fn merge() -> Arc<JsonObject> {
     ))
 }
 
-/// `suggest_memory_merges`
-pub fn suggest_merges() -> Arc<JsonObject> {
-    let member = object(
-        &[
-            ("id", string()),
-            ("name", string()),
-            ("type", string()),
-            ("file_path", string()),
-            ("preview", string()),
-        ],
-        &[],
-    );
-    let cluster = object(
-        &[
-            ("cluster_id", integer()),
-            ("score", number()),
-            ("reason", string()),
-            ("memory_count", integer()),
-            ("memories", array(member)),
-        ],
-        &[],
-    );
-    root(object(&[("threshold", number()), ("clusters", array(cluster))], &[]))
-}
-
-/// `get_cold_memories`
-pub fn cold() -> Arc<JsonObject> {
-    let item = object(
-        &[
-            ("id", string()),
-            ("name", string()),
-            ("file", string()),
-            ("temperature", number()),
-            ("tokens", integer()),
-        ],
-        &[],
-    );
-    root(object(&[("cold_threshold", number()), ("memories", array(item))], &[]))
-}
-
-/// `memory_tree`
-pub fn tree() -> Arc<JsonObject> {
-    let section = object(&[("header_path", string()), ("tokens", integer())], &[]);
-    let row = object(
-        &[
-            ("name", string()),
-            ("id", string()),
-            ("type", string()),
-            ("temperature", number()),
-            ("pinned", boolean()),
-            ("tokens", integer()),
-            ("sections", array(section)),
-        ],
-        &[],
-    );
-    root(object(&[("vault", string()), ("memories", array(row))], &[]))
-}
-
-/// `memory_history`
-pub fn history() -> Arc<JsonObject> {
-    let version = object(
-        &[
-            ("version", integer()),
-            ("replaced_at", string()),
-            ("action", string()),
-            ("size", integer()),
-            ("path", string()),
-        ],
-        &[],
-    );
-    root(object(&[("name", string()), ("id", string()), ("versions", array(version))], &[]))
-}
-
-/// `get_related_memories`: `path` is one `[node, edge type]` pair per hop.
-pub fn related() -> Arc<JsonObject> {
-    let hop =
-        json!({"type": "array", "prefixItems": [string(), string()], "minItems": 2, "maxItems": 2});
-    let item = object(&[("key", string()), ("score", number()), ("path", array(hop))], &[]);
-    root(object(
-        &[
-            ("memory_id", string()),
-            ("name", string()),
-            ("depth", integer()),
-            ("related", array(item)),
-        ],
-        &[],
-    ))
-}
-
 /// `split_memory`
 pub fn split() -> Arc<JsonObject> {
     root(object(&[("split", string()), ("outcomes", array(outcome()))], &[]))
-}
-
-/// `list_trash`
-pub fn trash() -> Arc<JsonObject> {
-    let entry = object(
-        &[
-            ("entry", string()),
-            ("name", string()),
-            ("deleted_at", string()),
-            ("id", nullable(&string())),
-            ("size", integer()),
-            ("path", string()),
-        ],
-        &[],
-    );
-    root(object(&[("entries", array(entry))], &[]))
 }
 
 /// A parameters struct's schema without `"default": null` on its optional fields.

@@ -18,6 +18,7 @@ use super::live::Live;
 use super::schema;
 use crate::config::McpTools;
 use crate::ops::Session;
+use crate::ops::wire;
 use crate::vault::Vault;
 
 use super::calls::done;
@@ -56,9 +57,6 @@ pub(super) fn all_tools() -> Vec<rmcp::model::Tool> {
     MemlaneServer::tool_router().list_all()
 }
 
-/// The most memories `read_memories` reads in one call.
-pub(super) const MAX_READ: usize = 100;
-
 /// The tools listed with `[mcp] tools = "core"` (the others stay callable by name).
 pub const CORE_TOOLS: &[&str] = &[
     "search_memories",
@@ -95,7 +93,7 @@ impl MemlaneServer {
     #[tool(
         title = "Read a memory",
         description = "Read a whole memory: its content, type, tags and dates.",
-        output_schema = schema::read(),
+        output_schema = schema::of::<wire::MemoryJson>(),
         annotations(
             title = "Read a memory",
             read_only_hint = true,
@@ -111,7 +109,7 @@ impl MemlaneServer {
     #[tool(
         title = "Read several memories",
         description = "Read several memories in one call (names, `name.md` or ids), in the order given. A name that cannot be read is reported in its place as `{name, error}`; the others are still returned.",
-        output_schema = schema::read_many(),
+        output_schema = schema::of::<wire::ReadMany>(),
         annotations(
             title = "Read several memories",
             read_only_hint = true,
@@ -191,7 +189,7 @@ impl MemlaneServer {
     #[tool(
         title = "Memories linked to a file",
         description = "Find the memories that link to a project file (e.g. `src/auth.py`), ranked by a query. Use before changing a file.",
-        output_schema = schema::linked(),
+        output_schema = schema::of::<wire::Linked>(),
         annotations(
             title = "Memories linked to a file",
             read_only_hint = true,
@@ -210,7 +208,7 @@ impl MemlaneServer {
     #[tool(
         title = "A memory's links",
         description = "A memory's links: outgoing, incoming and its version chain (supersedes), optionally of one type.",
-        output_schema = schema::relationships(),
+        output_schema = schema::of::<wire::Relationships>(),
         annotations(
             title = "A memory's links",
             read_only_hint = true,
@@ -229,7 +227,7 @@ impl MemlaneServer {
     #[tool(
         title = "Vault statistics",
         description = "Counts of memories by type and status, the embedder, and graph size.",
-        output_schema = schema::stats(),
+        output_schema = schema::of::<wire::Stats>(),
         annotations(
             title = "Vault statistics",
             read_only_hint = true,
@@ -357,7 +355,7 @@ impl MemlaneServer {
     #[tool(
         title = "Suggest merges",
         description = "Groups of near-duplicate memories worth merging, each with a similarity score, a reason and a preview of every member.",
-        output_schema = schema::suggest_merges(),
+        output_schema = schema::of::<wire::MergeSuggestions>(),
         annotations(
             title = "Suggest merges",
             read_only_hint = true,
@@ -376,7 +374,7 @@ impl MemlaneServer {
     #[tool(
         title = "Cold memories",
         description = "Memories that have cooled below the cold threshold (unused for a long time), coldest first, with their size in tokens: candidates for summarize_memory.",
-        output_schema = schema::cold(),
+        output_schema = schema::of::<wire::ColdList>(),
         annotations(
             title = "Cold memories",
             read_only_hint = true,
@@ -392,7 +390,7 @@ impl MemlaneServer {
     #[tool(
         title = "Vault tree",
         description = "The whole vault as a tree: every memory with its type, temperature, pinned flag, token estimate and heading sections.",
-        output_schema = schema::tree(),
+        output_schema = schema::of::<wire::Tree>(),
         annotations(
             title = "Vault tree",
             read_only_hint = true,
@@ -408,7 +406,7 @@ impl MemlaneServer {
     #[tool(
         title = "A memory's history",
         description = "The earlier versions of a memory (kept on every update, summarize, merge or restore), numbered for restore_memory.",
-        output_schema = schema::history(),
+        output_schema = schema::of::<wire::History>(),
         annotations(
             title = "A memory's history",
             read_only_hint = true,
@@ -424,7 +422,7 @@ impl MemlaneServer {
     #[tool(
         title = "Related memories",
         description = "Memories exactly `depth` links away from a memory (through links, shared files and entities), best connected first.",
-        output_schema = schema::related(),
+        output_schema = schema::of::<wire::RelatedMemories>(),
         annotations(
             title = "Related memories",
             read_only_hint = true,
@@ -459,7 +457,7 @@ impl MemlaneServer {
     #[tool(
         title = "List the trash",
         description = "Deleted memories in the trash, newest first, with the entry to restore them by.",
-        output_schema = schema::trash(),
+        output_schema = schema::of::<wire::TrashList>(),
         annotations(
             title = "List the trash",
             read_only_hint = true,

@@ -4,6 +4,10 @@ use crate::Error;
 use crate::model::links::{EdgeType, normalize_target};
 use crate::vault::WriteOutcome;
 
+use super::wire::{
+    Linked, LinkedMemory, MemoryLink, RelatedMemories, RelatedMemory, Relationships,
+};
+
 use super::{Session, write};
 
 /// What a link points at.
@@ -74,25 +78,6 @@ pub fn unlink<S: Session>(
     Ok(out)
 }
 
-/// A memory that links to a document (`linked`, MCP `search_linked_memories`).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct LinkedMemory {
-    /// `memory:<name>`.
-    pub memory_id: String,
-    /// Its name.
-    pub name: String,
-    /// Its relevance to the query, or the link's confidence when there is no query.
-    pub score: f64,
-    /// The link's type (`mentions`, `refactors`, `debugs` …).
-    pub edge_type: String,
-    /// The words around the link.
-    pub context: String,
-    /// Its content, redacted.
-    pub content: String,
-    /// Its file.
-    pub file_path: String,
-}
-
 /// The memories that link to `document` (`[[src/auth.py]]`), one per memory (its most
 /// confident link), best first: ranked by `query` when one is given (every memory linking to
 /// it is kept, however weak the match), else by the link's confidence.
@@ -101,7 +86,7 @@ pub fn linked<S: Session>(
     document: &str,
     query: Option<&str>,
     limit: usize,
-) -> crate::Result<Vec<LinkedMemory>> {
+) -> crate::Result<Linked> {
     let vault = s.vault();
     let ghost = format!("ghost:{}", normalize_target(document));
     let mut unfiltered = vault.clone();
@@ -138,7 +123,7 @@ pub fn linked<S: Session>(
     scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     scored.truncate(limit);
     let scrub = vault.config.privacy.scrub_secrets;
-    Ok(scored
+    let results = scored
         .into_iter()
         .map(|(score, name, e)| {
             let m = crate::model::MemoryName::parse(&name).ok().and_then(|n| vault.load(&n).ok());
@@ -146,7 +131,7 @@ pub fn linked<S: Session>(
                 memory_id: format!("memory:{name}"),
                 score: super::wire::score(score),
                 edge_type: e.edge_type,
-                context: e.context,
+                anchor_context: e.context,
                 content: m.as_ref().map(|m| m.redacted_content(scrub)).unwrap_or_default(),
                 file_path: m.as_ref().map(|m| m.path.display().to_string()).unwrap_or_else(|| {
                     vault.root().join(format!("{name}.md")).display().to_string()
@@ -154,23 +139,8 @@ pub fn linked<S: Session>(
                 name,
             }
         })
-        .collect())
-}
-
-/// A memory's typed links, both ways, and its version chain (`relationships`, MCP
-/// `get_memory_relationships`).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Relationships {
-    /// `memory:<name>`.
-    pub memory_id: String,
-    /// Its name.
-    pub name: String,
-    /// The keys of its versions, newest first (through `supersedes`).
-    pub version_chain: Vec<String>,
-    /// Links from it: `{memory_id, edge_type, context, confidence, origin}`.
-    pub outgoing: Vec<serde_json::Value>,
-    /// Links to it, in the same shape.
-    pub incoming: Vec<serde_json::Value>,
+        .collect();
+    Ok(Linked { target_document: normalize_target(document), results })
 }
 
 /// The links of the memory `name`, of type `edge` only when given.
@@ -186,24 +156,10 @@ pub fn relationships<S: Session>(
     Ok(Relationships {
         name: m.name.to_string(),
         version_chain: r.version_chain,
-        outgoing: r.outgoing.iter().map(|(k, e)| e.to_json(k)).collect(),
-        incoming: r.incoming.iter().map(|(k, e)| e.to_json(k)).collect(),
+        outgoing: r.outgoing.iter().map(|(k, e)| MemoryLink::new(k, e)).collect(),
+        incoming: r.incoming.iter().map(|(k, e)| MemoryLink::new(k, e)).collect(),
         memory_id: key,
     })
-}
-
-/// The memories exactly `depth` links away from a memory (`related`, MCP
-/// `get_related_memories`).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct RelatedMemories {
-    /// `memory:<name>`.
-    pub memory_id: String,
-    /// Its name.
-    pub name: String,
-    /// How many links away.
-    pub depth: usize,
-    /// Best connected first.
-    pub related: Vec<crate::index::graph::Related>,
 }
 
 /// The memories exactly `depth` links away from `name`, best connected first, at most `limit`
@@ -220,5 +176,13 @@ pub fn related<S: Session>(
         Ok(idx.graph().neighbors(&key, depth, &crate::model::links::link_weight))
     })?;
     related.truncate(limit);
+    let related = related
+        .into_iter()
+        .map(|r| RelatedMemory {
+            key: r.key,
+            score: super::wire::score(f64::from(r.score)),
+            path: r.path,
+        })
+        .collect();
     Ok(RelatedMemories { name: m.name.to_string(), memory_id: key, depth, related })
 }

@@ -107,7 +107,7 @@ pub fn remember<S: Session>(
             ..Default::default()
         };
         let outcome = write(s, || vault.update(&m, &req))?;
-        s.warm(&[(m.id.to_string(), m.meta.pinned)])?;
+        record_use(s, &[(m.id.to_string(), m.meta.pinned)])?;
         return Ok(Remembered { outcome, action: "updated", similarity: Some(similarity) });
     }
     let name = generated_name(vault, &content)?;
@@ -151,11 +151,34 @@ pub fn generated_name(vault: &crate::vault::Vault, content: &str) -> crate::Resu
     Err(Error::NoFreeName(base))
 }
 
+/// Records that memories were just used (read, found, reported): `(id, pinned)` each. The one
+/// rule for every front end: a use warms a memory; nothing used records nothing.
+pub(crate) fn record_use<S: Session + ?Sized>(s: &S, used: &[(String, bool)]) -> crate::Result<()> {
+    if used.is_empty() {
+        return Ok(());
+    }
+    s.warm(used)
+}
+
+/// Replaces memory `m`'s whole file with `edited` (the file as a person edited it, frontmatter
+/// and body), checked and redacted like any write; the old version goes to history. Text the
+/// same as the file writes nothing (`unchanged`).
+pub fn edit<S: Session>(s: &S, m: &Memory, edited: String) -> crate::Result<WriteOutcome> {
+    if edited == m.raw {
+        let mut out = WriteOutcome::new(WriteStatus::Unchanged, &m.name, &m.id);
+        out.path = Some(m.path.clone());
+        return Ok(out);
+    }
+    let req =
+        UpdateRequest { content: Some(edited), raw: true, action: "edit", ..Default::default() };
+    write(s, || s.vault().update(m, &req))
+}
+
 /// Reads a memory; `touch` counts the read as a use (warming it).
 pub fn read<S: Session>(s: &S, name: &str, touch: bool) -> crate::Result<Memory> {
     let m = s.vault().resolve(name)?;
     if touch {
-        s.warm(&[(m.id.to_string(), m.meta.pinned)])?;
+        record_use(s, &[(m.id.to_string(), m.meta.pinned)])?;
     }
     Ok(m)
 }
@@ -283,7 +306,7 @@ pub fn mark_used<S: Session>(
     };
     let used: Vec<(String, bool)> =
         memories.iter().map(|m| (m.id.to_string(), m.meta.pinned)).collect();
-    s.warm(&used)?;
+    record_use(s, &used)?;
     Ok(MarkedUsed {
         used: memories
             .iter()

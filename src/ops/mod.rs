@@ -16,11 +16,13 @@
 
 pub mod consolidate;
 pub mod context;
+pub mod doctor;
 pub mod hooks;
 pub mod links;
 pub mod memory;
 pub mod search;
 pub mod trash;
+pub mod views;
 pub mod window;
 pub mod wire;
 

@@ -95,8 +95,8 @@ pub fn search<S: Session>(s: &S, req: &SearchRequest) -> crate::Result<Found> {
             Ok((results, used, expanded))
         })
     })?;
-    if req.touch && !used.is_empty() {
-        s.warm(&used)?;
+    if req.touch {
+        super::memory::record_use(s, &used)?;
     }
     Ok(Found { results, expanded })
 }

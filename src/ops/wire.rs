@@ -21,7 +21,7 @@ pub fn level(x: f64) -> f64 {
 }
 
 /// One memory: `show --json`, `list --json`, MCP `read_memory`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MemoryJson {
     /// `memory:<name>` (ragdocs' id form).
     pub memory_id: String,
@@ -225,4 +225,519 @@ pub struct UsedMemory {
     pub name: String,
     /// Its 11-character id.
     pub id: String,
+}
+
+/// The cold memories (`cold --json`, MCP `get_cold_memories`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ColdList {
+    /// The temperature below which a memory counts as cold (`lifecycle.cold_threshold`).
+    pub cold_threshold: f64,
+    /// The cold memories, coldest first.
+    pub memories: Vec<ColdMemory>,
+}
+
+/// One memory of a [`ColdList`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ColdMemory {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its file.
+    pub file_path: String,
+    /// Its temperature now.
+    pub temperature: f64,
+    /// Estimated tokens of its content: what summarizing it would save.
+    pub tokens: usize,
+}
+
+impl From<crate::lifecycle::views::ColdItem> for ColdMemory {
+    fn from(c: crate::lifecycle::views::ColdItem) -> ColdMemory {
+        ColdMemory {
+            memory_id: format!("memory:{}", c.name),
+            name: c.name,
+            id: c.id,
+            file_path: c.file.display().to_string(),
+            temperature: level(c.temperature),
+            tokens: c.tokens,
+        }
+    }
+}
+
+/// The vault as a tree (`tree --json`, MCP `memory_tree`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Tree {
+    /// The vault's folder.
+    pub vault: String,
+    /// Every memory in name order.
+    pub memories: Vec<TreeMemory>,
+}
+
+/// One memory of a [`Tree`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TreeMemory {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name (folders joined by `/`).
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// Its temperature now.
+    pub temperature: f64,
+    /// Whether it is pinned (pinned memories never cool).
+    pub pinned: bool,
+    /// Estimated tokens of its (redacted) content.
+    pub tokens: usize,
+    /// Its heading sections (none when they were left out).
+    pub sections: Vec<TreeSection>,
+}
+
+/// One heading section of a [`TreeMemory`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TreeSection {
+    /// The headings leading to it (`Design > Storage`).
+    pub header_path: String,
+    /// Estimated tokens of the section.
+    pub tokens: usize,
+}
+
+impl From<crate::lifecycle::views::TreeRow> for TreeMemory {
+    fn from(r: crate::lifecycle::views::TreeRow) -> TreeMemory {
+        TreeMemory {
+            memory_id: format!("memory:{}", r.name),
+            name: r.name,
+            id: r.id,
+            memory_type: r.memory_type,
+            temperature: level(r.temperature),
+            pinned: r.pinned,
+            tokens: r.tokens,
+            sections: r
+                .sections
+                .into_iter()
+                .map(|s| TreeSection { header_path: s.header_path, tokens: s.tokens })
+                .collect(),
+        }
+    }
+}
+
+/// A memory's stored versions (`history --json`, MCP `memory_history`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct History {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its earlier versions, oldest first (1 is the oldest).
+    pub versions: Vec<HistoryVersion>,
+}
+
+/// One version of a [`History`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct HistoryVersion {
+    /// Its number, for `restore --version` (1 is the oldest).
+    pub version: usize,
+    /// When it was replaced.
+    pub replaced_at: String,
+    /// What replaced it (`update`, `append`, `edit`, `restore` …).
+    pub action: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its file.
+    pub file_path: String,
+}
+
+impl From<crate::vault::HistoryEntry> for HistoryVersion {
+    fn from(h: crate::vault::HistoryEntry) -> HistoryVersion {
+        HistoryVersion {
+            version: h.version,
+            replaced_at: h.replaced_at,
+            action: h.action,
+            size: h.size,
+            file_path: h.path.display().to_string(),
+        }
+    }
+}
+
+/// The trash (`trash list --json`, MCP `list_trash`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TrashList {
+    /// The deleted memories, newest first.
+    pub entries: Vec<TrashItem>,
+}
+
+/// One entry of a [`TrashList`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TrashItem {
+    /// The handle to restore it by (`auth/jwt-plan_20260110T100000.000Z`).
+    pub entry: String,
+    /// The name it had.
+    pub name: String,
+    /// When it was deleted.
+    pub deleted_at: String,
+    /// Its 11-character id, when readable.
+    pub id: Option<String>,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Its file in the trash.
+    pub file_path: String,
+}
+
+impl From<crate::vault::TrashEntry> for TrashItem {
+    fn from(t: crate::vault::TrashEntry) -> TrashItem {
+        TrashItem {
+            entry: t.entry,
+            name: t.name,
+            deleted_at: t.deleted_at,
+            id: t.id,
+            size: t.size,
+            file_path: t.path.display().to_string(),
+        }
+    }
+}
+
+/// What emptying the trash removed (`trash empty --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct TrashEmptied {
+    /// The entries deleted for good.
+    pub removed: Vec<TrashItem>,
+}
+
+/// The memories linking to a document (`linked --json`, MCP `search_linked_memories`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Linked {
+    /// The document, normalised (`src/auth.py`).
+    pub target_document: String,
+    /// Best first.
+    pub results: Vec<LinkedMemory>,
+}
+
+/// One memory of [`Linked`]: ragdocs' `search_linked_memories` item.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct LinkedMemory {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its relevance to the query, or the link's confidence when there is no query.
+    pub score: f64,
+    /// The link's type (`mentions`, `refactors`, `debugs` …).
+    pub edge_type: String,
+    /// The words around the link.
+    pub anchor_context: String,
+    /// Its content, redacted.
+    pub content: String,
+    /// Its file.
+    pub file_path: String,
+}
+
+/// Groups of near-duplicate memories (`suggest-merges --json`, MCP `suggest_memory_merges`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MergeSuggestions {
+    /// How similar the members of a cluster all are, at least.
+    pub threshold: f64,
+    /// Most similar first.
+    pub clusters: Vec<MergeCluster>,
+}
+
+/// One cluster of [`MergeSuggestions`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MergeCluster {
+    /// Its position in the list, from 0.
+    pub cluster_id: usize,
+    /// The mean pairwise similarity of its members.
+    pub score: f64,
+    /// Why they were grouped.
+    pub reason: String,
+    /// How many members.
+    pub memory_count: usize,
+    /// The members.
+    pub memories: Vec<MergeMember>,
+}
+
+/// One member of a [`MergeCluster`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MergeMember {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// Its file.
+    pub file_path: String,
+    /// Its first words, redacted.
+    pub preview: String,
+}
+
+/// Counts of the vault (MCP `get_memory_stats`): ragdocs' keys and memlane's.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Stats {
+    /// Memories.
+    pub count: usize,
+    /// Their total size for people (`45.2KB`).
+    pub total_size: String,
+    /// Their total size in bytes.
+    pub total_bytes: u64,
+    /// Memories per tag.
+    pub tags: std::collections::BTreeMap<String, usize>,
+    /// Memories per type.
+    pub types: std::collections::BTreeMap<String, usize>,
+    /// The vault's folder.
+    pub memory_path: String,
+    /// Memories per status.
+    pub by_status: std::collections::BTreeMap<String, usize>,
+    /// Pinned memories.
+    pub pinned: usize,
+    /// The embedder's id.
+    pub embedder: String,
+    /// The link graph's size.
+    pub graph: GraphCounts,
+}
+
+/// The link graph's size ([`Stats`], `doctor`).
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
+pub struct GraphCounts {
+    /// Present memories.
+    pub memories: usize,
+    /// Documents linked to (ghost nodes).
+    pub ghosts: usize,
+    /// Entities.
+    pub entities: usize,
+    /// Links, dangling ones included.
+    pub edges: usize,
+    /// Missing memories that something still links to.
+    pub missing: usize,
+}
+
+impl From<crate::index::graph::GraphStats> for GraphCounts {
+    fn from(g: crate::index::graph::GraphStats) -> GraphCounts {
+        GraphCounts {
+            memories: g.memories,
+            ghosts: g.ghosts,
+            entities: g.entities,
+            edges: g.edges,
+            missing: g.missing,
+        }
+    }
+}
+
+/// Several memories read at once (MCP `read_memories`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ReadMany {
+    /// One item per name asked for, in order.
+    pub memories: Vec<ReadItem>,
+    /// Memories read.
+    pub found: usize,
+    /// Names that could not be read.
+    pub missing: usize,
+}
+
+/// One item of [`ReadMany`]: the memory, or why it could not be read.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum ReadItem {
+    /// The memory.
+    Found(Box<MemoryJson>),
+    /// A name that could not be read.
+    Missing {
+        /// The name as given.
+        name: String,
+        /// Why it could not be read.
+        error: String,
+    },
+}
+
+/// A memory's typed links, both ways, and its version chain (`relationships --json`, MCP
+/// `get_memory_relationships`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Relationships {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// The keys of its versions, newest first (through `supersedes`).
+    pub version_chain: Vec<String>,
+    /// Links from it.
+    pub outgoing: Vec<MemoryLink>,
+    /// Links to it.
+    pub incoming: Vec<MemoryLink>,
+}
+
+/// One link of [`Relationships`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MemoryLink {
+    /// The node at the other end: `memory:<name>`, a document (`ghost:<path>`) or an entity.
+    pub memory_id: String,
+    /// The link's type (`supersedes`, `depends_on`, `mentions` …).
+    pub edge_type: String,
+    /// The words around the link.
+    pub anchor_context: String,
+    /// How sure the extractor was, 0 to 1.
+    pub confidence: f64,
+    /// Where the link came from: `keyword`, `frontmatter`, `agent`, `entity` or `context`.
+    pub origin: String,
+}
+
+impl MemoryLink {
+    /// The link to node `key` with the edge's data.
+    pub fn new(key: &str, e: &crate::index::graph::EdgeData) -> MemoryLink {
+        MemoryLink {
+            memory_id: key.to_owned(),
+            edge_type: e.edge_type.clone(),
+            anchor_context: e.context.clone(),
+            confidence: score(f64::from(e.confidence)),
+            origin: e.origin.clone(),
+        }
+    }
+}
+
+/// The memories exactly `depth` links away from a memory (`related --json`, MCP
+/// `get_related_memories`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct RelatedMemories {
+    /// `memory:<name>` of the memory asked about.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// How many links away.
+    pub depth: usize,
+    /// Best connected first.
+    pub related: Vec<RelatedMemory>,
+}
+
+/// One node of [`RelatedMemories`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct RelatedMemory {
+    /// Its node key (`memory:<name>`, or a document or entity passed through).
+    pub key: String,
+    /// The product of `weight(edge_type) × confidence` along the best path.
+    pub score: f64,
+    /// That path, one `[node, edge type]` pair per hop; the last is the node itself.
+    pub path: Vec<(String, String)>,
+}
+
+/// What `doctor` found (`doctor --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Doctor {
+    /// The vault's folder.
+    pub vault: String,
+    /// Memories indexed (absent when the vault's folders stopped the check).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memories: Option<usize>,
+    /// Chunks indexed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<usize>,
+    /// The embedder's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedder: Option<String>,
+    /// The link graph's size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<GraphCounts>,
+    /// What is wrong, one item per problem.
+    pub problems: Vec<Problem>,
+}
+
+impl Doctor {
+    /// A report on the vault at `root` with these problems and nothing else.
+    pub fn new(root: &std::path::Path, problems: Vec<Problem>) -> Doctor {
+        Doctor {
+            vault: root.display().to_string(),
+            memories: None,
+            chunks: None,
+            embedder: None,
+            graph: None,
+            problems,
+        }
+    }
+}
+
+/// What kind of problem `doctor` found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ProblemKind {
+    /// One of memlane's own folders is a link or not a folder.
+    UnsafeFolder,
+    /// A memory file with merge-conflict markers, or keys a merge could not settle.
+    MergeConflict,
+    /// A memory file that does not load.
+    Unreadable,
+    /// Memories that share an id.
+    DuplicateId,
+    /// An interrupted operation waiting to be rolled back.
+    InterruptedOperation,
+    /// An undo log memlane did not write.
+    UntrustedIntent,
+    /// A temp file left by a killed writer.
+    TempFile,
+    /// A symbolic link out of the vault.
+    LinkOutsideVault,
+    /// A `.gitignore` that lets git track the history or the trash.
+    Gitignore,
+    /// The git merge driver is not set up in this clone.
+    MergeDriver,
+    /// A file no command can name.
+    Unreachable,
+    /// A frontmatter problem.
+    Frontmatter,
+    /// A link to a memory that no longer exists.
+    DeadLink,
+}
+
+/// One problem of a [`Doctor`] report.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Problem {
+    /// Its kind.
+    pub kind: ProblemKind,
+    /// The memory it is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
+    /// The id memories share (`duplicate_id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The memories sharing it (`duplicate_id`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memories: Option<Vec<String>>,
+    /// The folder (`unsafe_folder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// The folder's path (`unsafe_folder`, `untrusted_intent`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// What it links to (`dead_link`, `link_outside_vault`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The missing memory's recorded successor (`dead_link`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub successor: Option<String>,
+    /// What is wrong, in words.
+    pub message: String,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl Problem {
+    /// A problem of `kind` with its `message` and nothing else.
+    pub fn new(kind: ProblemKind, message: impl Into<String>) -> Problem {
+        Problem {
+            kind,
+            memory: None,
+            id: None,
+            memories: None,
+            folder: None,
+            path: None,
+            target: None,
+            successor: None,
+            message: message.into(),
+            hint: None,
+        }
+    }
 }

@@ -481,7 +481,7 @@ fn a_memorys_file_mode_survives_updates_and_history() {
     assert_eq!(mode(&path), 0o600);
     let hist = env.run(["history", "standup", "--json"]).success().json();
     for v in hist["versions"].as_array().unwrap() {
-        let p = v["path"].as_str().unwrap().replace("[ROOT]", &env.root.display().to_string());
+        let p = v["file_path"].as_str().unwrap().replace("[ROOT]", &env.root.display().to_string());
         assert_eq!(mode(Path::new(&p)), 0o600, "{p}");
     }
 }

@@ -260,7 +260,7 @@ fn concurrent_cli_writers_and_readers_lose_nothing() {
     let versions = history["versions"].as_array().unwrap_or_else(|| panic!("{history}"));
     assert_eq!(versions.len(), WRITERS * ROUNDS, "{history}");
     for v in versions {
-        let raw = std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap();
+        let raw = std::fs::read_to_string(v["file_path"].as_str().unwrap()).unwrap();
         assert!(raw.starts_with("---\n") && raw.contains("Started."), "{raw}");
     }
     assert!(temp_files(&env).is_empty(), "{:?}", temp_files(&env));
@@ -501,7 +501,7 @@ fn sigkill_during_cli_writes_loses_no_acknowledged_write() {
     let versions = history["versions"].as_array().unwrap();
     assert!(versions.len() >= landed.count(), "{history}");
     for v in versions {
-        let raw = std::fs::read_to_string(v["path"].as_str().unwrap()).unwrap();
+        let raw = std::fs::read_to_string(v["file_path"].as_str().unwrap()).unwrap();
         assert!(raw.starts_with("---\n") && raw.contains("Started."), "{raw}");
     }
     assert!(index_lock_free(&env));

@@ -34,7 +34,7 @@ fn merge_redirects_links_and_is_reversible_from_the_trash() {
     env.run(["trash", "restore", "auth-v1", "--as", "auth-v1-restored"]).success();
     let restored = env.read("auth-v1-restored.md");
     let hist = env.run(["history", "auth-v1-restored", "--json"]).success().json();
-    let first = hist["versions"][0]["path"]
+    let first = hist["versions"][0]["file_path"]
         .as_str()
         .unwrap()
         .replace("[ROOT]", &env.root.display().to_string());
@@ -49,9 +49,9 @@ fn suggest_merges_finds_planted_duplicates_without_chaining() {
     env.write("dup/a.md", "# Postgres choice\n\nWe picked PostgreSQL over DynamoDB because we need transactions across orders and payments.\n");
     env.write("dup/b.md", "# Postgres choice\n\nWe picked PostgreSQL over DynamoDB because we need transactions across orders and payments!\n");
     let out = env.run(["suggest-merges", "--json", "--threshold", "0.9"]).success().json();
-    let clusters = out.as_array().unwrap();
+    let clusters = out["clusters"].as_array().unwrap();
     assert_eq!(clusters.len(), 1, "{out:#}");
-    let members: Vec<&str> = clusters[0]["members"]
+    let members: Vec<&str> = clusters[0]["memories"]
         .as_array()
         .unwrap()
         .iter()
@@ -117,7 +117,7 @@ fn split_with_replace_is_reversible_from_the_trash() {
     let restored = env.read("big-again.md");
     // The trashed file carries `superseded_by`; its pre-split bytes are in history.
     let hist = env.run(["history", "big-again", "--json"]).success().json();
-    let first = hist["versions"][0]["path"]
+    let first = hist["versions"][0]["file_path"]
         .as_str()
         .unwrap()
         .replace("[ROOT]", &env.root.display().to_string());

@@ -8,27 +8,28 @@ fn linked_lists_exactly_the_memories_that_mention_a_document() {
     let env = TestEnv::with_vault("links");
     let out = env.run(["linked", "src/auth.py", "session expiry bug", "--json"]).success().json();
     let names: Vec<&str> =
-        out.as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap()).collect();
+        out["results"].as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap()).collect();
     let mut sorted = names.clone();
     sorted.sort_unstable();
     // onboarding has [[src/auth.py]] only inside a code block: not a link.
     assert_eq!(sorted, ["auth-v1", "auth-v2", "bug-login"], "{out:#}");
     assert_eq!(names[0], "bug-login", "best match for the query first: {out:#}");
-    let first = &out[0];
+    assert_eq!(out["target_document"], "src/auth.py");
+    let first = &out["results"][0];
     assert_eq!(first["edge_type"], "debugs");
-    assert!(first["context"].as_str().unwrap().contains("[[src/auth.py]]"));
-    for key in ["memory_id", "score", "content", "context", "edge_type", "file_path"] {
+    assert!(first["anchor_context"].as_str().unwrap().contains("[[src/auth.py]]"));
+    for key in ["memory_id", "score", "content", "anchor_context", "edge_type", "file_path"] {
         assert!(first.get(key).is_some(), "{key} missing: {first}");
     }
-    let v2 = out.as_array().unwrap().iter().find(|h| h["name"] == "auth-v2").unwrap();
+    let v2 = out["results"].as_array().unwrap().iter().find(|h| h["name"] == "auth-v2").unwrap();
     assert_eq!(v2["edge_type"], "refactors");
     // `./` and duplicate slashes meet the same document.
     let same = env.run(["linked", "./src//auth.py", "--json"]).success().json();
-    assert_eq!(same.as_array().unwrap().len(), 3);
+    assert_eq!(same["results"].as_array().unwrap().len(), 3);
     let keys = env.run(["linked", "src/keys/rotate.py", "--json"]).success().json();
-    assert_eq!(keys[0]["name"], "key-rotation");
+    assert_eq!(keys["results"][0]["name"], "key-rotation");
     assert_eq!(
-        env.run(["linked", "src/nothing.py", "--json"]).success().json(),
+        env.run(["linked", "src/nothing.py", "--json"]).success().json()["results"],
         serde_json::json!([])
     );
     insta::assert_snapshot!(
@@ -104,7 +105,7 @@ fn link_and_unlink_write_the_frontmatter_with_history() {
     assert_eq!(rel["outgoing"][0]["memory_id"], "memory:auth-v3");
     env.run(["link", "bug-login", "docs/runbook.md", "--doc"]).success();
     let linked = env.run(["linked", "docs/runbook.md", "--json"]).success().json();
-    assert_eq!(linked[0]["name"], "bug-login");
+    assert_eq!(linked["results"][0]["name"], "bug-login");
     env.run(["unlink", "bug-login", "auth-v3"]).success();
     assert!(!env.read("bug-login.md").contains("auth-v3"));
     let out = env.run(["unlink", "bug-login", "auth-v3"]).code(2);

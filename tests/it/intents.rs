@@ -448,7 +448,12 @@ fn a_file_edited_after_a_killed_mv_keeps_the_edit() {
     edit(&env, "onboarding.md", &mine);
     let out = env.run(["list"]).success();
     assert_eq!(env.read("onboarding.md"), mine, "{out}");
-    assert!(env.run(["trash", "list", "--json"]).success().json().as_array().unwrap().is_empty());
+    assert!(
+        env.run(["trash", "list", "--json"]).success().json()["entries"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
     let copies = rollback_copies(&env);
     assert_eq!(copies.len(), 1);
     assert_eq!(copies[0].1, trashed);

@@ -4,7 +4,7 @@ use crate::common::TestEnv;
 
 fn temperature(env: &TestEnv, name: &str) -> f64 {
     let tree = env.run(["tree", "--json"]).success().json();
-    tree.as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()["temperature"]
+    tree["memories"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()["temperature"]
         .as_f64()
         .unwrap()
 }
@@ -25,7 +25,7 @@ fn reads_warm_and_a_quiet_week_cools_everything_but_pinned_memories() {
     env.set_now("2026-01-17T10:00:00Z");
     let cold = env.run(["cold", "--json"]).success().json();
     let names: Vec<&str> =
-        cold.as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+        cold["memories"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names.len(), 5, "{cold:#}");
     assert!(!names.contains(&"key-rotation"), "pinned memories never go cold: {names:?}");
     assert_eq!(temperature(&env, "key-rotation"), 0.5);

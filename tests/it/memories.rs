@@ -260,7 +260,7 @@ fn json_output_shapes() {
     let rm = env.run(["rm", "j", "--json"]).success().json();
     assert_eq!(rm[0]["status"], "deleted");
     let trash = env.run(["trash", "list", "--json"]).success().json();
-    assert_eq!(trash[0]["name"], "j");
+    assert_eq!(trash["entries"][0]["name"], "j");
     let init = env.run(["init", "--json"]).success().json();
     assert_eq!(init["existed"], true);
 }

@@ -41,10 +41,15 @@ fn rm_then_restore_gives_back_the_exact_bytes() {
     let out = env.run(["trash", "empty", "--older-than", "30d", "--json"]).success().json();
     assert_eq!(out["removed"].as_array().unwrap().len(), 1);
     let left = env.run(["trash", "list", "--json"]).success().json();
-    assert_eq!(left.as_array().unwrap().len(), 1);
-    assert_eq!(left[0]["name"], "deploy-notes");
+    assert_eq!(left["entries"].as_array().unwrap().len(), 1);
+    assert_eq!(left["entries"][0]["name"], "deploy-notes");
     env.run(["trash", "empty"]).success();
-    assert!(env.run(["trash", "list", "--json"]).success().json().as_array().unwrap().is_empty());
+    assert!(
+        env.run(["trash", "list", "--json"]).success().json()["entries"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]

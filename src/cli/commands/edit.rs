@@ -2,10 +2,11 @@
 
 use anyhow::Context as _;
 use memlane::Error;
-use memlane::vault::{Memory, UpdateRequest, WriteOutcome, WriteStatus};
+use memlane::ops;
 
 use crate::cli::Ctx;
 use crate::cli::commands::content::print_outcome;
+use crate::cli::session::CliSession;
 
 /// Open a memory in `$VISUAL` / `$EDITOR`
 ///
@@ -19,8 +20,8 @@ pub(crate) struct EditArgs {
 }
 
 pub(crate) fn run(ctx: &mut Ctx, args: &EditArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let m = vault.resolve(&args.name)?;
+    let s = CliSession::open(ctx)?;
+    let m = ops::memory::read(&s, &args.name, false)?;
     let editor = std::env::var("VISUAL")
         .ok()
         .filter(|s| !s.trim().is_empty())
@@ -55,13 +56,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &EditArgs) -> anyhow::Result<()> {
         .into());
     }
     let edited = read_no_follow(&tmp).with_context(|| format!("cannot read {}", tmp.display()))?;
-    if edited == m.raw {
-        let _ = std::fs::remove_dir_all(&dir);
-        return print_outcome(ctx, &unchanged(&m));
-    }
-    let req =
-        UpdateRequest { content: Some(edited), raw: true, action: "edit", ..Default::default() };
-    match vault.update(&m, &req) {
+    match ops::memory::edit(&s, &m, edited) {
         Ok(o) => {
             let _ = std::fs::remove_dir_all(&dir);
             print_outcome(ctx, &o)
@@ -152,10 +147,4 @@ fn read_no_follow(path: &std::path::Path) -> std::io::Result<String> {
         ));
     }
     std::fs::read_to_string(path)
-}
-
-fn unchanged(m: &Memory) -> WriteOutcome {
-    let mut out = WriteOutcome::new(WriteStatus::Unchanged, &m.name, &m.id);
-    out.path = Some(m.path.clone());
-    out
 }

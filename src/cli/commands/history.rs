@@ -2,6 +2,8 @@
 
 use crate::cli::Ctx;
 use crate::cli::output::human_size;
+use crate::cli::session::CliSession;
+use memlane::ops;
 
 /// List the stored versions of a memory
 ///
@@ -14,19 +16,17 @@ pub(crate) struct HistoryArgs {
 }
 
 pub(crate) fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let m = vault.resolve(&args.name)?;
-    let versions = vault.history(&m)?;
+    let s = CliSession::open(ctx)?;
+    let history = ops::views::history(&s, &args.name)?;
     if ctx.out.json {
-        return ctx
-            .out
-            .json(&serde_json::json!({ "name": m.name, "id": m.id, "versions": versions }));
+        return ctx.out.json(&history);
     }
-    if versions.is_empty() {
-        ctx.out.note(format!("{} has no earlier versions", m.name));
+    if history.versions.is_empty() {
+        ctx.out.note(format!("{} has no earlier versions", history.name));
         return Ok(());
     }
-    let rows: Vec<Vec<String>> = versions
+    let rows: Vec<Vec<String>> = history
+        .versions
         .iter()
         .map(|v| {
             vec![v.version.to_string(), v.replaced_at.clone(), v.action.clone(), human_size(v.size)]

@@ -20,23 +20,23 @@ pub(crate) struct LinkedArgs {
 pub(crate) fn linked(ctx: &mut Ctx, args: &LinkedArgs) -> anyhow::Result<()> {
     limits::check("--limit", args.limit, 1, limits::MAX_RESULTS)?;
     let s = CliSession::open(ctx)?;
-    let items = ops::links::linked(&s, &args.document, args.query.as_deref(), args.limit)?;
+    let linked = ops::links::linked(&s, &args.document, args.query.as_deref(), args.limit)?;
     if ctx.out.json {
-        return ctx.out.json(&items);
+        return ctx.out.json(&linked);
     }
-    if items.is_empty() {
+    if linked.results.is_empty() {
         ctx.out.note(format!("no memory links to {}", args.document));
         return Ok(());
     }
     let mut text = String::new();
-    for (i, m) in items.iter().enumerate() {
+    for (i, m) in linked.results.iter().enumerate() {
         text.push_str(&format!(
             "{}. {}  [{:.2}]  {}\n   {}\n",
             i + 1,
             m.name,
             m.score,
             m.edge_type,
-            m.context
+            m.anchor_context
         ));
     }
     ctx.out.text(&text)

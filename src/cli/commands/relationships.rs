@@ -27,12 +27,11 @@ pub(crate) fn relationships(ctx: &mut Ctx, args: &RelationshipsArgs) -> anyhow::
             r.version_chain.iter().map(|k| k.trim_start_matches("memory:")).collect();
         text.push_str(&format!("  versions (newest first): {}\n", names.join(" -> ")));
     }
-    let field = |v: &serde_json::Value, k: &str| v[k].as_str().unwrap_or_default().to_owned();
     for e in &r.outgoing {
-        text.push_str(&format!("  -> {:<16} {}\n", field(e, "edge_type"), field(e, "memory_id")));
+        text.push_str(&format!("  -> {:<16} {}\n", e.edge_type, e.memory_id));
     }
     for e in &r.incoming {
-        text.push_str(&format!("  <- {:<16} {}\n", field(e, "edge_type"), field(e, "memory_id")));
+        text.push_str(&format!("  <- {:<16} {}\n", e.edge_type, e.memory_id));
     }
     if r.outgoing.is_empty() && r.incoming.is_empty() {
         text.push_str("  no links\n");

@@ -2,7 +2,7 @@
 
 use crate::cli::Ctx;
 use crate::cli::session::CliSession;
-use memlane::ops::{self, Session as _};
+use memlane::ops;
 
 /// Find clusters of near-duplicate memories worth merging
 #[derive(Debug, clap::Args)]
@@ -21,24 +21,20 @@ pub(crate) struct SuggestMergesArgs {
 pub(crate) fn suggest_merges(ctx: &mut Ctx, args: &SuggestMergesArgs) -> anyhow::Result<()> {
     memlane::limits::check("--limit", args.limit, 1, memlane::limits::MAX_CLUSTERS)?;
     let s = CliSession::open(ctx)?;
-    let threshold = args.threshold.unwrap_or(s.vault().config.lifecycle.merge_threshold);
-    let clusters = ops::consolidate::suggest_merges(
-        &s,
-        Some(threshold),
-        args.memory_type.as_deref(),
-        args.limit,
-    )?;
+    let found =
+        ops::views::suggest_merges(&s, args.threshold, args.memory_type.as_deref(), args.limit)?;
     if ctx.out.json {
-        return ctx.out.json(&clusters);
+        return ctx.out.json(&found);
     }
-    if clusters.is_empty() {
+    if found.clusters.is_empty() {
+        let threshold = found.threshold;
         ctx.out.note(format!("no near-duplicates at similarity {threshold:.2} or above"));
         return Ok(());
     }
     let mut text = String::new();
-    for (i, c) in clusters.iter().enumerate() {
+    for (i, c) in found.clusters.iter().enumerate() {
         text.push_str(&format!("{}. [{:.2}] {}\n", i + 1, c.score, c.reason));
-        for m in &c.members {
+        for m in &c.memories {
             text.push_str(&format!("   - {} ({}): {}\n", m.name, m.memory_type, m.preview));
         }
     }

@@ -36,18 +36,19 @@ enum TrashCommand {
 }
 
 pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
+    let s = CliSession::open(ctx)?;
     match &args.command {
         TrashCommand::List => {
-            let entries = vault.trash_list()?;
+            let trash = ops::views::trash_list(&s)?;
             if ctx.out.json {
-                return ctx.out.json(&entries);
+                return ctx.out.json(&trash);
             }
-            if entries.is_empty() {
+            if trash.entries.is_empty() {
                 ctx.out.note("the trash is empty");
                 return Ok(());
             }
-            let rows: Vec<Vec<String>> = entries
+            let rows: Vec<Vec<String>> = trash
+                .entries
                 .iter()
                 .map(|e| {
                     vec![e.entry.clone(), e.name.clone(), e.deleted_at.clone(), human_size(e.size)]
@@ -60,7 +61,6 @@ pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
             ))
         }
         TrashCommand::Restore { entry, as_name } => {
-            let s = CliSession::open(ctx)?;
             print_outcome(ctx, &ops::trash::restore_deleted(&s, entry, as_name.as_deref())?)
         }
         TrashCommand::Empty { older_than } => {
@@ -73,15 +73,12 @@ pub(crate) fn trash(ctx: &mut Ctx, args: &TrashArgs) -> anyhow::Result<()> {
                     })
                 })
                 .transpose()?;
-            let removed = vault.trash_empty(secs)?;
+            let emptied = ops::views::trash_empty(&s, secs)?;
             if ctx.out.json {
-                return ctx.out.json(&serde_json::json!({ "removed": removed }));
+                return ctx.out.json(&emptied);
             }
-            ctx.out.line(format!(
-                "removed {} trash entr{}",
-                removed.len(),
-                if removed.len() == 1 { "y" } else { "ies" }
-            ))
+            let n = emptied.removed.len();
+            ctx.out.line(format!("removed {n} trash entr{}", if n == 1 { "y" } else { "ies" }))
         }
     }
 }

@@ -2,7 +2,8 @@
 
 use crate::cli::Ctx;
 use crate::cli::output::Style;
-use memlane::lifecycle::views;
+use crate::cli::session::CliSession;
+use memlane::ops;
 
 /// Print the vault as a tree: folders, memories and their sections, with temperature and tokens
 #[derive(Debug, clap::Args)]
@@ -13,15 +14,14 @@ pub(crate) struct TreeArgs {
 }
 
 pub(crate) fn tree(ctx: &mut Ctx, args: &TreeArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let (rows, reset) = views::tree(&vault, !args.no_sections)?;
-    crate::cli::commands::lifecycle::warn_reset(ctx, reset);
+    let s = CliSession::open(ctx)?;
+    let tree = ops::views::tree(&s, !args.no_sections)?;
     if ctx.out.json {
-        return ctx.out.json(&rows);
+        return ctx.out.json(&tree);
     }
-    let mut text = format!("{}\n", vault.root().display());
+    let mut text = format!("{}\n", tree.vault);
     let mut open_dirs: Vec<String> = Vec::new();
-    for r in &rows {
+    for r in &tree.memories {
         let parts: Vec<&str> = r.name.split('/').collect();
         let dirs = &parts[..parts.len() - 1];
         let common = open_dirs.iter().zip(dirs).take_while(|(a, b)| a == *b).count();

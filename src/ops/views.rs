@@ -1,0 +1,172 @@
+//! What the front ends show without changing a memory: the cold set, the tree, a memory's
+//! history, the trash, the vault's counts, several memories at once.
+
+use crate::Error;
+use crate::model::MemoryName;
+
+use super::Session;
+use super::wire::{
+    self, ColdList, History, MemoryJson, MergeCluster, MergeMember, MergeSuggestions, ReadItem,
+    ReadMany, Stats, TrashEmptied, TrashList, Tree,
+};
+
+/// The most memories [`read_many`] reads in one call.
+pub const MAX_READ: usize = 100;
+
+/// Tells the user about a usage state that had to be reset.
+fn warn_reset<S: Session + ?Sized>(s: &S, reset: Option<crate::lifecycle::StateReset>) {
+    if let Some(r) = reset {
+        s.warn(r.to_string());
+    }
+}
+
+/// The cold memories, coldest first (memories the usage state had not seen start cooling now).
+pub fn cold<S: Session>(s: &S) -> crate::Result<ColdList> {
+    s.flush_usage()?;
+    let vault = s.vault();
+    let (items, reset) = crate::lifecycle::views::cold_memories(vault)?;
+    warn_reset(s, reset);
+    Ok(ColdList {
+        cold_threshold: vault.config.lifecycle.cold_threshold,
+        memories: items.into_iter().map(Into::into).collect(),
+    })
+}
+
+/// Every memory in name order with its temperature and tokens, and its heading sections when
+/// `sections`.
+pub fn tree<S: Session>(s: &S, sections: bool) -> crate::Result<Tree> {
+    s.flush_usage()?;
+    let vault = s.vault();
+    let (rows, reset) = crate::lifecycle::views::tree(vault, sections)?;
+    warn_reset(s, reset);
+    Ok(Tree {
+        vault: vault.root().display().to_string(),
+        memories: rows.into_iter().map(Into::into).collect(),
+    })
+}
+
+/// The stored versions of the memory `name`, oldest first.
+pub fn history<S: Session>(s: &S, name: &str) -> crate::Result<History> {
+    let vault = s.vault();
+    let m = vault.resolve(name)?;
+    let versions = vault.history(&m)?;
+    Ok(History {
+        memory_id: format!("memory:{}", m.name),
+        name: m.name.to_string(),
+        id: m.id.to_string(),
+        versions: versions.into_iter().map(Into::into).collect(),
+    })
+}
+
+/// The deleted memories in the trash, newest first.
+pub fn trash_list<S: Session>(s: &S) -> crate::Result<TrashList> {
+    Ok(TrashList { entries: s.vault().trash_list()?.into_iter().map(Into::into).collect() })
+}
+
+/// Deletes trash entries for good: all, or those deleted more than `older_than_secs` ago.
+pub fn trash_empty<S: Session>(s: &S, older_than_secs: Option<i64>) -> crate::Result<TrashEmptied> {
+    let removed = super::write(s, || s.vault().trash_empty(older_than_secs))?;
+    Ok(TrashEmptied { removed: removed.into_iter().map(Into::into).collect() })
+}
+
+/// `45.2KB`, as ragdocs' `get_memory_stats` reports sizes.
+fn human_size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b < 1024.0 {
+        format!("{bytes}B")
+    } else if b < 1024.0 * 1024.0 {
+        format!("{:.1}KB", b / 1024.0)
+    } else {
+        format!("{:.1}MB", b / (1024.0 * 1024.0))
+    }
+}
+
+/// Counts of the vault: memories by type, status and tag, their size, the embedder, the graph.
+pub fn stats<S: Session>(s: &S) -> crate::Result<Stats> {
+    let root = s.vault().root().display().to_string();
+    s.with_indexes(&|idx| {
+        let mut out = Stats {
+            count: idx.manifest().entries().len(),
+            total_size: String::new(),
+            total_bytes: 0,
+            tags: Default::default(),
+            types: Default::default(),
+            memory_path: root.clone(),
+            by_status: Default::default(),
+            pinned: 0,
+            embedder: idx.embedder().id().to_string(),
+            graph: idx.graph().stats().into(),
+        };
+        for e in idx.manifest().entries().values() {
+            *out.types.entry(e.memory_type.clone()).or_default() += 1;
+            *out.by_status.entry(e.status.clone()).or_default() += 1;
+            for t in &e.tags {
+                *out.tags.entry(t.clone()).or_default() += 1;
+            }
+            out.pinned += usize::from(e.pinned);
+            out.total_bytes += e.size as u64;
+        }
+        out.total_size = human_size(out.total_bytes);
+        Ok(out)
+    })
+}
+
+/// Several memories (names, `name.md` or ids) in the order given, read as a use; a name that
+/// cannot be read is reported in its place.
+pub fn read_many<S: Session>(s: &S, names: &[String]) -> crate::Result<ReadMany> {
+    if names.len() > MAX_READ {
+        return Err(Error::TooManyNames { given: names.len(), max: MAX_READ });
+    }
+    let vault = s.vault();
+    let mut used = Vec::new();
+    let memories: Vec<ReadItem> = names
+        .iter()
+        .map(|n| match vault.resolve(n) {
+            Ok(m) => {
+                used.push((m.id.to_string(), m.meta.pinned));
+                ReadItem::Found(Box::new(MemoryJson::new(vault, &m, true)))
+            }
+            Err(e) => ReadItem::Missing { name: n.clone(), error: e.to_string() },
+        })
+        .collect();
+    super::memory::record_use(s, &used)?;
+    let found = used.len();
+    Ok(ReadMany { missing: memories.len() - found, found, memories })
+}
+
+/// Clusters of near-duplicate memories at `threshold` (default `lifecycle.merge_threshold`),
+/// of one type when given, at most `limit`.
+pub fn suggest_merges<S: Session>(
+    s: &S,
+    threshold: Option<f64>,
+    memory_type: Option<&str>,
+    limit: usize,
+) -> crate::Result<MergeSuggestions> {
+    let vault = s.vault();
+    let threshold = threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
+    let clusters = super::consolidate::suggest_merges(s, Some(threshold), memory_type, limit)?;
+    let clusters = clusters
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| MergeCluster {
+            cluster_id: i,
+            score: wire::score(f64::from(c.score)),
+            reason: c.reason,
+            memory_count: c.members.len(),
+            memories: c
+                .members
+                .into_iter()
+                .map(|m| MergeMember {
+                    memory_id: format!("memory:{}", m.name),
+                    file_path: MemoryName::parse(&m.name)
+                        .map(|n| vault.path_of(&n).display().to_string())
+                        .unwrap_or_default(),
+                    name: m.name,
+                    memory_type: m.memory_type,
+                    preview: m.preview,
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(MergeSuggestions { threshold, clusters })
+}
