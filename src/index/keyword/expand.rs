@@ -31,8 +31,9 @@ use tantivy::Term;
 use super::{KeywordError, KeywordIndex, analyzer};
 
 /// Common technical abbreviations and the words they stand for, declared once. Each pair
-/// expands both ways (`auth` finds `authentication` and `authentication` finds `auth`); two
-/// long forms of one abbreviation are not related to each other.
+/// expands both ways (`auth` finds `authentication` and `authentication` finds `auth`), except
+/// from the long forms of [`ONE_WAY`]; two long forms of one abbreviation are not related to
+/// each other.
 pub const ABBREVIATIONS: &[(&str, &[&str])] = &[
     ("k8s", &["kubernetes"]),
     ("pg", &["postgres", "postgresql"]),
@@ -72,6 +73,17 @@ pub const ABBREVIATIONS: &[(&str, &[&str])] = &[
     ("l10n", &["localization"]),
     ("a11y", &["accessibility"]),
     ("o11y", &["observability"]),
+];
+
+/// Long forms of [`ABBREVIATIONS`] whose stem is also an everyday word (`author`, `specif`ic,
+/// `perform`, `access`, `local`, `observ`e): the abbreviation finds them, they do not find it.
+pub const ONE_WAY: &[&str] = &[
+    "authorization",
+    "specification",
+    "performance",
+    "accessibility",
+    "localization",
+    "observability",
 ];
 
 /// The shorter term of a sub-word pair has at least this many characters (`auth`, not `au`).
@@ -155,12 +167,15 @@ fn abbreviation_terms() -> &'static HashMap<String, Vec<String>> {
         let mut map: HashMap<String, Vec<String>> = HashMap::new();
         for (short, longs) in ABBREVIATIONS {
             let Some(short) = one(short) else { continue };
-            for long in *longs {
-                let Some(long) = one(long) else { continue };
+            for word in *longs {
+                let Some(long) = one(word) else { continue };
                 if long == short {
                     continue;
                 }
-                for (a, b) in [(&short, &long), (&long, &short)] {
+                let back = !ONE_WAY.contains(word);
+                for (a, b) in
+                    [(&short, &long), (&long, &short)].into_iter().take(1 + usize::from(back))
+                {
                     let to = map.entry(a.clone()).or_default();
                     if !to.contains(b) {
                         to.push(b.clone());
@@ -308,6 +323,10 @@ mod tests {
         assert!(map["pg"].contains(&"postgr".to_owned()));
         // Two long forms of one abbreviation are not related.
         assert!(!map["authent"].iter().any(|t| t == "author"));
+        // A long form that is also an everyday word does not lead back to the abbreviation.
+        assert!(map["auth"].contains(&"author".to_owned()));
+        assert!(!map.contains_key("author"));
+        assert!(!map.contains_key("perform"));
     }
 
     #[test]
