@@ -85,6 +85,13 @@ config_table! {
             /// Weight of a query's question words (what, when, did, we, …) in keyword scoring (0 to 1;
             /// 0 leaves them out unless the query has nothing else).
             question_weight: f64 = 0.0, Rule::Num(Range::Unit);
+            /// Whether a query term also matches its abbreviation or long form (k8s, kubernetes; auth,
+            /// authentication) and, when the vault lacks the term, the vault's words it is a prefix of
+            /// or that are a prefix of it (postgres, postgresql); see docs/search-vocabulary.md.
+            expand_terms: bool = true, Rule::Bool;
+            /// Weight of such an expansion relative to the term itself, in keyword scoring and term
+            /// coverage (0 to 1; 0 turns expansion off).
+            expansion_weight: f64 = 0.5, Rule::Num(Range::Unit);
             /// Share of a memory's fused score added from its best neighbour in the same thread: memories
             /// of one folder written one after another (0 to 1; 0 turns it off).
             context_weight: f64 = 0.3, Rule::Num(Range::Unit);

@@ -78,7 +78,7 @@ use jiff::Timestamp;
 
 use crate::config::{Intent, SearchProfile};
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
-use crate::index::keyword::KeywordFilter;
+use crate::index::keyword::{Expansion, KeywordFilter};
 use crate::index::manifest::{Entry, chunk_id, chunk_key, parse_chunk_id};
 use crate::index::store::{IndexError, Indexes, KeySet};
 use crate::model::MemoryName;
@@ -149,8 +149,12 @@ pub struct Explain {
     /// Weighted RRF score (orders nothing outside the `ragdocs` profile; kept for comparison).
     pub rrf: f64,
     /// IDF-weighted share of query terms found in the memory's best BM25 chunk (else its best
-    /// vector chunk), title and tags.
+    /// vector chunk), title and tags; a term found only through an expansion counts at
+    /// `search.expansion_weight`.
     pub coverage: f64,
+    /// The query-term expansions that stood in for a missing term there (`auth→authent`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expanded: Vec<String>,
     /// BM25 score relative to the query's best BM25 score (0 when BM25 did not retrieve it).
     pub bm25_norm: f64,
     /// Lexical score: a mix of `bm25_norm` and `coverage` ([`LEXICAL_COVERAGE_SHARE`]).
@@ -247,6 +251,8 @@ pub struct QueryReading {
     pub terms: Vec<(String, f32)>,
     /// Terms from question words that weigh less, or nothing (`search.question_weight`).
     pub question_words: Vec<String>,
+    /// The vault terms the query's terms expand to (`auth→authent`, `search.expand_terms`).
+    pub expansions: Vec<String>,
     /// The time the query names, as `[start, end)` timestamps (`search.temporal_weight`).
     pub time: Option<(String, String)>,
 }
@@ -447,9 +453,10 @@ pub fn search_ranked(
     // 1. Retrieve.
     let t0 = std::time::Instant::now();
     let question_weight = cfg.question_weight as f32;
+    let expansion = Expansion::new(cfg.expand_terms, cfg.expansion_weight as f32);
     let kw_hits = idx
         .keyword()
-        .search_weighted(&q.text, question_weight, &filter, candidates)
+        .search_weighted(&q.text, question_weight, expansion, &filter, candidates)
         .map_err(IndexError::from)?;
     let bm25: Vec<(String, usize, f32)> = kw_hits
         .iter()
@@ -568,25 +575,28 @@ pub fn search_ranked(
     let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
     let ids: Vec<&str> = lexical_chunks.iter().map(String::as_str).collect();
     let t_cands = t0.elapsed();
-    let present = idx.keyword().terms_in_chunks(&ids, &terms).map_err(IndexError::from)?;
+    let present = idx.keyword().term_matches(&ids, &terms, expansion).map_err(IndexError::from)?;
     for (c, present) in cands.iter_mut().zip(present) {
         let (name, entry, ex) = (c.name, c.entry, &mut c.ex);
         // A chunk missing from the keyword index (never after a reconcile): title and tags only.
+        let present = present.map(|m| {
+            ex.expanded = m.expanded.iter().map(ToString::to_string).collect();
+            m.weights
+        });
         let present = present.unwrap_or_else(|| {
             let mut own: HashSet<String> =
                 crate::index::keyword::text_terms(&entry.title).into_iter().collect();
             for t in &entry.tags {
                 own.extend(crate::index::keyword::text_terms(t));
             }
-            terms.iter().map(|t| own.contains(*t)).collect()
+            terms.iter().map(|t| if own.contains(*t) { 1.0 } else { 0.0 }).collect()
         });
         // Lexical evidence: coverage of the query's terms, and BM25 relative to the best match.
         ex.coverage = if idf_total > 0.0 {
             query_terms
                 .iter()
                 .zip(&present)
-                .filter(|(_, p)| **p)
-                .map(|((_, w), _)| f64::from(*w))
+                .map(|((_, w), p)| f64::from(*w) * f64::from(*p))
                 .fold(0.0, |a, b| a + b)
                 / idf_total
         } else {
@@ -830,6 +840,14 @@ pub fn search_ranked(
         } else {
             as_typed.into_iter().filter(|(t, _)| is_question_term(t)).map(|(t, _)| t).collect()
         },
+        expansions: idx
+            .keyword()
+            .expand_terms(&terms, expansion)
+            .map_err(IndexError::from)?
+            .iter()
+            .flatten()
+            .map(ToString::to_string)
+            .collect(),
         terms: query_terms,
         time: span.map(|s| (fmt(s.start), fmt(s.end))),
     };

@@ -108,6 +108,8 @@ fn new_section_defaults_match_the_spec() {
             calibration_steepness: 10.0,
             supersession_penalty: 0.5,
             question_weight: 0.0,
+            expand_terms: true,
+            expansion_weight: 0.5,
             context_weight: 0.3,
             context_span: 2,
             context_gap_minutes: 120.0,

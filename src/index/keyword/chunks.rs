@@ -6,7 +6,17 @@
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::{DocAddress, DocId, DocSet, SegmentReader, TERMINATED, TantivyDocument, Term};
 
-use super::{KeywordError, KeywordIndex, tantivy_err};
+use super::{ExpandedTerm, Expansion, KeywordError, KeywordIndex, tantivy_err};
+
+/// How far a chunk has each query term ([`KeywordIndex::term_matches`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermMatches {
+    /// Per query term: 1 when the chunk has the term, the expansion weight when it has only an
+    /// [expansion](super::expand) of it, 0 when it has neither.
+    pub weights: Vec<f32>,
+    /// The expansions that stood in for a missing term (`auth→authent`).
+    pub expanded: Vec<ExpandedTerm>,
+}
 
 /// The stored text of one chunk, as it was indexed (redacted).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +117,42 @@ impl KeywordIndex {
             }
         }
         Ok(out)
+    }
+
+    /// [`terms_in_chunks`](Self::terms_in_chunks) with the [expansions](super::expand) of
+    /// `terms`: a term a chunk lacks counts at `expansion.weight` when the chunk has one of its
+    /// expansions. `None` for a chunk not in the index.
+    pub fn term_matches(
+        &self,
+        chunk_ids: &[&str],
+        terms: &[&str],
+        expansion: Expansion,
+    ) -> Result<Vec<Option<TermMatches>>, KeywordError> {
+        let expansions = self.expand_terms(terms, expansion)?;
+        // The query's terms, then every expansion, in one postings pass.
+        let mut all: Vec<&str> = terms.to_vec();
+        all.extend(expansions.iter().flatten().map(|e| e.to.as_str()));
+        let found = self.terms_in_chunks(chunk_ids, &all)?;
+        Ok(found
+            .into_iter()
+            .map(|present| {
+                let present = present?;
+                let mut matches =
+                    TermMatches { weights: vec![0.0; terms.len()], expanded: Vec::new() };
+                let mut next = terms.len();
+                for (t, expanded) in expansions.iter().enumerate() {
+                    let own = &present[next..next + expanded.len()];
+                    next += expanded.len();
+                    if present[t] {
+                        matches.weights[t] = 1.0;
+                    } else if let Some(k) = own.iter().position(|p| *p) {
+                        matches.weights[t] = expansion.weight;
+                        matches.expanded.push(expanded[k].clone());
+                    }
+                }
+                Some(matches)
+            })
+            .collect())
     }
 
     /// The stored text of each of `chunk_ids` (`None` for a chunk not in the index).

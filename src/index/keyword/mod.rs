@@ -11,7 +11,8 @@
 //! fields ([`FIELD_BOOSTS`]: the best field's boosted BM25 plus a small tie-breaker share of the
 //! others'), boosted by the term's count in the query. A quoted span (`"error handling"`) adds a
 //! phrase boost; no other syntax is interpreted (`-`, `+`, `:`, `*`, brackets and
-//! `AND`/`OR`/`NOT` are plain text).
+//! `AND`/`OR`/`NOT` are plain text). A term's dis-max also holds its [expansions](expand) (an
+//! abbreviation's long form, a sub-word of the vault), boosted below the term itself.
 //!
 //! Why dis-max and why these boosts: a memory's title is usually also its first heading, so it
 //! sits in `title`, `headers` and `body` at once. Summing the fields with the ragdocs boosts
@@ -28,9 +29,11 @@
 
 pub mod analyzer;
 mod chunks;
+pub mod expand;
 mod terms;
 
-pub use chunks::ChunkText;
+pub use chunks::{ChunkText, TermMatches};
+pub use expand::{ExpandedTerm, Expansion, ExpansionKind};
 
 pub use terms::text_terms;
 
@@ -355,22 +358,24 @@ impl KeywordIndex {
         filter: &KeywordFilter,
         limit: usize,
     ) -> Result<Vec<KeywordHit>, KeywordError> {
-        self.search_weighted(query, DEFAULT_QUESTION_WEIGHT, filter, limit)
+        self.search_weighted(query, DEFAULT_QUESTION_WEIGHT, Expansion::OFF, filter, limit)
     }
 
     /// [`search`](Self::search) with the weight of the query's
-    /// [question words](analyzer::QUESTION_WORDS) (`search.question_weight`).
+    /// [question words](analyzer::QUESTION_WORDS) (`search.question_weight`) and the
+    /// [expansion](expand) of its terms (`search.expand_terms`, `search.expansion_weight`).
     pub fn search_weighted(
         &self,
         query: &str,
         question_weight: f32,
+        expansion: Expansion,
         filter: &KeywordFilter,
         limit: usize,
     ) -> Result<Vec<KeywordHit>, KeywordError> {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let Some(text_query) = self.text_query(query, question_weight) else {
+        let Some(text_query) = self.text_query(query, question_weight, expansion)? else {
             return Ok(Vec::new());
         };
         let Some(filter_clauses) = self.filter_clauses(filter) else {
@@ -404,9 +409,15 @@ impl KeywordIndex {
     }
 
     /// Builds the scoring query: every distinct analysed term as a `SHOULD` term query on each
-    /// weighted field (boost = field boost × occurrences in the query), plus phrase boosts for
-    /// quoted spans. `None` when the query has no term.
-    fn text_query(&self, query: &str, question_weight: f32) -> Option<Box<dyn Query>> {
+    /// weighted field (boost = field boost × occurrences in the query), its expansions in the
+    /// same dis-max (× the expansion weight), plus phrase boosts for quoted spans. `None` when
+    /// the query has no term.
+    fn text_query(
+        &self,
+        query: &str,
+        question_weight: f32,
+        expansion: Expansion,
+    ) -> Result<Option<Box<dyn Query>>, KeywordError> {
         let f = &self.fields;
         let b = &self.boosts;
         let weighted =
@@ -419,20 +430,27 @@ impl KeywordIndex {
             *weight *= occurrences.iter().filter(|(_, t)| t == term).count().max(1) as f32;
         }
         if counts.is_empty() {
-            return None;
+            return Ok(None);
         }
+        let terms: Vec<&str> = counts.iter().map(|(t, _)| t.as_str()).collect();
+        let expansions = self.expand_terms(&terms, expansion)?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (term, count) in &counts {
+        for ((term, count), expanded) in counts.iter().zip(&expansions) {
             let mut per_field: Vec<Box<dyn Query>> = Vec::with_capacity(weighted.len());
-            for &(field, boost) in &weighted {
-                if boost <= 0.0 {
-                    continue;
+            let alternatives = std::iter::once((term.as_str(), 1.0))
+                .chain(expanded.iter().map(|e| (e.to.as_str(), expansion.weight)));
+            for (text, weight) in alternatives {
+                for &(field, boost) in &weighted {
+                    if boost <= 0.0 {
+                        continue;
+                    }
+                    let tq = TermQuery::new(
+                        Term::from_field_text(field, text),
+                        IndexRecordOption::WithFreqs,
+                    );
+                    per_field
+                        .push(Box::new(BoostQuery::new(Box::new(tq), boost * *count * weight)));
                 }
-                let tq = TermQuery::new(
-                    Term::from_field_text(field, term),
-                    IndexRecordOption::WithFreqs,
-                );
-                per_field.push(Box::new(BoostQuery::new(Box::new(tq), boost * *count)));
             }
             clauses.push((
                 Occur::Should,
@@ -455,7 +473,7 @@ impl KeywordIndex {
                     .push((Occur::Should, Box::new(BoostQuery::new(Box::new(pq), PHRASE_BOOST))));
             }
         }
-        Some(Box::new(BooleanQuery::new(clauses)))
+        Ok(Some(Box::new(BooleanQuery::new(clauses))))
     }
 
     /// The filter clauses (`MUST`, scoring nothing). `None` when the filter admits nothing

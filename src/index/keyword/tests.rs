@@ -289,3 +289,107 @@ fn reopen_from_disk() {
     add_all(&index, &[doc("more", "Second", "another auth note")]);
     assert_eq!(index.num_chunks(), 2);
 }
+
+fn expanded_ids(index: &KeywordIndex, query: &str) -> Vec<(String, f32)> {
+    index
+        .search_weighted(query, 0.0, Expansion::default(), &KeywordFilter::default(), 50)
+        .unwrap()
+        .into_iter()
+        .map(|h| (h.chunk_id, h.score))
+        .collect()
+}
+
+fn vocabulary_index() -> KeywordIndex {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    add_all(
+        &index,
+        &[
+            doc("auth", "Auth refactor", "Split the login handler from the session store."),
+            doc("k8s", "Cluster", "The staging k8s cluster runs three nodes."),
+            doc("pgsql", "Database", "We run postgresql 16 with logical replication."),
+            doc("lunch", "Lunch", "Lunch is at noon on the terrace."),
+        ],
+    );
+    index
+}
+
+#[test]
+fn expansion_finds_subwords_and_abbreviations() {
+    let index = vocabulary_index();
+    for (query, want) in
+        [("authentication", "auth"), ("kubernetes", "k8s"), ("postgres", "pgsql"), ("pg", "pgsql")]
+    {
+        let got = expanded_ids(&index, query);
+        assert_eq!(got.first().map(|(id, _)| id.as_str()), Some(want), "{query:?} → {got:?}");
+        assert_eq!(got.len(), 1, "{query:?} → {got:?}");
+        // Without expansion the term matches only itself.
+        assert!(ids(&index, query).is_empty(), "{query:?} matched without expansion");
+    }
+    // Nothing related: nothing found.
+    assert!(expanded_ids(&index, "gardening").is_empty());
+}
+
+#[test]
+fn expansion_scores_below_the_term_itself() {
+    let index = KeywordIndex::create_in_ram().unwrap();
+    add_all(
+        &index,
+        &[
+            doc("short", "Notes", "The auth service rotates tokens."),
+            doc("long", "Notes", "The authentication service rotates tokens."),
+        ],
+    );
+    let got = expanded_ids(&index, "authentication");
+    assert_eq!(got.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["long", "short"]);
+    assert!(got[1].1 < 0.75 * got[0].1, "expansion not weighted down: {got:?}");
+    let got = expanded_ids(&index, "auth");
+    assert_eq!(got.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["short", "long"]);
+}
+
+#[test]
+fn expansion_is_bounded() {
+    // A vault with hundreds of words that share a prefix with short query terms.
+    let mut docs = Vec::new();
+    // (Letters the stemmer never strips, so no word stems to the bare prefix.)
+    let letters: Vec<char> = "bcfghjkmnpqrtvwxz".chars().collect();
+    let words: Vec<String> =
+        (0..280).map(|i| format!("datab{}{}", letters[i / 17], letters[i % 17])).collect();
+    for (i, chunk) in words.chunks(10).enumerate() {
+        docs.push(doc(
+            &format!("d{i}"),
+            "Words",
+            &format!("{} go in gopher golang", chunk.join(" ")),
+        ));
+    }
+    let index = KeywordIndex::create_in_ram().unwrap();
+    add_all(&index, &docs);
+    let expansions = |terms: &[&str]| index.expand_terms(terms, Expansion::default()).unwrap();
+    // Short terms never expand, whatever the vault holds.
+    for short in ["a", "in", "go", "gop", "dat"] {
+        assert!(expansions(&[short])[0].is_empty(), "{short} expanded");
+    }
+    // A term absent from the vault: at most MAX_EXPANSIONS, each a real vault term.
+    let got = &expansions(&["datab"])[0];
+    assert_eq!(got.len(), expand::MAX_EXPANSIONS, "{got:?}");
+    assert!(got.iter().all(|e| e.to.starts_with("datab") && e.kind == ExpansionKind::Subword));
+    // A term the vault contains takes no sub-words (only abbreviations).
+    assert!(expansions(&["gopher"])[0].is_empty());
+    // Off means off.
+    assert!(index.expand_terms(&["datab"], Expansion::OFF).unwrap()[0].is_empty());
+    assert!(index.expand_terms(&["datab"], Expansion::new(true, 0.0)).unwrap()[0].is_empty());
+}
+
+#[test]
+fn term_matches_count_expansions_at_their_weight() {
+    let index = vocabulary_index();
+    let expansion = Expansion::new(true, 0.4);
+    let got =
+        index.term_matches(&["auth", "lunch", "gone"], &["authent", "lunch"], expansion).unwrap();
+    let auth = got[0].as_ref().unwrap();
+    assert_eq!(auth.weights, [0.4, 0.0]);
+    assert_eq!(auth.expanded.iter().map(ToString::to_string).collect::<Vec<_>>(), ["authent→auth"]);
+    let lunch = got[1].as_ref().unwrap();
+    assert_eq!(lunch.weights, [0.0, 1.0]);
+    assert!(lunch.expanded.is_empty());
+    assert!(got[2].is_none());
+}
