@@ -5,6 +5,7 @@ use serde::Deserialize;
 
 use super::{lenient, schema};
 use crate::config::Intent;
+use crate::model::frontmatter::STATUSES;
 
 /// `{name}`
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -99,7 +100,7 @@ pub struct SearchParams {
     /// Only memories with this status: active or archived (default: active, and archived too
     /// with include_archived)
     #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["active", "archived"]))]
+    #[schemars(with = "String", extend("enum" = STATUSES))]
     pub status: Option<String>,
     /// Include archived memories; default false
     #[serde(default, deserialize_with = "lenient::opt")]

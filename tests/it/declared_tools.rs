@@ -26,9 +26,7 @@ fn documented_tools() -> Vec<(String, bool)> {
 
 #[test]
 fn the_readme_lists_every_declared_mcp_tool_with_its_core_mark() {
-    let declared: Vec<(String, bool)> = memlane::mcp::ToolName::ALL
-        .iter()
-        .map(|t| (t.as_str().to_owned(), t.is_core()))
-        .collect();
+    let declared: Vec<(String, bool)> =
+        memlane::mcp::ToolName::ALL.iter().map(|t| (t.as_str().to_owned(), t.is_core())).collect();
     assert_eq!(documented_tools(), declared);
 }
