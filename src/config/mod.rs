@@ -41,7 +41,7 @@ pub use load::{
     unknown_env_vars,
 };
 pub use render::default_config_toml;
-pub use schema::{ConfigEnum, ParseEnumError};
+pub use schema::{ConfigEnum, ParseEnumError, describe_values};
 pub use settings::{
     ClockKind, Config, EmbeddingConfig, HooksConfig, Intent, IntentWeights, LifecycleConfig,
     McpConfig, McpTools, PrivacyConfig, SearchConfig, SearchProfile, StorageStrategy, TypeProfile,

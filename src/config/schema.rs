@@ -331,6 +331,18 @@ pub trait ConfigEnum:
     fn describe(self) -> &'static str;
 }
 
+/// `lead`, then every value of `T` with its description, one sentence each (`What kind of search.
+/// general: No particular intent (the default). recall: …`): a parameter's description for a
+/// schema that lists the values from their one declaration.
+pub fn describe_values<T: ConfigEnum>(lead: &str) -> String {
+    let mut text = lead.trim_end_matches('.').to_owned();
+    text.push('.');
+    for v in T::all() {
+        text.push_str(&format!(" {}: {}", v.name(), v.describe()));
+    }
+    text
+}
+
 /// Declares a config enum once: the enum (each value's `///` lines are both its rustdoc and its
 /// [`description`](ConfigEnum::describe)), its `Default` (when `default = Variant` is given),
 /// `ALL`, `NAMES`, `as_str`, `description`, `Display`, `FromStr` (exact, lowercase names),
