@@ -312,10 +312,10 @@ macro_rules! config_table {
     };
 }
 
-/// A word-valued setting or option declared once with [`config_enum!`]: its values, each with the
-/// name config files, flags and JSON use and a one-line description. The command line's value
-/// parsers and completions, the MCP schemas' `enum` lists, the help text and the config
-/// validation all read it from here.
+/// A word-valued setting or option declared once with `config_enum!` (in `settings.rs`): its
+/// values, each with the name config files, flags and JSON use and a one-line description. The
+/// command line's value parsers and completions, the MCP schemas' `enum` lists, the help text
+/// and the config validation all read it from here.
 pub trait ConfigEnum:
     Copy + Send + Sync + 'static + std::str::FromStr<Err = ParseEnumError>
 {
