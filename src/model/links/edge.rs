@@ -1,6 +1,8 @@
 //! Link types, origins, targets and the [`Link`] record, with each type's ranking weight.
 
-use super::*;
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
 
 /// Why a link type or origin name was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

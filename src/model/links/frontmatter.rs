@@ -1,6 +1,9 @@
 //! Explicit `links:` from frontmatter ([`frontmatter_links`]).
 
-use super::*;
+use serde_yaml_ng::Value;
+
+use super::edge::{EdgeType, FRONTMATTER_CONFIDENCE, Link, LinkOrigin, LinkTarget};
+use super::target::{memory_name, strip_memory_prefix};
 
 pub(super) fn scalar_text(v: &Value) -> Option<String> {
     match v {
