@@ -221,7 +221,7 @@ impl FromStr for LinkOrigin {
 pub enum LinkTarget {
     /// A memory, by name (vault-relative, no `.md`).
     Memory(String),
-    /// A ghost node: a document outside the vault, by its [`normalize_target`]ed path.
+    /// A ghost node: a document outside the vault, by its [`normalize_target`](super::normalize_target)ed path.
     Ghost(String),
 }
 
