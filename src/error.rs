@@ -690,117 +690,93 @@ impl From<NameError> for Error {
     }
 }
 
-/// What kind of failure an error is: the `kind` of a `--json` error and of an MCP tool error, and
-/// what decides the command line's exit code.
-///
-/// Every [`Error`] variant maps to one kind ([`Error::kind`]), and every kind to one exit code
-/// ([`ErrorKind::exit_code`]); [`ErrorKind::ALL`] lists the kinds with [`ErrorKind::description`]
-/// for a reference page of exit codes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
+/// Declares [`ErrorKind`] once, one row per kind: its rustdoc, `Variant = "json_name"`, its exit
+/// code and what happened (the README's table). `ALL`, `as_str`, `exit_code` and `description`
+/// are generated from the rows, so no list of kinds can miss one.
+macro_rules! error_kinds {
+    ($(
+        $(#[doc = $doc:literal])+
+        $variant:ident = $name:literal, exit $code:literal, $what:literal;
+    )+) => {
+        /// What kind of failure an error is: the `kind` of a `--json` error and of an MCP tool
+        /// error, and what decides the command line's exit code.
+        ///
+        /// Every [`Error`] variant maps to one kind ([`Error::kind`]), and every kind to one exit
+        /// code ([`ErrorKind::exit_code`]); [`ErrorKind::ALL`] lists the kinds with
+        /// [`ErrorKind::description`], for a reference page of exit codes.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum ErrorKind {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl ErrorKind {
+            /// Every kind, in the order of the README's table (the caller's kinds first, exit
+            /// code 2, then the machine's, exit code 1).
+            pub const ALL: &'static [ErrorKind] = &[$(ErrorKind::$variant),+];
+
+            /// The kind's name, as in JSON.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$variant => $name,)+
+                }
+            }
+
+            /// The command line's exit code for an error of this kind: 2 for the caller's
+            /// ([`ErrorKind::is_usage`]), 1 for the machine's. `0` is success.
+            pub const fn exit_code(self) -> u8 {
+                match self {
+                    $(ErrorKind::$variant => $code,)+
+                }
+            }
+
+            /// What happened, in one line for a reference page (the README's table of kinds).
+            pub const fn description(self) -> &'static str {
+                match self {
+                    $(ErrorKind::$variant => $what,)+
+                }
+            }
+        }
+    };
+}
+
+error_kinds! {
     /// A memory, vault, version, trash entry or link that does not exist.
-    NotFound,
+    NotFound = "not_found", exit 2,
+        "no such memory, vault, history version, trash entry or link";
     /// A name that is taken.
-    Exists,
+    Exists = "exists", exit 2, "the name is taken";
     /// A file with unresolved git merge-conflict markers.
-    Conflict,
+    Conflict = "conflict", exit 2,
+        "the memory file holds unresolved git merge-conflict markers";
     /// Content nearly the same as an existing memory's.
-    Duplicate,
+    Duplicate = "duplicate", exit 2,
+        "the content is nearly the same as an existing memory's (`--force` adds it anyway)";
     /// Input that is not acceptable (a bad name, type, time, value).
-    Invalid,
+    Invalid = "invalid", exit 2,
+        "bad input: a name, type, time, duration, value, or missing content";
     /// A file memlane will not read or write (outside the vault, past the limits).
-    Refused,
+    Refused = "refused", exit 2,
+        "a file memlane will not read or write (outside the vault, past the parsing limits)";
     /// The configuration is wrong.
-    Config,
+    Config = "config", exit 2, "the configuration is wrong";
     /// The command line does not parse (an unknown flag, a missing argument): only the CLI
     /// reports it, as clap finds it; no library error is of this kind.
-    Usage,
+    Usage = "usage", exit 2, "the command line does not parse (unknown flag, missing argument)";
     /// A file could not be read or written.
-    Io,
+    Io = "io", exit 1, "a file could not be read or written (disk full, permissions)";
     /// The embedding model cannot be loaded, or failed to embed.
-    Model,
+    Model = "model", exit 1, "the embedding model cannot be loaded, or failed to embed a text";
     /// The indices, the usage state, the watcher or the editor failed.
-    Internal,
+    Internal = "internal", exit 1,
+        "the indices, the usage state, the watcher or the editor failed";
 }
 
 impl ErrorKind {
-    /// Every kind, in the order of the reference table (the caller's kinds first, exit code 2,
-    /// then the machine's, exit code 1).
-    pub const ALL: &'static [ErrorKind] = &[
-        ErrorKind::NotFound,
-        ErrorKind::Exists,
-        ErrorKind::Conflict,
-        ErrorKind::Duplicate,
-        ErrorKind::Invalid,
-        ErrorKind::Refused,
-        ErrorKind::Config,
-        ErrorKind::Usage,
-        ErrorKind::Io,
-        ErrorKind::Model,
-        ErrorKind::Internal,
-    ];
-
-    /// The kind's name, as in JSON.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::NotFound => "not_found",
-            ErrorKind::Exists => "exists",
-            ErrorKind::Conflict => "conflict",
-            ErrorKind::Duplicate => "duplicate",
-            ErrorKind::Invalid => "invalid",
-            ErrorKind::Refused => "refused",
-            ErrorKind::Config => "config",
-            ErrorKind::Usage => "usage",
-            ErrorKind::Io => "io",
-            ErrorKind::Model => "model",
-            ErrorKind::Internal => "internal",
-        }
-    }
-
-    /// What happened, in one line for a reference page (the README's table of kinds).
-    pub const fn description(self) -> &'static str {
-        match self {
-            ErrorKind::NotFound => "no such memory, vault, history version, trash entry or link",
-            ErrorKind::Exists => "the name is taken",
-            ErrorKind::Conflict => "the memory file holds unresolved git merge-conflict markers",
-            ErrorKind::Duplicate => {
-                "the content is nearly the same as an existing memory's (`--force` adds it anyway)"
-            }
-            ErrorKind::Invalid => {
-                "bad input: a name, type, time, duration, value, or missing content"
-            }
-            ErrorKind::Refused => {
-                "a file memlane will not read or write (outside the vault, past the parsing limits)"
-            }
-            ErrorKind::Config => "the configuration is wrong",
-            ErrorKind::Usage => "the command line does not parse (unknown flag, missing argument)",
-            ErrorKind::Io => "a file could not be read or written (disk full, permissions)",
-            ErrorKind::Model => "the embedding model cannot be loaded, or failed to embed a text",
-            ErrorKind::Internal => "the indices, the usage state, the watcher or the editor failed",
-        }
-    }
-
     /// Whether the caller can fix it (its input, or a thing it named that is missing) rather
-    /// than a failure of the machine, the files or the model.
+    /// than a failure of the machine, the files or the model: exit code 2.
     pub const fn is_usage(self) -> bool {
-        match self {
-            ErrorKind::NotFound
-            | ErrorKind::Exists
-            | ErrorKind::Conflict
-            | ErrorKind::Duplicate
-            | ErrorKind::Invalid
-            | ErrorKind::Refused
-            | ErrorKind::Config
-            | ErrorKind::Usage => true,
-            ErrorKind::Io | ErrorKind::Model | ErrorKind::Internal => false,
-        }
-    }
-
-    /// The command line's exit code for an error of this kind: 2 for the caller's
-    /// ([`ErrorKind::is_usage`]), 1 for the machine's. `0` is success.
-    pub const fn exit_code(self) -> u8 {
-        if self.is_usage() { 2 } else { 1 }
+        self.exit_code() == 2
     }
 }
 
@@ -944,3 +920,29 @@ impl Error {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::{Error, ErrorKind};
+
+    #[test]
+    fn each_kind_is_named_in_json_as_declared_and_its_exit_code_follows_from_it() {
+        let mut names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.as_str()).collect();
+        for k in ErrorKind::ALL {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+            assert!(matches!(k.exit_code(), 1 | 2), "{k}");
+            assert!(!k.description().is_empty(), "{k}");
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ErrorKind::ALL.len(), "a kind is listed twice");
+        // A model that cannot be loaded is the machine's failure, as the README documents.
+        let model = Error::Model {
+            path: "/nowhere".into(),
+            source: Box::new(crate::index::minilm::ModelError::MissingDir("/nowhere".into())),
+        };
+        assert_eq!((model.kind(), model.kind().exit_code()), (ErrorKind::Model, 1));
+        let missing = Error::NotFound { name: "x".into(), suggestions: vec![] };
+        assert_eq!((missing.kind(), missing.kind().exit_code()), (ErrorKind::NotFound, 2));
+    }
+}

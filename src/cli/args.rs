@@ -1,6 +1,7 @@
 //! Argument groups several commands share, defined once.
 
 use memlane::config::ConfigEnum;
+use memlane::model::frontmatter::STATUSES;
 use memlane::ops::window::{self, TimeWindow};
 use memlane::vault::Vault;
 
@@ -29,6 +30,16 @@ impl TimeWindowArgs {
             self.since.as_deref(),
         )
     }
+}
+
+/// The value parser of `--status`: a memory status ([`STATUSES`]).
+pub(crate) fn status() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(STATUSES)
+}
+
+/// The value parser of `list --status`: a memory status ([`STATUSES`]) or `all`.
+pub(crate) fn status_or_all() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(STATUSES.iter().chain(&["all"]))
 }
 
 /// The value parser of a word-valued flag declared once as a [`ConfigEnum`] (`--intent`,

@@ -41,7 +41,7 @@ pub use load::{
     unknown_env_vars,
 };
 pub use render::{KeyReference, builtin_type_profiles, default_config_toml, key_reference};
-pub use schema::{ConfigEnum, ParseEnumError};
+pub use schema::{ConfigEnum, ParseEnumError, describe_values};
 pub use settings::{
     ClockKind, Config, EmbeddingConfig, HooksConfig, Intent, IntentWeights, LifecycleConfig,
     McpConfig, McpTools, PrivacyConfig, SearchConfig, SearchProfile, StorageStrategy, TypeProfile,

@@ -312,10 +312,10 @@ macro_rules! config_table {
     };
 }
 
-/// A word-valued setting or option declared once with [`config_enum!`]: its values, each with the
-/// name config files, flags and JSON use and a one-line description. The command line's value
-/// parsers and completions, the MCP schemas' `enum` lists, the help text and the config
-/// validation all read it from here.
+/// A word-valued setting or option declared once with `config_enum!` (in `settings.rs`): its
+/// values, each with the name config files, flags and JSON use and a one-line description. The
+/// command line's value parsers and completions, the MCP schemas' `enum` lists, the help text
+/// and the config validation all read it from here.
 pub trait ConfigEnum:
     Copy + Send + Sync + 'static + std::str::FromStr<Err = ParseEnumError>
 {
@@ -329,6 +329,18 @@ pub trait ConfigEnum:
     fn name(self) -> &'static str;
     /// What the value means, in one line (its rustdoc).
     fn describe(self) -> &'static str;
+}
+
+/// `lead`, then every value of `T` with its description, one sentence each (`What kind of search.
+/// general: No particular intent (the default). recall: …`): a parameter's description for a
+/// schema that lists the values from their one declaration.
+pub fn describe_values<T: ConfigEnum>(lead: &str) -> String {
+    let mut text = lead.trim_end_matches('.').to_owned();
+    text.push('.');
+    for v in T::all() {
+        text.push_str(&format!(" {}: {}", v.name(), v.describe()));
+    }
+    text
 }
 
 /// Declares a config enum once: the enum (each value's `///` lines are both its rustdoc and its

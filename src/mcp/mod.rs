@@ -8,6 +8,7 @@ mod guard;
 mod hints;
 mod lenient;
 mod live;
+mod names;
 mod params;
 mod prompts;
 mod resources;
@@ -22,7 +23,8 @@ use crate::vault::Vault;
 
 pub use guard::MAX_LINE_BYTES;
 pub use live::{COLD_LOGGER, COLD_MESSAGE, ChangeCounter, ChangeSource, Live, SYNC_TIMEOUT};
-pub use tools::{CORE_TOOLS, MemlaneServer};
+pub use names::ToolName;
+pub use tools::MemlaneServer;
 
 /// What the server tells the agent about when to use it.
 pub const INSTRUCTIONS: &str = "memlane is this project's long-term memory: Markdown notes that \

@@ -4,7 +4,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{lenient, schema};
-use crate::config::Intent;
+use crate::config::{Intent, describe_values};
+use crate::model::frontmatter::STATUSES;
 
 /// `{name}`
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -91,15 +92,18 @@ pub struct SearchParams {
     #[serde(default)]
     #[schemars(with = "String")]
     pub since: Option<String>,
-    /// What kind of search: general (default), recall (favours exact words), exact, explore
-    /// (favours meaning)
+    /// What kind of search: an [`Intent`], whose values and their meanings the schema lists
     #[serde(default)]
-    #[schemars(with = "String", extend("default" = Intent::General.as_str(), "enum" = Intent::NAMES))]
+    #[schemars(
+        with = "String",
+        description = describe_values::<Intent>("What kind of search"),
+        extend("default" = Intent::General.as_str(), "enum" = Intent::NAMES)
+    )]
     pub intent: Option<String>,
     /// Only memories with this status: active or archived (default: active, and archived too
     /// with include_archived)
     #[serde(default)]
-    #[schemars(with = "String", extend("enum" = ["active", "archived"]))]
+    #[schemars(with = "String", extend("enum" = STATUSES))]
     pub status: Option<String>,
     /// Include archived memories; default false
     #[serde(default, deserialize_with = "lenient::opt")]

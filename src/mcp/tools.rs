@@ -15,6 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler, tool, tool_handler, tool_router};
 
 use super::live::Live;
+use super::names::ToolName;
 use super::schema;
 use crate::config::McpTools;
 use crate::ops::Session;
@@ -57,20 +58,13 @@ pub(super) fn all_tools() -> Vec<rmcp::model::Tool> {
     MemlaneServer::tool_router().list_all()
 }
 
-/// The tools listed with `[mcp] tools = "core"` (the others stay callable by name).
-pub const CORE_TOOLS: &[&str] = &[
-    "search_memories",
-    "search_linked_memories",
-    "read_memory",
-    "remember",
-    "create_memory",
-    "update_memory",
-    "append_memory",
-    "delete_memory",
-    "link_memories",
-    "summarize_memory",
-    "mark_used",
-];
+impl MemlaneServer {
+    /// Every tool as `tools/list` gives it with `[mcp] tools = "full"`: name, title, description,
+    /// schemas and annotations (the names are [`ToolName::ALL`]).
+    pub fn tool_listing() -> Vec<rmcp::model::Tool> {
+        Self::tool_router().list_all()
+    }
+}
 
 #[tool_router(router = tool_router)]
 impl MemlaneServer {
@@ -513,7 +507,7 @@ impl ServerHandler for MemlaneServer {
             .tool_router
             .list_all()
             .into_iter()
-            .filter(|t| full || CORE_TOOLS.contains(&t.name.as_ref()))
+            .filter(|t| full || ToolName::named(&t.name).is_some_and(ToolName::is_core))
             .collect();
         Ok(ListToolsResult { tools, ..Default::default() })
     }

@@ -11,6 +11,7 @@ mod config;
 mod confinement;
 mod consolidate;
 mod context;
+mod declared_tools;
 mod embed_failure;
 mod exit_codes;
 mod freshness;

@@ -36,7 +36,7 @@ pub(crate) struct ListArgs {
     #[arg(long = "tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     tags: Vec<String>,
     /// Only this status
-    #[arg(long, value_parser = ["active", "archived", "all"], default_value = "active")]
+    #[arg(long, value_parser = crate::cli::args::status_or_all(), default_value = "active")]
     status: String,
     #[command(flatten)]
     window: crate::cli::args::TimeWindowArgs,

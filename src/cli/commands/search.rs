@@ -31,7 +31,7 @@ pub(crate) struct SearchArgs {
     #[arg(long = "tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     tags: Vec<String>,
     /// Only this status
-    #[arg(long, value_parser = ["active", "archived"])]
+    #[arg(long, value_parser = crate::cli::args::status())]
     status: Option<String>,
     /// Include archived memories
     #[arg(long)]

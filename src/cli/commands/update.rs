@@ -39,7 +39,7 @@ pub(crate) struct UpdateArgs {
     #[arg(long = "remove-tag", value_name = "TAG", value_delimiter = ',', add = clap_complete::ArgValueCompleter::new(crate::cli::complete::tags))]
     remove_tags: Vec<String>,
     /// Change the status
-    #[arg(long, value_parser = ["active", "archived"])]
+    #[arg(long, value_parser = crate::cli::args::status())]
     status: Option<String>,
 }
 

@@ -1,7 +1,10 @@
 //! The byte-exact document: the frontmatter cut into one text segment per top-level key, the
 //! body, and the edits made since parsing (checked by re-parsing before a write).
 
-use super::*;
+use serde_yaml_ng::{Mapping, Value};
+
+use super::emit::{render_entry, yaml_inline};
+use super::{FrontmatterError, KEY_ORDER, check_limits};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Segment {

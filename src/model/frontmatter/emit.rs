@@ -1,6 +1,8 @@
 //! Writing YAML values the way memlane writes them: unambiguous for YAML 1.1 and 1.2 readers.
 
-use super::*;
+use serde_yaml_ng::{Mapping, Value};
+
+use crate::model::time::parse_timestamp;
 
 /// Renders one `key: value` entry as memlane writes it, ending in a newline.
 pub fn render_entry(key: &str, value: &Value) -> String {

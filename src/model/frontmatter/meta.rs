@@ -1,6 +1,10 @@
 //! The typed, lenient view of a frontmatter mapping ([`Meta`]) and value constructors.
 
-use super::*;
+use jiff::Timestamp;
+use serde_yaml_ng::{Mapping, Value};
+
+use super::STATUSES;
+use crate::model::time::{format_timestamp, parse_timestamp};
 
 /// The typed view of a memory's frontmatter, read leniently.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -23,11 +23,6 @@ pub use document::*;
 pub use emit::*;
 pub use meta::*;
 
-use jiff::Timestamp;
-use serde_yaml_ng::{Mapping, Value};
-
-use super::time::{format_timestamp, parse_timestamp};
-
 /// The canonical order of the keys memlane writes. New keys are inserted after the nearest key
 /// that precedes them in this list, so files keep a stable, readable order.
 pub const KEY_ORDER: &[&str] = &[

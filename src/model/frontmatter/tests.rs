@@ -1,4 +1,7 @@
+use serde_yaml_ng::Value;
+
 use super::*;
+use crate::model::time::format_timestamp;
 
 const HAND: &str = "---\n# a comment the author wrote\nid: 3kTqZ9pLx2A\ntype: decision   # why\ntags:\n  - auth\n  - refactor\ncustom_key: {nested: [1, 2]}\ncreated_at: 2026-01-10T10:00:00Z\n---\n\nBody with --- inside\n---\nand more\n";
 
@@ -137,8 +140,10 @@ fn an_edit_that_would_change_another_key_is_refused() {
 }
 
 mod prop {
-    use super::super::*;
     use proptest::prelude::*;
+    use serde_yaml_ng::Value;
+
+    use super::super::*;
 
     /// Lines that look like YAML syntax, to put inside multi-line values.
     const TRICKY: &[&str] = &[

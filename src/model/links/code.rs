@@ -1,7 +1,6 @@
 //! Blanking out code (fenced blocks and inline spans, as [`crate::model::markdown`] finds them)
 //! so links and sentences are found in prose only, and finding the `[[…]]` spans left.
 
-pub(super) use crate::model::markdown::strip_block_prefix;
 use crate::model::markdown::{code_spans, escaped, fenced_blocks};
 
 /// The body with code blanked out, byte offsets unchanged.

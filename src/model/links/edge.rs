@@ -1,6 +1,8 @@
 //! Link types, origins, targets and the [`Link`] record, with each type's ranking weight.
 
-use super::*;
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
 
 /// Why a link type or origin name was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -219,7 +221,7 @@ impl FromStr for LinkOrigin {
 pub enum LinkTarget {
     /// A memory, by name (vault-relative, no `.md`).
     Memory(String),
-    /// A ghost node: a document outside the vault, by its [`normalize_target`]ed path.
+    /// A ghost node: a document outside the vault, by its [`normalize_target`](super::normalize_target)ed path.
     Ghost(String),
 }
 

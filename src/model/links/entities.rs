@@ -1,6 +1,11 @@
 //! Structural entities (paths, files, identifiers, names, tags) that `shares_entity` links join on ([`extract_entities`]).
 
-use super::*;
+use std::collections::HashSet;
+
+use super::parse::Prepared;
+use super::sentence::is_heading;
+use super::target::normalize_target;
+use crate::model::markdown::strip_block_prefix;
 
 /// Extensions that make a bare `name.ext` a file name.
 pub(super) const KNOWN_EXTENSIONS: &[&str] = &[

@@ -1,6 +1,9 @@
 //! Explicit `links:` from frontmatter ([`frontmatter_links`]).
 
-use super::*;
+use serde_yaml_ng::Value;
+
+use super::edge::{EdgeType, FRONTMATTER_CONFIDENCE, Link, LinkOrigin, LinkTarget};
+use super::target::{memory_name, strip_memory_prefix};
 
 pub(super) fn scalar_text(v: &Value) -> Option<String> {
     match v {
@@ -39,7 +42,7 @@ pub(super) fn frontmatter_link(target: &str, edge_type: EdgeType, context: Strin
 ///
 /// A single map or string in place of the list is read as a one-entry list. Targets are memory
 /// names (`memory:` and `.md` stripped), as the file format names them; a caller that holds the vault can turn a
-/// target that names no memory into a ghost with [`resolve_target`]`(&link.raw, …)`. Links have
+/// target that names no memory into a ghost with [`resolve_target`](super::resolve_target)`(&link.raw, …)`. Links have
 /// origin [`LinkOrigin::Frontmatter`], confidence 1.0 and an empty span (0..0).
 pub fn frontmatter_links(value: &Value) -> (Vec<Link>, Vec<String>) {
     let mut links = Vec::new();

@@ -1,6 +1,10 @@
 //! Relationship keywords and document verbs that type a link from its sentence.
 
-use super::*;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::edge::EdgeType;
 
 pub(super) const REL_TYPES: [EdgeType; 8] = [
     EdgeType::Supersedes,

@@ -85,15 +85,6 @@
 //!
 //! See [`extract_entities`].
 
-use std::borrow::Cow;
-use std::collections::HashSet;
-use std::fmt;
-use std::str::FromStr;
-use std::sync::LazyLock;
-
-use regex::Regex;
-use serde_yaml_ng::Value;
-
 mod code;
 mod edge;
 mod entities;
@@ -107,12 +98,9 @@ mod target;
 #[cfg(test)]
 mod tests;
 
-use code::*;
 pub use edge::*;
 pub use entities::*;
 pub use frontmatter::*;
-use keywords::*;
 pub use parse::*;
 pub use rewrite::*;
-use sentence::*;
 pub use target::*;

@@ -1,6 +1,10 @@
 //! Finding the wikilinks of a body ([`extract_links`]) and the context around each.
 
-use super::*;
+use super::code::{FILL, Masked, blank, scan_links};
+use super::edge::{DEFAULT_CONFIDENCE, EdgeType, KEYWORD_CONFIDENCE, Link, LinkOrigin, LinkTarget};
+use super::keywords::{GHOST_KEYWORDS, GHOST_TYPES, REL_KEYWORDS, REL_TYPES, nearest};
+use super::sentence::{sentence_of, sentence_starts};
+use super::target::{non_empty, resolve_target, split_raw};
 
 pub(super) const CONTEXT_SIDE: usize = 50;
 pub(super) const WORD_SNAP: usize = 20;

@@ -1,6 +1,7 @@
 //! Pointing links at a memory's new name after a rename or merge ([`rewrite_memory_links`]).
 
-use super::*;
+use super::code::{Masked, scan_links};
+use super::target::{memory_name, split_raw, strip_memory_prefix};
 
 /// Rewrites the links that name memory `from` to name `to`: `[[memory:from]]` (with `|alias`
 /// and `#heading`), and bare `[[from]]` / `[[from.md]]` / `[[./from]]`, which resolved to the

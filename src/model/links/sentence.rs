@@ -1,6 +1,6 @@
 //! Sentence boundaries, which decide what text types a link.
 
-use super::*;
+use crate::model::markdown::strip_block_prefix;
 
 pub(super) const ABBREVIATIONS: &[&str] =
     &["vs", "cf", "approx", "dr", "mr", "mrs", "ms", "st", "fig", "al", "viz", "resp", "incl"];

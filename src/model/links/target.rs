@@ -1,6 +1,6 @@
 //! Link targets: normalising `[[target]]` text and deciding memory or ghost node.
 
-use super::*;
+use super::edge::LinkTarget;
 
 /// Normalises a link target so spellings of one path meet: trims whitespace, turns `\` into `/`,
 /// drops `.` segments (so leading `./`, repeatedly, and inner `/./`), collapses duplicate

@@ -1,3 +1,5 @@
+use serde_yaml_ng::Value;
+
 use super::*;
 
 fn no_memories(_: &str) -> bool {
