@@ -211,7 +211,16 @@ fn read_file_layer(
     required: bool,
     origin: &ConfigSource,
 ) -> Result<Option<TomlTable>, ConfigError> {
-    let text = match std::fs::read_to_string(path) {
+    // The vault's file is the repository's: read beneath a handle on the vault folder, so that
+    // a `config.toml` that is a symbolic link (to a key file, say, whose lines a parse error
+    // would quote) is refused, never followed.
+    let read = match origin {
+        ConfigSource::VaultFile(_) => crate::disk::Confined::beside(path, "read")
+            .and_then(|(fs, name)| fs.read_to_string(&name))
+            .map_err(|e| e.source),
+        _ => std::fs::read_to_string(path),
+    };
+    let text = match read {
         Ok(text) => text,
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
             return if required {

@@ -358,6 +358,8 @@ mod unix {
     }
 
     /// [`Stat`] of a `stat` result.
+    // The fields' types differ between systems (`st_mode` is 16 bits on macOS).
+    #[allow(clippy::unnecessary_cast)]
     pub(super) fn stat_of(st: &rustix::fs::Stat) -> Stat {
         let mode = st.st_mode as u32;
         let secs = st.st_mtime as i64;

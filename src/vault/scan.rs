@@ -258,6 +258,18 @@ impl Vault {
         }
     }
 
+    /// Whether a file is at memory `name`'s path: stat-ed beneath the vault's handle; through a
+    /// symbolic link, whether the link leads to a file (its target is only stat-ed here: reading
+    /// it is [`Vault::read_memory`]'s call, which refuses a link out of the vault's memories).
+    pub fn is_memory_file(&self, name: &MemoryName) -> bool {
+        let path = self.path_of(name);
+        match self.fs.stat(&path) {
+            Ok(Some(s)) if s.kind != Kind::Symlink => s.kind == Kind::File,
+            Ok(None) => false,
+            _ => path.is_file(),
+        }
+    }
+
     /// Whether a part of memory `name`'s path is a symbolic link (one `lstat` per part, not
     /// following links; a missing part ends the look).
     fn has_link(&self, name: &MemoryName) -> bool {
@@ -673,7 +685,7 @@ impl Vault {
     pub fn resolve(&self, input: &str) -> crate::Result<Memory> {
         let as_name = MemoryName::parse(input);
         if let Ok(name) = &as_name
-            && self.path_of(name).is_file()
+            && self.is_memory_file(name)
         {
             return self.load(name);
         }
@@ -689,7 +701,7 @@ impl Vault {
         }
         match self.name_of_path(input) {
             Some(Ok(name)) => {
-                if self.path_of(&name).is_file() {
+                if self.is_memory_file(&name) {
                     return self.load(&name);
                 }
                 return Err(Error::NotFound {

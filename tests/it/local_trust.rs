@@ -416,3 +416,23 @@ fn a_memory_linked_inside_the_vault_is_read_and_one_linked_out_is_not() {
     let found = env.run(["search", "koalafirmware", "--json"]).success();
     assert!(!found.stdout.contains("koalafirmware"), "{found}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_vault_config_that_links_to_a_file_outside_is_never_read() {
+    const MARKER: &str = "platypuspassphrase";
+    let env = TestEnv::with_vault("basic");
+    let outside = env.root.join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    // Not TOML: a parse error would quote its first line.
+    std::fs::write(outside.join("id_key"), format!("-----BEGIN KEY {MARKER}-----\n")).unwrap();
+    let config = env.vault().join("config.toml");
+    let _ = std::fs::remove_file(&config);
+    std::os::unix::fs::symlink(outside.join("id_key"), &config).unwrap();
+    for args in [&["list"][..], &["search", "deploy"], &["doctor"]] {
+        let out = env.run(args);
+        let all = format!("{out}");
+        assert!(!all.contains(MARKER), "{args:?}: {out}");
+        assert!(all.contains("symbolic link"), "{args:?}: the link is named: {out}");
+    }
+}

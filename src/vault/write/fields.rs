@@ -149,7 +149,7 @@ impl Vault {
         let s = map.get("superseded_by")?.as_str()?;
         let s = s.strip_prefix("memory:").unwrap_or(s);
         let name = MemoryName::parse(s).ok()?;
-        self.path_of(&name).is_file().then(|| name.to_string())
+        self.is_memory_file(&name).then(|| name.to_string())
     }
 }
 
