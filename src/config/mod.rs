@@ -40,7 +40,9 @@ pub use load::{
     ConfigError, ConfigInputs, ConfigSource, LoadedConfig, default_user_config_path,
     unknown_env_vars,
 };
-pub use render::{KeyReference, builtin_type_profiles, default_config_toml, key_reference};
+pub use render::{
+    KeyReference, builtin_type_profiles, default_config_toml, key_reference, table_intros,
+};
 pub use schema::{ConfigEnum, ParseEnumError, describe_values};
 pub use settings::{
     ClockKind, Config, EmbeddingConfig, HooksConfig, Intent, IntentWeights, LifecycleConfig,

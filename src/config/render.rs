@@ -5,7 +5,7 @@
 use toml::Value;
 
 use super::load::{ConfigSource, LoadedConfig};
-use super::schema::{Key, Table};
+use super::schema::{Key, Rule, Table};
 use super::settings::{
     Config, EXAMPLE_TYPE, INTENTS_INTRO, INTENTS_KEY, Intent, NEW_TYPE_BASE, SECTIONS, TYPES_KEY,
 };
@@ -208,6 +208,8 @@ pub struct KeyReference {
     pub key: String,
     /// The table header the key is written under (empty for the top level).
     pub table: String,
+    /// The TOML type: `string`, `integer`, `float` (an integer is accepted too) or `boolean`.
+    pub kind: &'static str,
     /// What the key accepts, in words (`an integer from 1 to 1024`).
     pub accepts: String,
     /// The built-in default, as TOML.
@@ -233,14 +235,42 @@ pub fn key_reference() -> Vec<KeyReference> {
             };
             let dotted = join_key(&path, key.name);
             let env = format!("MEMLANE_{}", dotted.replace('.', "__").to_ascii_uppercase());
+            let kind = match key.rule {
+                Rule::Choice(_) | Rule::Model | Rule::TypeName => "string",
+                Rule::Bool => "boolean",
+                Rule::Int(..) => "integer",
+                Rule::Num(_) => "float",
+            };
             out.push(KeyReference {
                 key: dotted,
                 table,
+                kind,
                 accepts: key.rule.allowed(),
                 default: value.to_string(),
                 env,
                 doc: key.doc_lines().map(str::to_owned).collect(),
             });
+        }
+    });
+    out
+}
+
+/// The comment above each table header of the default `config.toml`, by header as
+/// [`KeyReference::table`] names it (`search`, `search.intents.general`, `types.<name>`), for the
+/// tables that have one.
+pub fn table_intros() -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    walk(&Config::default(), Some(NEW_TYPE_BASE), &mut |step| {
+        if let Step::Table { header, intro } = step {
+            if intro.is_empty() {
+                return;
+            }
+            let header = if header.starts_with(&format!("{TYPES_KEY}.")) {
+                format!("{TYPES_KEY}.<name>")
+            } else {
+                header
+            };
+            out.push((header, intro));
         }
     });
     out

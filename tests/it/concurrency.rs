@@ -1,7 +1,7 @@
 //! Several memlane processes on one vault at once, and processes killed with SIGKILL (the
-//! concurrency guarantees of docs/internals/file-format.md). Everything goes through the real binary: CLI calls, `memlane mcp` servers spoken to
-//! over stdio, and `Child::kill` (SIGKILL on Unix) at many points of a reindex and of a stream of
-//! writes.
+//! concurrency guarantees of docs/internals/file-format.md). Everything goes through the real
+//! binary: CLI calls, `memlane mcp` servers spoken to over stdio, and `Child::kill` (SIGKILL on
+//! Unix) at many points of a reindex and of a stream of writes.
 //!
 //! What must hold: every write that reported success is on disk with exactly its content; the
 //! usage state stays valid JSON and loses no update; readers never fail while writers run; after

@@ -80,7 +80,8 @@ fn help_texts_describe_what_the_commands_do() {
     let unpin = env.run(["unpin", "--help"]).success().stdout;
     assert!(unpin.starts_with("Unpin a memory: it cools normally again"), "{unpin}");
     assert!(!unpin.contains("Pin a memory"), "{unpin}");
-    // Search fuses scores, not ranks (docs/internals/ranking.md, src/search/mod.rs), in --help and the man page.
+    // Search fuses scores, not ranks (docs/internals/ranking.md, src/search/mod.rs), in --help
+    // and the man page.
     let search = env.run(["search", "--help"]).success().stdout;
     assert!(search.contains("fuses the two scores as a weighted mean"), "{search}");
     assert!(search.contains("ranks are not fused"), "{search}");

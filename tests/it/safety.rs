@@ -123,7 +123,8 @@ fn plant_escaping_links(env: &TestEnv) -> &'static str {
     .unwrap();
     std::os::unix::fs::symlink(outside.join("passwd"), env.vault().join("notes.md")).unwrap();
     std::os::unix::fs::symlink(outside.join("dir"), env.vault().join("shared")).unwrap();
-    // A link that stays inside the vault is still read (documented in docs/internals/file-format.md).
+    // A link that stays inside the vault is still read (documented in
+    // docs/internals/file-format.md).
     std::os::unix::fs::symlink(
         env.vault().join("deploy-notes.md"),
         env.vault().join("deploy-alias.md"),

@@ -268,6 +268,7 @@ pub(crate) fn config() -> String {
          the pieces fit.\n\n",
     );
     let keys = memlane::config::key_reference();
+    let intros = memlane::config::table_intros();
     let mut table = None;
     for key in &keys {
         if table.as_ref() != Some(&key.table) {
@@ -276,11 +277,15 @@ pub(crate) fn config() -> String {
             } else {
                 format!("[{}]", key.table)
             };
-            let _ = writeln!(out, "## {heading}\n");
+            let _ = writeln!(out, "## {}\n", escape(&heading));
+            if let Some((_, intro)) = intros.iter().find(|(t, _)| *t == key.table) {
+                let _ = writeln!(out, "{}\n", escape(&intro.join(" ")));
+            }
             table = Some(key.table.clone());
         }
         let _ = writeln!(out, "### `{}`\n", key.key);
         let _ = writeln!(out, "{}\n", escape(&key.doc.join(" ")));
+        let _ = writeln!(out, "- Type: {}", key.kind);
         let _ = writeln!(out, "- Accepts: {}", escape(&key.accepts));
         let _ = writeln!(out, "- Default: {}", code(&key.default));
         let _ = writeln!(out, "- Environment: {}\n", code(&key.env));
