@@ -589,7 +589,7 @@ impl Session for MemlaneServer {
     }
 
     fn observe(&self, id: &str) -> crate::Result<()> {
-        self.live.observe([&id.to_owned()]);
+        self.live.observe([&id.to_owned()], crate::ops::usage::UseKind::Written);
         Ok(())
     }
 

@@ -174,6 +174,24 @@ pub fn edit<S: Session>(s: &S, m: &Memory, edited: String) -> crate::Result<Writ
     write(s, || s.vault().update(m, &req))
 }
 
+/// Reads a memory's file exactly as it is on disk (`show --raw`); `touch` counts the read as a
+/// use.
+pub fn read_raw<S: Session>(
+    s: &S,
+    name: &str,
+    touch: bool,
+) -> crate::Result<super::wire::RawMemory> {
+    let m = read(s, name, touch)?;
+    Ok(super::wire::RawMemory {
+        memory_id: format!("memory:{}", m.name),
+        name: m.name.to_string(),
+        id: m.id.to_string(),
+        file_path: m.path.display().to_string(),
+        warnings: m.warnings.clone(),
+        raw: m.raw,
+    })
+}
+
 /// Reads a memory; `touch` counts the read as a use (warming it).
 pub fn read<S: Session>(s: &S, name: &str, touch: bool) -> crate::Result<Memory> {
     let m = s.vault().resolve(name)?;

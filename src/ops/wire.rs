@@ -741,3 +741,21 @@ impl Problem {
         }
     }
 }
+
+/// A memory's file exactly as it is on disk (`show --raw --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct RawMemory {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its file.
+    pub file_path: String,
+    /// Problems found reading it.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+    /// The file's bytes, as text (not redacted: the file as it is).
+    pub raw: String,
+}
