@@ -369,7 +369,7 @@ impl Live {
             Err(e) => {
                 // Keep them for the next try.
                 self.pending.lock().unwrap_or_else(|e| e.into_inner()).splice(0..0, warms);
-                Err(e.into())
+                Err(e)
             }
         }
     }

@@ -104,7 +104,7 @@ pub fn stats<S: Session>(s: &S) -> crate::Result<Stats> {
                 *out.tags.entry(t.clone()).or_default() += 1;
             }
             out.pinned += usize::from(e.pinned);
-            out.total_bytes += e.size as u64;
+            out.total_bytes += e.size;
         }
         out.total_size = human_size(out.total_bytes);
         Ok(out)
