@@ -88,12 +88,6 @@ impl Session for CliSession<'_> {
 
 /// Opening the indices the old way, for the commands that do not go through a [`CliSession`].
 impl Ctx {
-    /// Opens the vault's indices with the configured embedder.
-    pub fn open_indexes(&self, vault: &memlane::vault::Vault) -> anyhow::Result<Indexes> {
-        let embedder = memlane::index::select::embedder_for(&vault.config)?;
-        Ok(Indexes::open(vault, embedder)?)
-    }
-
     /// Opens the vault's indices and brings them up to date, for a [`CliSession`]: where the
     /// vault cannot be written they are built in memory (see [`Indexes::open_reconciled`]). The
     /// report is given to [`Ctx::report_reconcile`].

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 #[allow(deprecated)]
 // MCP logging is deprecated by a draft of the protocol; clients still use it.
 use rmcp::model::LoggingLevel;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::index::store::Indexes;
 use crate::lifecycle::UsageState;
@@ -396,28 +396,21 @@ impl Live {
             return Ok(None);
         }
         self.flush()?;
-        let (items, reset) = crate::lifecycle::views::announce_cold(&self.vault)?;
+        let (memories, reset) = crate::ops::maintenance::announce_cold(&self.vault)?;
         if let Some(r) = reset {
             tracing::warn!("{r}");
         }
-        if items.is_empty() {
+        if memories.is_empty() {
             return Ok(None);
         }
-        let memories: Vec<Value> = items
-            .iter()
-            .map(|c| {
-                json!({
-                    "id": c.id,
-                    "name": c.name,
-                    "file": c.file.display().to_string(),
-                    "temperature": c.temperature,
-                })
-            })
-            .collect();
-        Ok(Some(json!({
-            "message": COLD_MESSAGE,
-            "suggested_action": "summarize_memory",
-            "memories": memories,
-        })))
+        let notice = crate::ops::wire::ColdNotice {
+            message: COLD_MESSAGE.to_owned(),
+            suggested_action: "summarize_memory".to_owned(),
+            memories,
+        };
+        Ok(Some(serde_json::to_value(notice).map_err(|e| crate::Error::Encode {
+            what: "the cold notification",
+            problem: e.to_string(),
+        })?))
     }
 }

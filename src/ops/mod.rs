@@ -19,6 +19,7 @@ pub mod context;
 pub mod doctor;
 pub mod hooks;
 pub mod links;
+pub mod maintenance;
 pub mod memory;
 pub mod search;
 pub mod trash;

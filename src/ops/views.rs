@@ -2,12 +2,11 @@
 //! history, the trash, the vault's counts, several memories at once.
 
 use crate::Error;
-use crate::model::MemoryName;
 
 use super::Session;
 use super::wire::{
-    self, ColdList, History, MemoryJson, MergeCluster, MergeMember, MergeSuggestions, ReadItem,
-    ReadMany, Stats, TrashEmptied, TrashList, Tree,
+    self, ColdList, History, MemoryJson, MergeSuggestions, ReadItem, ReadMany, Stats, TrashEmptied,
+    TrashList, Tree,
 };
 
 /// The most memories [`read_many`] reads in one call.
@@ -144,30 +143,8 @@ pub fn suggest_merges<S: Session>(
 ) -> crate::Result<MergeSuggestions> {
     let vault = s.vault();
     let threshold = threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
-    let clusters = super::consolidate::suggest_merges(s, Some(threshold), memory_type, limit)?;
-    let clusters = clusters
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| MergeCluster {
-            cluster_id: i,
-            score: wire::score(f64::from(c.score)),
-            reason: c.reason,
-            memory_count: c.members.len(),
-            memories: c
-                .members
-                .into_iter()
-                .map(|m| MergeMember {
-                    memory_id: format!("memory:{}", m.name),
-                    file_path: MemoryName::parse(&m.name)
-                        .map(|n| vault.path_of(&n).display().to_string())
-                        .unwrap_or_default(),
-                    name: m.name,
-                    memory_type: m.memory_type,
-                    preview: m.preview,
-                })
-                .collect(),
-        })
-        .collect();
+    let found = super::consolidate::suggest_merges(s, Some(threshold), memory_type, limit)?;
+    let clusters = super::maintenance::clusters(vault, found);
     Ok(MergeSuggestions { threshold, clusters })
 }
 

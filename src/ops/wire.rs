@@ -997,3 +997,161 @@ pub fn search_found(found: &super::search::Found, explain: bool) -> SearchFound 
         found.results.below_threshold.iter().map(|b| SearchItem::of(below(b, explain))).collect();
     SearchFound { results, below_threshold, warning: None }
 }
+
+/// What `maintain` found and changed (`maintain --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MaintainedReport {
+    /// Links to memories that no longer exist.
+    pub dead_links: Vec<DeadLink>,
+    /// Links rewritten to a missing memory's successor.
+    pub healed: Vec<Written>,
+    /// The link graph's size.
+    pub graph: GraphCounts,
+    /// Importance, recomputed.
+    pub importance: ImportanceSummary,
+    /// The cold memories.
+    pub cold: Vec<ColdEntry>,
+    /// Groups of near-duplicates worth merging.
+    pub merge_suggestions: Vec<MergeCluster>,
+    /// Memories long and old enough to split.
+    pub split_candidates: Vec<SplitCandidate>,
+    /// Memories past `expires_at`, archived.
+    pub expired: Vec<Written>,
+    /// Problems met.
+    pub problems: Vec<String>,
+    /// Temp files left by killed writers, removed.
+    pub temp_files_removed: Vec<String>,
+}
+
+/// A link to a memory that no longer exists.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DeadLink {
+    /// The memory that links.
+    pub source: String,
+    /// The missing memory.
+    pub target: String,
+    /// Its recorded successor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub successor: Option<String>,
+}
+
+/// Importance over the vault.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ImportanceSummary {
+    /// Memories it was computed for.
+    pub computed: usize,
+    /// The mean over active memories.
+    pub mean: f64,
+    /// The most important.
+    pub top: Vec<ImportanceEntry>,
+    /// The least important.
+    pub bottom: Vec<ImportanceEntry>,
+}
+
+/// One memory's importance.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ImportanceEntry {
+    /// Its name.
+    pub name: String,
+    /// Its importance, 0 to 1.
+    pub importance: f64,
+}
+
+/// A cold memory of a maintenance report.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ColdEntry {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its temperature now.
+    pub temperature: f64,
+}
+
+/// A memory worth splitting.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SplitCandidate {
+    /// Its name.
+    pub name: String,
+    /// Estimated tokens.
+    pub tokens: usize,
+    /// Days since it was created.
+    pub age_days: f64,
+    /// How often it was used.
+    pub access_count: u64,
+    /// Its top-level sections.
+    pub sections: usize,
+}
+
+/// What `reindex` did (`reindex --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Reindexed {
+    /// Memories indexed.
+    pub memories: usize,
+    /// Chunks indexed.
+    pub chunks: usize,
+    /// Chunks embedded now.
+    pub embedded: usize,
+    /// Chunks whose vectors were reused.
+    pub reused: usize,
+    /// The embedder's id.
+    pub embedder: String,
+    /// How long it took.
+    pub elapsed_ms: u64,
+    /// Problems met.
+    pub problems: Vec<String>,
+    /// What was damaged, when the old indices were.
+    #[serde(skip)]
+    pub repaired: Option<String>,
+}
+
+/// One line of `watch --json`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum WatchEvent {
+    /// A pass that changed the indices, or the first one.
+    Reindexed {
+        /// What started it (`start`, `change`, `rescan` …).
+        trigger: String,
+        /// Memories indexed.
+        indexed: Vec<String>,
+        /// Memories removed.
+        removed: Vec<String>,
+        /// How many were new.
+        added: usize,
+        /// How many changed.
+        updated: usize,
+        /// How many did not change.
+        unchanged: usize,
+        /// How long it took.
+        elapsed_ms: u64,
+    },
+    /// `maintain` ran.
+    Maintained {
+        /// Links to missing memories.
+        dead_links: usize,
+        /// Memories whose links were healed.
+        healed: Vec<String>,
+        /// Memories archived past `expires_at`.
+        expired: Vec<String>,
+        /// Cold memories.
+        cold: usize,
+        /// Merge suggestions.
+        merge_suggestions: usize,
+        /// Split candidates.
+        split_candidates: usize,
+    },
+}
+
+/// The data of a cold notification (MCP `notifications/message`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ColdNotice {
+    /// What to consider.
+    pub message: String,
+    /// The tool to use.
+    pub suggested_action: String,
+    /// The memories that just went cold.
+    pub memories: Vec<ColdMemory>,
+}
