@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::Error;
 use crate::limits;
-use crate::ops::wire::{self, MemoryJson};
+use crate::ops::wire;
 use crate::ops::{self, window};
 use crate::search::SearchQuery;
 use crate::vault::{UpdateRequest, Vault};
@@ -95,8 +95,7 @@ impl MemlaneServer {
     }
 
     pub(super) fn read(&self, p: &NameParams) -> crate::Result<Value> {
-        let m = ops::memory::read(self, &p.name, true)?;
-        outcome_json(&MemoryJson::new(&self.vault, &m, true))
+        outcome_json(&ops::views::show(self, &p.name, true)?.1)
     }
 
     pub(super) fn read_many(&self, p: &NamesParams) -> crate::Result<Value> {

@@ -28,6 +28,9 @@ pub mod views;
 pub mod window;
 pub mod wire;
 
+#[cfg(test)]
+mod architecture_check;
+
 use crate::index::store::Indexes;
 use crate::vault::Vault;
 
