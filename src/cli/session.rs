@@ -23,11 +23,6 @@ impl<'a> CliSession<'a> {
     pub fn open(ctx: &'a Ctx) -> anyhow::Result<CliSession<'a>> {
         Ok(CliSession { ctx, vault: ctx.open_vault()?, indexes: RefCell::new(None) })
     }
-
-    /// The output channel.
-    pub fn ctx(&self) -> &Ctx {
-        self.ctx
-    }
 }
 
 impl Drop for CliSession<'_> {
@@ -93,23 +88,9 @@ impl Session for CliSession<'_> {
 
 /// Opening the indices the old way, for the commands that do not go through a [`CliSession`].
 impl Ctx {
-    /// Opens the vault's indices with the configured embedder.
-    pub fn open_indexes(&self, vault: &memlane::vault::Vault) -> anyhow::Result<Indexes> {
-        let embedder = memlane::index::select::embedder_for(&vault.config)?;
-        Ok(Indexes::open(vault, embedder)?)
-    }
-
-    /// Opens the vault's indices and brings them up to date, for a command that only reads:
-    /// where the vault cannot be written they are built in memory (see
-    /// [`Indexes::open_reconciled`]). The report is given to [`Ctx::report_reconcile`].
-    pub fn open_reconciled(
-        &self,
-        vault: &memlane::vault::Vault,
-    ) -> anyhow::Result<(Indexes, ReconcileReport)> {
-        Ok(self.reconciled(vault)?)
-    }
-
-    /// [`Ctx::open_reconciled`] with the library's error (for a [`CliSession`]).
+    /// Opens the vault's indices and brings them up to date, for a [`CliSession`]: where the
+    /// vault cannot be written they are built in memory (see [`Indexes::open_reconciled`]). The
+    /// report is given to [`Ctx::report_reconcile`].
     fn reconciled(
         &self,
         vault: &memlane::vault::Vault,
@@ -127,14 +108,9 @@ impl Ctx {
             self.out.warn_unwritable(why);
         }
         if !r.added_ids.is_empty() {
-            let now = vault.clock.now();
-            let cfg = &vault.config.lifecycle;
-            let observed = memlane::lifecycle::UsageStore::update(vault.root(), |state| {
-                for id in &r.added_ids {
-                    state.observe(id, now, cfg);
-                }
-            });
-            if let Err(e) = observed {
+            use memlane::ops::usage::{Use, UseKind};
+            let uses = Use::observe_all(&r.added_ids, UseKind::Found, vault.clock.now());
+            if let Err(e) = memlane::ops::usage::record(vault, &uses) {
                 match memlane::index::store::unwritable(&e) {
                     Some(why) => self.out.warn_unwritable(&why),
                     None => self.out.warn(format!("cannot record usage state: {e}")),

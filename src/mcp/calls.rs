@@ -1,11 +1,11 @@
 //! What each tool does: parse its parameters, call [`crate::ops`], and shape the JSON result.
 
 use rmcp::model::CallToolResult;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::Error;
 use crate::limits;
-use crate::ops::wire::{self, MemoryJson};
+use crate::ops::wire;
 use crate::ops::{self, window};
 use crate::search::SearchQuery;
 use crate::vault::{UpdateRequest, Vault};
@@ -95,8 +95,7 @@ impl MemlaneServer {
     }
 
     pub(super) fn read(&self, p: &NameParams) -> crate::Result<Value> {
-        let m = ops::memory::read(self, &p.name, true)?;
-        outcome_json(&MemoryJson::new(&self.vault, &m, true))
+        outcome_json(&ops::views::show(self, &p.name, true)?.1)
     }
 
     pub(super) fn read_many(&self, p: &NamesParams) -> crate::Result<Value> {
@@ -107,15 +106,10 @@ impl MemlaneServer {
         let vault = &*self.vault;
         let q = search_query(vault, p)?;
         let req = ops::search::SearchRequest { query: q, touch: true, expand: None };
-        let found = ops::search::search(self, &req)?;
-        let hits: Vec<Value> = found.results.hits.iter().map(|h| wire::hit(h, false)).collect();
-        let below: Vec<Value> =
-            found.results.below_threshold.iter().map(|b| wire::below(b, false)).collect();
-        let mut out = json!({ "results": hits, "below_threshold": below });
-        if let Some(why) = self.live.unwritable() {
-            out["warning"] = json!(crate::index::store::unwritable_message(&why));
-        }
-        Ok(out)
+        let mut found = wire::search_found(&ops::search::search(self, &req)?, false);
+        found.warning =
+            self.live.unwritable().map(|why| crate::index::store::unwritable_message(&why));
+        outcome_json(&found)
     }
 
     pub(super) fn linked(&self, p: LinkedParams) -> crate::Result<Value> {

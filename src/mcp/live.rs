@@ -9,10 +9,11 @@ use std::time::SystemTime;
 #[allow(deprecated)]
 // MCP logging is deprecated by a draft of the protocol; clients still use it.
 use rmcp::model::LoggingLevel;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::index::store::Indexes;
-use crate::lifecycle::{UsageState, UsageStore};
+use crate::lifecycle::UsageState;
+use crate::ops::usage::{self, Use, UseKind};
 use crate::vault::Vault;
 
 /// What tells the server whether the vault changed since it last reconciled: the vault watcher.
@@ -70,28 +71,6 @@ struct UsageCache {
     state: UsageState,
     /// The state file's (mtime, size) when read; `None` forces a reload.
     stamp: Option<(SystemTime, u64, u64)>,
-}
-
-/// A use of a memory waiting to be written: a warm-up (`warm` is whether it is pinned) or the
-/// start of its usage clock (`warm` `None`: just created or found new), and when.
-struct Use {
-    id: String,
-    warm: Option<bool>,
-    when: jiff::Timestamp,
-}
-
-impl Use {
-    fn apply(&self, state: &mut UsageState, cfg: &crate::config::LifecycleConfig) {
-        state.touch_day(self.when);
-        match self.warm {
-            Some(pinned) => {
-                state.warm(&self.id, pinned, self.when, cfg);
-            }
-            None => {
-                state.observe(&self.id, self.when, cfg);
-            }
-        }
-    }
 }
 
 struct Cached {
@@ -268,7 +247,7 @@ impl Live {
         }
         // Memories indexed for the first time start their usage clocks (written with the
         // warm-ups, within a second; those this server created have theirs started already).
-        self.observe(&report.added_ids);
+        self.observe(&report.added_ids, UseKind::Found);
         if let (Some(s), Some(g)) = (&source, generation) {
             s.covered(g);
         }
@@ -314,15 +293,14 @@ impl Live {
     /// Runs `f` with the usage state: the file as last read (re-read when another process
     /// changed it) plus this server's warm-ups not yet written.
     pub fn with_usage<R>(&self, f: impl FnOnce(&UsageState) -> R) -> crate::Result<R> {
-        let path = UsageStore::file_path(self.vault.root());
+        let path = usage::state_file(&self.vault);
         let stamp = file_stamp(&path);
         let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
         if usage.as_ref().is_none_or(|u| u.stamp.is_none() || u.stamp != stamp) {
-            let (store, reset) = UsageStore::open(self.vault.root())?;
+            let (mut state, reset) = usage::read(&self.vault)?;
             if let Some(r) = reset {
                 tracing::warn!("{r}");
             }
-            let mut state = store.into_state();
             let cfg = &self.vault.config.lifecycle;
             for u in self.pending.lock().unwrap_or_else(|e| e.into_inner()).iter() {
                 u.apply(&mut state, cfg);
@@ -337,9 +315,7 @@ impl Live {
     pub fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {
         let now = self.vault.clock.now();
         self.with_usage(|_| ())?;
-        let uses =
-            used.iter().map(|(id, pinned)| Use { id: id.clone(), warm: Some(*pinned), when: now });
-        self.record(uses.collect(), true);
+        self.record(Use::warm_all(used, now), true);
         Ok(())
     }
 
@@ -347,10 +323,9 @@ impl Live {
     /// the file at the next flush, and in this server's view at once when no call is reading it
     /// (a search reconciles while it holds the view: the memory then counts as observed now
     /// until the view is read again, which is what a missing entry means anyway).
-    pub fn observe<'a>(&self, ids: impl IntoIterator<Item = &'a String>) {
+    pub fn observe<'a>(&self, ids: impl IntoIterator<Item = &'a String>, kind: UseKind) {
         let now = self.vault.clock.now();
-        let uses: Vec<Use> =
-            ids.into_iter().map(|id| Use { id: id.clone(), warm: None, when: now }).collect();
+        let uses = Use::observe_all(ids, kind, now);
         if !uses.is_empty() {
             self.record(uses, false);
         }
@@ -380,14 +355,8 @@ impl Live {
         if warms.is_empty() {
             return Ok(());
         }
-        let cfg = &self.vault.config.lifecycle;
-        let written = UsageStore::update(self.vault.root(), |state| {
-            for u in &warms {
-                u.apply(state, cfg);
-            }
-        });
-        match written {
-            Ok((_, reset)) => {
+        match usage::record(&self.vault, &warms) {
+            Ok(reset) => {
                 if let Some(r) = reset {
                     tracing::warn!("{r}");
                 }
@@ -400,7 +369,7 @@ impl Live {
             Err(e) => {
                 // Keep them for the next try.
                 self.pending.lock().unwrap_or_else(|e| e.into_inner()).splice(0..0, warms);
-                Err(e.into())
+                Err(e)
             }
         }
     }
@@ -427,28 +396,21 @@ impl Live {
             return Ok(None);
         }
         self.flush()?;
-        let (items, reset) = crate::lifecycle::views::announce_cold(&self.vault)?;
+        let (memories, reset) = crate::ops::maintenance::announce_cold(&self.vault)?;
         if let Some(r) = reset {
             tracing::warn!("{r}");
         }
-        if items.is_empty() {
+        if memories.is_empty() {
             return Ok(None);
         }
-        let memories: Vec<Value> = items
-            .iter()
-            .map(|c| {
-                json!({
-                    "id": c.id,
-                    "name": c.name,
-                    "file": c.file.display().to_string(),
-                    "temperature": c.temperature,
-                })
-            })
-            .collect();
-        Ok(Some(json!({
-            "message": COLD_MESSAGE,
-            "suggested_action": "summarize_memory",
-            "memories": memories,
-        })))
+        let notice = crate::ops::wire::ColdNotice {
+            message: COLD_MESSAGE.to_owned(),
+            suggested_action: "summarize_memory".to_owned(),
+            memories,
+        };
+        Ok(Some(serde_json::to_value(notice).map_err(|e| crate::Error::Encode {
+            what: "the cold notification",
+            problem: e.to_string(),
+        })?))
     }
 }

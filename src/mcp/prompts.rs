@@ -146,12 +146,7 @@ impl MemlaneServer {
 
     fn review_cold_prompt(&self, args: Option<&JsonObject>) -> Result<GetPromptResult, ErrorData> {
         let limit = count(args, "limit", COLD_DEFAULT, crate::limits::MAX_RESULTS)?;
-        self.live.flush().map_err(|e| failed(&e))?;
-        let (items, reset) =
-            crate::lifecycle::views::cold_memories(&self.vault).map_err(|e| failed(&e))?;
-        if let Some(r) = reset {
-            tracing::warn!("{r}");
-        }
+        let items = crate::ops::views::cold(self).map_err(|e| failed(&e))?.memories;
         let mut text = String::from(
             "Review the memories of this project that cooled down (unused for a long time).\n\n",
         );

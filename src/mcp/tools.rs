@@ -71,7 +71,7 @@ impl MemlaneServer {
     #[tool(
         title = "Create a memory",
         description = "Create a new memory (a Markdown note) under a name you choose. Prefer `remember` when you do not need a specific name. Fails if the name exists.",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Create a memory",
             read_only_hint = false,
@@ -119,7 +119,7 @@ impl MemlaneServer {
     #[tool(
         title = "Replace a memory's body",
         description = "Replace a memory's body with new content (the old version is kept in history).",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Replace a memory's body",
             read_only_hint = false,
@@ -135,7 +135,7 @@ impl MemlaneServer {
     #[tool(
         title = "Append to a memory",
         description = "Add text to the end of a memory.",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Append to a memory",
             read_only_hint = false,
@@ -151,7 +151,7 @@ impl MemlaneServer {
     #[tool(
         title = "Delete a memory",
         description = "Delete a memory (moved to the vault's trash; restore_memory brings it back).",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Delete a memory",
             read_only_hint = false,
@@ -167,7 +167,7 @@ impl MemlaneServer {
     #[tool(
         title = "Search memories",
         description = "Search the project's memories (hybrid keyword + semantic, ranked by relevance, recency and use). Use before answering questions about the project, past decisions, conventions, bugs or preferences. Optional filters: types, tags, status, a time window (after, before, or since such as 7d) and an intent.",
-        output_schema = schema::search(),
+        output_schema = schema::of::<wire::SearchFound>(),
         annotations(
             title = "Search memories",
             read_only_hint = true,
@@ -237,7 +237,7 @@ impl MemlaneServer {
     #[tool(
         title = "Remember a fact",
         description = "Remember one thing (a decision, bug fix, preference or learned fact). The name is generated; if a near-identical memory exists it is updated instead (reported as `updated`, else `created`).",
-        output_schema = schema::remember(),
+        output_schema = schema::of::<wire::Remembered>(),
         annotations(
             title = "Remember a fact",
             read_only_hint = false,
@@ -253,7 +253,7 @@ impl MemlaneServer {
     #[tool(
         title = "Report memories you used",
         description = "Tell memlane which memories helped you (names or ids): they count as read, so they stay warm. With context_for (a memory you wrote with their help, e.g. a decision or session summary), each gets a was_context_for link to it.",
-        output_schema = schema::mark_used(),
+        output_schema = schema::of::<wire::MarkedUsed>(),
         annotations(
             title = "Report memories you used",
             read_only_hint = false,
@@ -269,7 +269,7 @@ impl MemlaneServer {
     #[tool(
         title = "Pin a memory",
         description = "Pin a memory so it never cools or counts as cold.",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Pin a memory",
             read_only_hint = false,
@@ -285,7 +285,7 @@ impl MemlaneServer {
     #[tool(
         title = "Unpin a memory",
         description = "Unpin a memory so it cools normally again.",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Unpin a memory",
             read_only_hint = false,
@@ -301,7 +301,7 @@ impl MemlaneServer {
     #[tool(
         title = "Link two memories",
         description = "Link one memory to another (written to the first memory's frontmatter). Types: related_to (default), supersedes, depends_on, contradicts, …",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Link two memories",
             read_only_hint = false,
@@ -317,7 +317,7 @@ impl MemlaneServer {
     #[tool(
         title = "Summarize a memory in place",
         description = "Shrink a memory in place with a shorter rewrite (same name, id and links; the old version stays in history; its temperature restarts). Use on cold memories.",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Summarize a memory in place",
             read_only_hint = false,
@@ -333,7 +333,7 @@ impl MemlaneServer {
     #[tool(
         title = "Merge memories",
         description = "Merge two or more memories into a new one: tags are united, `consolidated_from` recorded, links to the sources redirected; the sources go to the trash (or are archived).",
-        output_schema = schema::merge(),
+        output_schema = schema::of::<wire::Merged>(),
         annotations(
             title = "Merge memories",
             read_only_hint = false,
@@ -435,7 +435,7 @@ impl MemlaneServer {
     #[tool(
         title = "Split a memory",
         description = "Split a memory into several: the pieces you give, or one per top-level heading. The original stays (linked from each piece) unless replace is true.",
-        output_schema = schema::split(),
+        output_schema = schema::of::<wire::Split>(),
         annotations(
             title = "Split a memory",
             read_only_hint = false,
@@ -467,7 +467,7 @@ impl MemlaneServer {
     #[tool(
         title = "Restore a memory",
         description = "Bring back a deleted memory from the trash (by name or entry), or an earlier version of an existing memory (with version).",
-        output_schema = schema::write(),
+        output_schema = schema::of::<wire::Written>(),
         annotations(
             title = "Restore a memory",
             read_only_hint = false,
@@ -589,7 +589,7 @@ impl Session for MemlaneServer {
     }
 
     fn observe(&self, id: &str) -> crate::Result<()> {
-        self.live.observe([&id.to_owned()]);
+        self.live.observe([&id.to_owned()], crate::ops::usage::UseKind::Written);
         Ok(())
     }
 

@@ -1,8 +1,10 @@
 //! Operations that reshape memories: merge, split, summarize, and merge suggestions.
 
 use crate::Error;
-use crate::lifecycle::consolidate::{self, MergeCluster, MergeOutcome, SplitPiece};
-use crate::vault::{Memory, WriteOutcome};
+use crate::lifecycle::consolidate::{self, MergeCluster, SplitPiece};
+use crate::vault::Memory;
+
+use super::wire::{Merged, Split, Written};
 
 use super::{Session, write};
 
@@ -15,7 +17,7 @@ pub fn merge<S: Session>(
     into: &str,
     content: Option<String>,
     archive: bool,
-) -> crate::Result<MergeOutcome> {
+) -> crate::Result<Merged> {
     let vault = s.vault();
     let sources = sources.iter().map(|n| vault.resolve(n)).collect::<crate::Result<Vec<_>>>()?;
     let refs: Vec<&Memory> = sources.iter().collect();
@@ -24,16 +26,7 @@ pub fn merge<S: Session>(
         let doc = crate::model::frontmatter::Document::parse(&c);
         if doc.has_frontmatter() { doc.content().to_owned() } else { c }
     });
-    write(s, || consolidate::merge(vault, &refs, &target, content.as_deref(), archive))
-}
-
-/// What a split did.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Split {
-    /// The memory that was split.
-    pub split: String,
-    /// One outcome per piece written, then the original's (linked or trashed).
-    pub outcomes: Vec<WriteOutcome>,
+    Ok(write(s, || consolidate::merge(vault, &refs, &target, content.as_deref(), archive))?.into())
 }
 
 /// Splits a memory: into the `pieces` given (name, content), or one per top-level heading.
@@ -61,7 +54,7 @@ pub fn split<S: Session>(
             write(s, || consolidate::split_into(vault, &m, &pieces, replace))?
         }
     };
-    Ok(Split { split: m.name.to_string(), outcomes })
+    Ok(Split { split: m.name.to_string(), outcomes: super::wire::written(outcomes) })
 }
 
 /// Shrinks a memory in place with a shorter rewrite (same name, id and links; the old version
@@ -72,7 +65,7 @@ pub fn summarize<S: Session>(
     name: &str,
     content: String,
     temperature: Option<f64>,
-) -> crate::Result<WriteOutcome> {
+) -> crate::Result<Written> {
     let vault = s.vault();
     let m = vault.resolve(name)?;
     s.flush_usage()?;
@@ -81,7 +74,7 @@ pub fn summarize<S: Session>(
     if let Some(r) = reset {
         s.warn(r.to_string());
     }
-    Ok(out)
+    Ok(out.into())
 }
 
 /// Clusters of near-duplicate memories at `threshold` (default `lifecycle.merge_threshold`),

@@ -2,10 +2,9 @@
 
 use crate::Error;
 use crate::model::links::{EdgeType, normalize_target};
-use crate::vault::WriteOutcome;
 
 use super::wire::{
-    Linked, LinkedMemory, MemoryLink, RelatedMemories, RelatedMemory, Relationships,
+    Linked, LinkedMemory, MemoryLink, RelatedMemories, RelatedMemory, Relationships, Written,
 };
 
 use super::{Session, write};
@@ -26,12 +25,7 @@ pub fn edge_type(t: &str) -> crate::Result<String> {
 
 /// Adds a typed link from `from` to `to` in `from`'s frontmatter (once: an existing link of
 /// that type to that target is kept as it is). A memory cannot link to itself.
-pub fn link<S: Session>(
-    s: &S,
-    from: &str,
-    to: &LinkTarget,
-    edge: &str,
-) -> crate::Result<WriteOutcome> {
+pub fn link<S: Session>(s: &S, from: &str, to: &LinkTarget, edge: &str) -> crate::Result<Written> {
     let vault = s.vault();
     let from = vault.resolve(from)?;
     let ty = edge_type(edge)?;
@@ -53,7 +47,7 @@ pub fn link<S: Session>(
             format!("memory:{}", to.name)
         }
     };
-    write(s, || vault.add_frontmatter_link(&from, &ty, &target))
+    Ok(write(s, || vault.add_frontmatter_link(&from, &ty, &target))?.into())
 }
 
 /// Removes `from`'s frontmatter links to `to` (of `edge` only, when given). Removing nothing
@@ -63,7 +57,7 @@ pub fn unlink<S: Session>(
     from: &str,
     to: &str,
     edge: Option<&str>,
-) -> crate::Result<WriteOutcome> {
+) -> crate::Result<Written> {
     let vault = s.vault();
     let from = vault.resolve(from)?;
     let ty = edge.map(edge_type).transpose()?;
@@ -75,7 +69,7 @@ pub fn unlink<S: Session>(
             edge_type: ty,
         });
     }
-    Ok(out)
+    Ok(out.into())
 }
 
 /// The memories that link to `document` (`[[src/auth.py]]`), one per memory (its most

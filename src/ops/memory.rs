@@ -5,6 +5,7 @@ use crate::lifecycle::UsageStore;
 use crate::model::MemoryName;
 use crate::vault::{AddRequest, Memory, UpdateRequest, WriteOutcome, WriteStatus};
 
+use super::wire::{Moved, RememberAction, Remembered, Written, written};
 use super::{Session, write};
 
 /// A new memory.
@@ -27,7 +28,7 @@ pub struct CreateRequest {
 ///
 /// The duplicate check compares the content as it will be written: `find_duplicate` redacts it
 /// first, so a secret never decides (or leaks through) a similarity.
-pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<WriteOutcome> {
+pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<Written> {
     let vault = s.vault();
     let name = vault.name_for(&req.name)?;
     if let Some(t) = &req.memory_type {
@@ -53,7 +54,7 @@ pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<WriteOutco
     if outcome.status == WriteStatus::Created {
         observe_new(s, &outcome, "added");
     }
-    Ok(outcome)
+    Ok(outcome.into())
 }
 
 /// Starts the usage clock of a memory just written. The memory exists: a usage state that
@@ -65,19 +66,6 @@ pub(crate) fn observe_new<S: Session>(s: &S, outcome: &WriteOutcome, verb: &str)
             outcome.name
         ));
     }
-}
-
-/// What `remember` did.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Remembered {
-    /// The write.
-    #[serde(flatten)]
-    pub outcome: WriteOutcome,
-    /// `created` or `updated`.
-    pub action: &'static str,
-    /// The similarity to the memory it updated.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub similarity: Option<f32>,
 }
 
 /// Stores `content` where it belongs: updates the existing memory it is nearly the same as
@@ -108,7 +96,11 @@ pub fn remember<S: Session>(
         };
         let outcome = write(s, || vault.update(&m, &req))?;
         record_use(s, &[(m.id.to_string(), m.meta.pinned)])?;
-        return Ok(Remembered { outcome, action: "updated", similarity: Some(similarity) });
+        return Ok(Remembered {
+            outcome: outcome.into(),
+            action: RememberAction::Updated,
+            similarity: Some(super::wire::score(f64::from(similarity))),
+        });
     }
     let name = generated_name(vault, &content)?;
     let add = AddRequest { content, memory_type, tags: Vec::new() };
@@ -116,7 +108,7 @@ pub fn remember<S: Session>(
     if outcome.status == WriteStatus::Created {
         observe_new(s, &outcome, "added");
     }
-    Ok(Remembered { outcome, action: "created", similarity: None })
+    Ok(Remembered { outcome: outcome.into(), action: RememberAction::Created, similarity: None })
 }
 
 /// A name from the first words of `content`: slugified, at most six words, unique in the vault
@@ -163,15 +155,33 @@ pub(crate) fn record_use<S: Session + ?Sized>(s: &S, used: &[(String, bool)]) ->
 /// Replaces memory `m`'s whole file with `edited` (the file as a person edited it, frontmatter
 /// and body), checked and redacted like any write; the old version goes to history. Text the
 /// same as the file writes nothing (`unchanged`).
-pub fn edit<S: Session>(s: &S, m: &Memory, edited: String) -> crate::Result<WriteOutcome> {
+pub fn edit<S: Session>(s: &S, m: &Memory, edited: String) -> crate::Result<Written> {
     if edited == m.raw {
         let mut out = WriteOutcome::new(WriteStatus::Unchanged, &m.name, &m.id);
         out.path = Some(m.path.clone());
-        return Ok(out);
+        return Ok(out.into());
     }
     let req =
         UpdateRequest { content: Some(edited), raw: true, action: "edit", ..Default::default() };
-    write(s, || s.vault().update(m, &req))
+    Ok(write(s, || s.vault().update(m, &req))?.into())
+}
+
+/// Reads a memory's file exactly as it is on disk (`show --raw`); `touch` counts the read as a
+/// use.
+pub fn read_raw<S: Session>(
+    s: &S,
+    name: &str,
+    touch: bool,
+) -> crate::Result<super::wire::RawMemory> {
+    let m = read(s, name, touch)?;
+    Ok(super::wire::RawMemory {
+        memory_id: format!("memory:{}", m.name),
+        name: m.name.to_string(),
+        id: m.id.to_string(),
+        file_path: m.path.display().to_string(),
+        warnings: m.warnings.clone(),
+        raw: m.raw,
+    })
 }
 
 /// Reads a memory; `touch` counts the read as a use (warming it).
@@ -184,7 +194,7 @@ pub fn read<S: Session>(s: &S, name: &str, touch: bool) -> crate::Result<Memory>
 }
 
 /// Changes a memory's content or metadata (the old version goes to history).
-pub fn update<S: Session>(s: &S, name: &str, req: &UpdateRequest) -> crate::Result<WriteOutcome> {
+pub fn update<S: Session>(s: &S, name: &str, req: &UpdateRequest) -> crate::Result<Written> {
     let vault = s.vault();
     let m = vault.resolve(name)?;
     if req.content.is_none()
@@ -199,36 +209,28 @@ pub fn update<S: Session>(s: &S, name: &str, req: &UpdateRequest) -> crate::Resu
     if req.raw && req.content.is_none() {
         return Err(Error::RawWithoutContent);
     }
-    write(s, || vault.update(&m, req))
+    Ok(write(s, || vault.update(&m, req))?.into())
 }
 
 /// Adds `text` to the end of a memory, after a blank line.
-pub fn append<S: Session>(s: &S, name: &str, text: &str) -> crate::Result<WriteOutcome> {
+pub fn append<S: Session>(s: &S, name: &str, text: &str) -> crate::Result<Written> {
     let vault = s.vault();
     let m = vault.resolve(name)?;
-    write(s, || vault.append(&m, text))
+    Ok(write(s, || vault.append(&m, text))?.into())
 }
 
 /// Moves memories to the trash, all or nothing: one unknown name deletes nothing, and a
 /// failure (or a kill) midway leaves every memory in place. A memory named twice (by name and
 /// by id, or by two spellings) is deleted once.
-pub fn delete<S: Session>(s: &S, names: &[String]) -> crate::Result<Vec<WriteOutcome>> {
+pub fn delete<S: Session>(s: &S, names: &[String]) -> crate::Result<Vec<Written>> {
     let vault = s.vault();
     let memories = vault.resolve_all(names)?;
-    write(s, || {
+    let deleted = write(s, || {
         vault.all_or_nothing("rm", || {
             memories.iter().map(|m| vault.delete(m)).collect::<crate::Result<Vec<_>>>()
         })
-    })
-}
-
-/// What a move did: the move, and the memories whose links to the old name were rewritten.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Moved {
-    /// The move.
-    pub moved: WriteOutcome,
-    /// The rewrites of links that pointed at the old name.
-    pub relinked: Vec<WriteOutcome>,
+    })?;
+    Ok(written(deleted))
 }
 
 /// Renames a memory (its id stays); links to the old name follow it, in the same
@@ -243,12 +245,12 @@ pub fn rename<S: Session>(s: &S, from: &str, to: &str) -> crate::Result<Moved> {
             Ok((moved, vault.rewrite_links(&m.name, &to)?))
         })
     })?;
-    Ok(Moved { moved, relinked })
+    Ok(Moved { moved: moved.into(), relinked: written(relinked) })
 }
 
 /// Pins or unpins a memory. Its cooling is settled first: frozen (or restarted) at the
 /// temperature reached so far, counting usage the session has buffered.
-pub fn set_pinned<S: Session>(s: &S, name: &str, pinned: bool) -> crate::Result<WriteOutcome> {
+pub fn set_pinned<S: Session>(s: &S, name: &str, pinned: bool) -> crate::Result<Written> {
     let vault = s.vault();
     let m = vault.resolve(name)?;
     let (now, cfg) = (vault.clock.now(), vault.config.lifecycle.clone());
@@ -259,7 +261,7 @@ pub fn set_pinned<S: Session>(s: &S, name: &str, pinned: bool) -> crate::Result<
     if let Some(r) = reset {
         s.warn(r.to_string());
     }
-    write(s, || vault.set_pinned(&m, pinned))
+    Ok(write(s, || vault.set_pinned(&m, pinned))?.into())
 }
 
 /// The most memories one `mark_used` reports.
@@ -317,6 +319,6 @@ pub fn mark_used<S: Session>(
             })
             .collect(),
         context_for: target.map(|t| format!("memory:{}", t.name)),
-        linked,
+        linked: written(linked),
     })
 }

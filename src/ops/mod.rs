@@ -19,12 +19,17 @@ pub mod context;
 pub mod doctor;
 pub mod hooks;
 pub mod links;
+pub mod maintenance;
 pub mod memory;
 pub mod search;
 pub mod trash;
+pub mod usage;
 pub mod views;
 pub mod window;
 pub mod wire;
+
+#[cfg(test)]
+mod architecture_check;
 
 use crate::index::store::Indexes;
 use crate::vault::Vault;
@@ -46,11 +51,11 @@ pub trait Session {
         &self,
         f: &dyn Fn(&crate::lifecycle::UsageState) -> crate::Result<R>,
     ) -> crate::Result<R> {
-        let (store, reset) = crate::lifecycle::UsageStore::open(self.vault().root())?;
+        let (state, reset) = usage::read(self.vault())?;
         if let Some(r) = reset {
             self.warn(r.to_string());
         }
-        f(&store.into_state())
+        f(&state)
     }
 
     /// Called before an operation that will embed text (a search, a duplicate check), before
@@ -70,12 +75,10 @@ pub trait Session {
     /// [`UsageState::observe`]: crate::lifecycle::UsageState::observe
     fn observe(&self, id: &str) -> crate::Result<()> {
         let vault = self.vault();
-        let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
         // A state file that had to be reset is logged where it is read.
-        crate::lifecycle::UsageStore::update(vault.root(), |state| {
-            state.touch_day(now);
-            state.observe(id, now, cfg);
-        })?;
+        let uses =
+            usage::Use::observe_all([&id.to_owned()], usage::UseKind::Written, vault.clock.now());
+        usage::record(vault, &uses)?;
         Ok(())
     }
 

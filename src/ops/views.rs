@@ -2,12 +2,11 @@
 //! history, the trash, the vault's counts, several memories at once.
 
 use crate::Error;
-use crate::model::MemoryName;
 
 use super::Session;
 use super::wire::{
-    self, ColdList, History, MemoryJson, MergeCluster, MergeMember, MergeSuggestions, ReadItem,
-    ReadMany, Stats, TrashEmptied, TrashList, Tree,
+    self, ColdList, History, MemoryJson, MergeSuggestions, ReadItem, ReadMany, Stats, TrashEmptied,
+    TrashList, Tree,
 };
 
 /// The most memories [`read_many`] reads in one call.
@@ -104,7 +103,7 @@ pub fn stats<S: Session>(s: &S) -> crate::Result<Stats> {
                 *out.tags.entry(t.clone()).or_default() += 1;
             }
             out.pinned += usize::from(e.pinned);
-            out.total_bytes += e.size as u64;
+            out.total_bytes += e.size;
         }
         out.total_size = human_size(out.total_bytes);
         Ok(out)
@@ -144,29 +143,170 @@ pub fn suggest_merges<S: Session>(
 ) -> crate::Result<MergeSuggestions> {
     let vault = s.vault();
     let threshold = threshold.unwrap_or(vault.config.lifecycle.merge_threshold);
-    let clusters = super::consolidate::suggest_merges(s, Some(threshold), memory_type, limit)?;
-    let clusters = clusters
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| MergeCluster {
-            cluster_id: i,
-            score: wire::score(f64::from(c.score)),
-            reason: c.reason,
-            memory_count: c.members.len(),
-            memories: c
-                .members
-                .into_iter()
-                .map(|m| MergeMember {
-                    memory_id: format!("memory:{}", m.name),
-                    file_path: MemoryName::parse(&m.name)
-                        .map(|n| vault.path_of(&n).display().to_string())
-                        .unwrap_or_default(),
-                    name: m.name,
-                    memory_type: m.memory_type,
-                    preview: m.preview,
+    let found = super::consolidate::suggest_merges(s, Some(threshold), memory_type, limit)?;
+    let clusters = super::maintenance::clusters(vault, found);
+    Ok(MergeSuggestions { threshold, clusters })
+}
+
+/// How [`list`] orders memories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListOrder {
+    /// Newest first.
+    Created,
+    /// Most recently updated first.
+    Updated,
+    /// By name.
+    Name,
+    /// Warmest first (remindb's temperature).
+    Temperature,
+    /// Most important first (MIRA's importance).
+    Importance,
+}
+
+/// What [`list`] lists.
+#[derive(Debug, Clone)]
+pub struct ListRequest {
+    /// Only these types (any of them); empty keeps all.
+    pub types: Vec<String>,
+    /// Only memories with any of these tags; empty keeps all.
+    pub tags: Vec<String>,
+    /// `active`, `archived` or `all`.
+    pub status: String,
+    /// Created at or after.
+    pub after: Option<jiff::Timestamp>,
+    /// Created before.
+    pub before: Option<jiff::Timestamp>,
+    /// The order.
+    pub order: ListOrder,
+    /// Reverse it.
+    pub reverse: bool,
+    /// At most this many.
+    pub limit: Option<usize>,
+}
+
+/// What [`list`] found.
+#[derive(Debug)]
+pub struct Listed {
+    /// The memories, in order; with their temperature or importance when that is the order.
+    pub memories: Vec<MemoryJson>,
+    /// Files that could not be listed.
+    pub problems: Vec<crate::vault::ScanProblem>,
+}
+
+/// The memories matching `req`, in its order. Ordered by temperature or importance, each
+/// carries its value.
+pub fn list<S: Session>(s: &S, req: &ListRequest) -> crate::Result<Listed> {
+    use crate::vault::{ListFilter, ListSort};
+    let vault = s.vault();
+    for t in &req.types {
+        vault.check_type(t)?;
+    }
+    let filter = ListFilter {
+        types: req.types.clone(),
+        tags: req.tags.clone(),
+        statuses: vec![req.status.clone()],
+        after: req.after,
+        before: req.before,
+        sort: match req.order {
+            ListOrder::Created => ListSort::Created,
+            ListOrder::Updated => ListSort::Updated,
+            _ => ListSort::Name,
+        },
+        reverse: false,
+        limit: None,
+    };
+    let (mut memories, problems) = vault.list(&filter)?;
+    let keyed: Option<std::collections::HashMap<String, f64>> = match req.order {
+        ListOrder::Temperature => Some(s.with_usage(&|state| {
+            let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
+            Ok(memories
+                .iter()
+                .map(|m| {
+                    (m.id.to_string(), state.temperature(m.id.as_str(), m.meta.pinned, now, cfg))
                 })
-                .collect(),
+                .collect())
+        })?),
+        ListOrder::Importance => Some(s.with_usage(&|state| {
+            s.with_indexes(&|idx| {
+                let source = crate::lifecycle::ImportanceSource::new(
+                    idx,
+                    state,
+                    vault.clock.now(),
+                    vault.config.lifecycle.clock,
+                );
+                Ok(memories
+                    .iter()
+                    .map(|m| {
+                        let score = source.importance(m.name.as_str()).map_or(0.0, |i| i.score);
+                        (m.id.to_string(), score)
+                    })
+                    .collect())
+            })
+        })?),
+        _ => None,
+    };
+    if let Some(map) = &keyed {
+        memories.sort_by(|a, b| {
+            let (ka, kb) = (map[a.id.as_str()], map[b.id.as_str()]);
+            kb.total_cmp(&ka).then_with(|| a.name.cmp(&b.name))
+        });
+    }
+    if req.reverse {
+        memories.reverse();
+    }
+    if let Some(limit) = req.limit {
+        memories.truncate(limit);
+    }
+    let memories = memories
+        .iter()
+        .map(|m| {
+            let mut v = MemoryJson::new(vault, m, false);
+            if let Some(map) = &keyed {
+                let value = Some(wire::level(map[m.id.as_str()]));
+                if req.order == ListOrder::Temperature {
+                    v.temperature = value;
+                } else {
+                    v.importance = value;
+                }
+            }
+            v
         })
         .collect();
-    Ok(MergeSuggestions { threshold, clusters })
+    Ok(Listed { memories, problems })
+}
+
+/// A memory as `show` prints it: the memory, and its JSON with its temperature (after this
+/// read's warm-up) and MIRA importance. Importance needs the indices (links, entities); when
+/// they cannot be opened it is left out with a warning rather than failing the read.
+pub fn show<S: Session>(
+    s: &S,
+    name: &str,
+    touch: bool,
+) -> crate::Result<(crate::vault::Memory, MemoryJson)> {
+    let m = super::memory::read(s, name, touch)?;
+    let vault = s.vault();
+    let (now, cfg) = (vault.clock.now(), &vault.config.lifecycle);
+    let mut json = MemoryJson::new(vault, &m, true);
+    let lifecycle = s.with_usage(&|state| {
+        let temperature = state.temperature(m.id.as_str(), m.meta.pinned, now, cfg);
+        let importance = s.with_indexes(&|idx| {
+            let source = crate::lifecycle::ImportanceSource::new(idx, state, now, cfg.clock);
+            Ok(source.importance(m.name.as_str()).map(|i| i.score))
+        });
+        Ok((temperature, importance))
+    });
+    let (temperature, importance) = match lifecycle {
+        Ok((t, Ok(i))) => (t, i),
+        Ok((t, Err(e))) => {
+            s.warn(format!("importance not shown: {e}"));
+            (t, None)
+        }
+        Err(e) => {
+            s.warn(format!("cannot read the usage state: {e}"));
+            (cfg.temperature_start, None)
+        }
+    };
+    json.temperature = Some(wire::level(temperature));
+    json.importance = importance.map(wire::level);
+    Ok((m, json))
 }

@@ -152,7 +152,7 @@ pub fn tidy(v: &mut Value) {
 }
 
 /// The session-start digest (`context --json`, the session-start hook's text).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ContextDigest {
     /// The budget it was built for, in estimated tokens.
     pub budget: usize,
@@ -175,7 +175,7 @@ pub struct ContextDigest {
 }
 
 /// One memory of a [`ContextDigest`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ContextItem {
     /// `memory:<name>`.
     pub memory_id: String,
@@ -206,18 +206,18 @@ pub struct ContextItem {
 }
 
 /// What `mark_used` recorded.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MarkedUsed {
     /// The memories counted as used (warmed), in the order given.
     pub used: Vec<UsedMemory>,
     /// The memory they were context for (`memory:<name>`), when one was named.
     pub context_for: Option<String>,
     /// The `was_context_for` links written (one per used memory; `unchanged` when it existed).
-    pub linked: Vec<crate::vault::WriteOutcome>,
+    pub linked: Vec<Written>,
 }
 
 /// One memory of [`MarkedUsed`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct UsedMemory {
     /// `memory:<name>`.
     pub memory_id: String,
@@ -740,4 +740,418 @@ impl Problem {
             hint: None,
         }
     }
+}
+
+/// A memory's file exactly as it is on disk (`show --raw --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct RawMemory {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its file.
+    pub file_path: String,
+    /// Problems found reading it.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
+    /// The file's bytes, as text (not redacted: the file as it is).
+    pub raw: String,
+}
+
+/// What a write did (every writing command's `--json`, every writing MCP tool).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Written {
+    /// What happened.
+    pub status: WriteStatus,
+    /// The memory's name (after the write).
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its file (absent when nothing was stored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<String>,
+    /// Whether redaction removed anything from this write.
+    pub had_private_content: bool,
+    /// How many `<private>` blocks were redacted.
+    pub private_blocks: usize,
+    /// Secrets the scrubber replaced, by kind.
+    pub secrets: Vec<SecretCount>,
+    /// Tags left out because redaction removed something from them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tags_dropped: usize,
+    /// The history version holding the previous content, when one was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history_version: Option<usize>,
+    /// The trash entry, for deletes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trash_entry: Option<String>,
+    /// The previous name, for moves.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Why nothing was stored, for skips.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// What a write did to a memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WriteStatus {
+    /// A new memory was written.
+    Created,
+    /// An existing memory was changed.
+    Updated,
+    /// Nothing changed (the new file would be identical).
+    Unchanged,
+    /// Nothing was stored: the content was empty after redaction.
+    Skipped,
+    /// The memory went to the trash.
+    Deleted,
+    /// The memory was renamed.
+    Moved,
+    /// A version or a trash entry was brought back.
+    Restored,
+}
+
+/// One kind of secret a write scrubbed, and how many.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SecretCount {
+    /// The kind (`github-token`, `aws-access-key` …).
+    pub kind: String,
+    /// How many values of this kind were replaced.
+    pub count: usize,
+}
+
+impl From<crate::vault::WriteOutcome> for Written {
+    fn from(o: crate::vault::WriteOutcome) -> Written {
+        use crate::vault::WriteStatus as S;
+        Written {
+            status: match o.status {
+                S::Created => WriteStatus::Created,
+                S::Updated => WriteStatus::Updated,
+                S::Unchanged => WriteStatus::Unchanged,
+                S::Skipped => WriteStatus::Skipped,
+                S::Deleted => WriteStatus::Deleted,
+                S::Moved => WriteStatus::Moved,
+                S::Restored => WriteStatus::Restored,
+            },
+            name: o.name,
+            id: o.id,
+            file_path: o.path.map(|p| p.display().to_string()),
+            had_private_content: o.had_private_content,
+            private_blocks: o.private_blocks,
+            secrets: o
+                .secrets
+                .into_iter()
+                .map(|s| SecretCount { kind: s.kind.to_owned(), count: s.count })
+                .collect(),
+            tags_dropped: o.tags_dropped,
+            history_version: o.history_version,
+            trash_entry: o.trash_entry,
+            from: o.from,
+            reason: o.reason,
+        }
+    }
+}
+
+/// Writes, each as [`Written`].
+pub fn written(outcomes: Vec<crate::vault::WriteOutcome>) -> Vec<Written> {
+    outcomes.into_iter().map(Into::into).collect()
+}
+
+/// What `remember` did: the write, and whether it created a memory or updated a near-duplicate.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Remembered {
+    /// The write.
+    #[serde(flatten)]
+    pub outcome: Written,
+    /// `created` or `updated`.
+    pub action: RememberAction,
+    /// The similarity to the memory it updated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similarity: Option<f64>,
+}
+
+/// Whether `remember` created a memory or updated a near-duplicate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RememberAction {
+    /// A new memory.
+    Created,
+    /// A near-duplicate was updated.
+    Updated,
+}
+
+/// What a rename did (`mv --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Moved {
+    /// The move.
+    pub moved: Written,
+    /// The rewrites of links that pointed at the old name.
+    pub relinked: Vec<Written>,
+}
+
+/// What a merge did (`merge --json`, MCP `merge_memories`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Merged {
+    /// The merged memory (created).
+    pub target: Written,
+    /// Its type: the most important of the sources' types.
+    pub memory_type: String,
+    /// Its tags: the union of the sources' tags.
+    pub tags: Vec<String>,
+    /// One outcome per source, in the order given: `deleted` or, archived, `updated`.
+    pub sources: Vec<Written>,
+    /// The other memories whose links to a source now point to the target.
+    pub relinked: Vec<Written>,
+}
+
+impl From<crate::lifecycle::consolidate::MergeOutcome> for Merged {
+    fn from(m: crate::lifecycle::consolidate::MergeOutcome) -> Merged {
+        Merged {
+            target: m.target.into(),
+            memory_type: m.memory_type,
+            tags: m.tags,
+            sources: written(m.sources),
+            relinked: written(m.relinked),
+        }
+    }
+}
+
+/// What a split did (`split --json`, MCP `split_memory`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Split {
+    /// The memory that was split.
+    pub split: String,
+    /// One outcome per piece written, then the original's (linked or trashed).
+    pub outcomes: Vec<Written>,
+}
+
+/// What deleting memories did (`rm --json`).
+pub type Deleted = Vec<Written>;
+
+/// What a search found (`search --json`, MCP `search_memories`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SearchFound {
+    /// The results, best first, then the memories linked to the top ones (`expand`).
+    pub results: Vec<SearchItem>,
+    /// The closest memories that did not pass the score threshold.
+    pub below_threshold: Vec<SearchItem>,
+    /// Why the search answered from indices it could not save (a read-only vault).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// One memory a search found: its id, name and score, and what the ranking knows of it
+/// (`id`, `content`, `snippet`, `type`, `status`, `tags`, `file_path`, `header_path`, `tokens`,
+/// `explain` with `--explain`, or, for a memory a link brought in, `edge_type` and
+/// `expanded_from`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SearchItem {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its relevance, 0 to 1 (rounded to four decimals).
+    pub score: f64,
+    /// The rest of what the ranking reports about it.
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, Value>,
+}
+
+impl SearchItem {
+    /// The item of a serialised hit, `memory_id`, `name` and `score` lifted out of it.
+    fn of(v: Value) -> SearchItem {
+        let mut fields = match v {
+            Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        };
+        let mut text = |k: &str| match fields.shift_remove(k) {
+            Some(Value::String(s)) => s,
+            _ => String::new(),
+        };
+        let (memory_id, name) = (text("memory_id"), text("name"));
+        let score = fields.shift_remove("score").and_then(|s| s.as_f64()).unwrap_or_default();
+        SearchItem { memory_id, name, score: self::score(score), fields }
+    }
+}
+
+/// The JSON of a search: every hit (every ranking stage only when `explain`), the memories
+/// links brought in, and the candidates below the threshold.
+pub fn search_found(found: &super::search::Found, explain: bool) -> SearchFound {
+    let mut results: Vec<SearchItem> =
+        found.results.hits.iter().map(|h| SearchItem::of(hit(h, explain))).collect();
+    results.extend(
+        found
+            .expanded
+            .iter()
+            .map(|e| SearchItem::of(serde_json::to_value(e).unwrap_or(Value::Null))),
+    );
+    let below_threshold =
+        found.results.below_threshold.iter().map(|b| SearchItem::of(below(b, explain))).collect();
+    SearchFound { results, below_threshold, warning: None }
+}
+
+/// What `maintain` found and changed (`maintain --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MaintainedReport {
+    /// Links to memories that no longer exist.
+    pub dead_links: Vec<DeadLink>,
+    /// Links rewritten to a missing memory's successor.
+    pub healed: Vec<Written>,
+    /// The link graph's size.
+    pub graph: GraphCounts,
+    /// Importance, recomputed.
+    pub importance: ImportanceSummary,
+    /// The cold memories.
+    pub cold: Vec<ColdEntry>,
+    /// Groups of near-duplicates worth merging.
+    pub merge_suggestions: Vec<MergeCluster>,
+    /// Memories long and old enough to split.
+    pub split_candidates: Vec<SplitCandidate>,
+    /// Memories past `expires_at`, archived.
+    pub expired: Vec<Written>,
+    /// Problems met.
+    pub problems: Vec<String>,
+    /// Temp files left by killed writers, removed.
+    pub temp_files_removed: Vec<String>,
+}
+
+/// A link to a memory that no longer exists.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct DeadLink {
+    /// The memory that links.
+    pub source: String,
+    /// The missing memory.
+    pub target: String,
+    /// Its recorded successor.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub successor: Option<String>,
+}
+
+/// Importance over the vault.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ImportanceSummary {
+    /// Memories it was computed for.
+    pub computed: usize,
+    /// The mean over active memories.
+    pub mean: f64,
+    /// The most important.
+    pub top: Vec<ImportanceEntry>,
+    /// The least important.
+    pub bottom: Vec<ImportanceEntry>,
+}
+
+/// One memory's importance.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ImportanceEntry {
+    /// Its name.
+    pub name: String,
+    /// Its importance, 0 to 1.
+    pub importance: f64,
+}
+
+/// A cold memory of a maintenance report.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ColdEntry {
+    /// `memory:<name>`.
+    pub memory_id: String,
+    /// Its name.
+    pub name: String,
+    /// Its 11-character id.
+    pub id: String,
+    /// Its temperature now.
+    pub temperature: f64,
+}
+
+/// A memory worth splitting.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SplitCandidate {
+    /// Its name.
+    pub name: String,
+    /// Estimated tokens.
+    pub tokens: usize,
+    /// Days since it was created.
+    pub age_days: f64,
+    /// How often it was used.
+    pub access_count: u64,
+    /// Its top-level sections.
+    pub sections: usize,
+}
+
+/// What `reindex` did (`reindex --json`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Reindexed {
+    /// Memories indexed.
+    pub memories: usize,
+    /// Chunks indexed.
+    pub chunks: usize,
+    /// Chunks embedded now.
+    pub embedded: usize,
+    /// Chunks whose vectors were reused.
+    pub reused: usize,
+    /// The embedder's id.
+    pub embedder: String,
+    /// How long it took.
+    pub elapsed_ms: u64,
+    /// Problems met.
+    pub problems: Vec<String>,
+    /// What was damaged, when the old indices were.
+    #[serde(skip)]
+    pub repaired: Option<String>,
+}
+
+/// One line of `watch --json`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum WatchEvent {
+    /// A pass that changed the indices, or the first one.
+    Reindexed {
+        /// What started it (`start`, `change`, `rescan` …).
+        trigger: String,
+        /// Memories indexed.
+        indexed: Vec<String>,
+        /// Memories removed.
+        removed: Vec<String>,
+        /// How many were new.
+        added: usize,
+        /// How many changed.
+        updated: usize,
+        /// How many did not change.
+        unchanged: usize,
+        /// How long it took.
+        elapsed_ms: u64,
+    },
+    /// `maintain` ran.
+    Maintained {
+        /// Links to missing memories.
+        dead_links: usize,
+        /// Memories whose links were healed.
+        healed: Vec<String>,
+        /// Memories archived past `expires_at`.
+        expired: Vec<String>,
+        /// Cold memories.
+        cold: usize,
+        /// Merge suggestions.
+        merge_suggestions: usize,
+        /// Split candidates.
+        split_candidates: usize,
+    },
+}
+
+/// The data of a cold notification (MCP `notifications/message`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ColdNotice {
+    /// What to consider.
+    pub message: String,
+    /// The tool to use.
+    pub suggested_action: String,
+    /// The memories that just went cold.
+    pub memories: Vec<ColdMemory>,
 }

@@ -312,3 +312,157 @@ fn commands_that_print_scripts_or_streams_still_give_json() {
     assert!(v["created"].is_array(), "{v}");
     // `watch --json` prints one object per line (a stream jq reads): checked in tests/it/watch.rs.
 }
+
+/// Every key path of a JSON value (`results[].memory_id`): an object's keys, and the union of
+/// every array item's.
+fn key_paths(v: &Value, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, x) in map {
+                let path = format!("{prefix}.{k}");
+                out.insert(path.clone());
+                key_paths(x, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            for x in items {
+                key_paths(x, &format!("{prefix}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn keys(v: &Value) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    key_paths(v, "", &mut out);
+    out
+}
+
+#[test]
+fn the_cli_and_the_mcp_server_print_the_same_shape_for_every_shared_operation() {
+    let cli = TestEnv::with_vault("links");
+    let mcp = TestEnv::with_vault("links");
+    let mut c = Client::start(&mcp);
+    c.initialize();
+    // (label, CLI arguments, MCP tool and arguments): the same operation on the same vault.
+    let cases: Vec<(&str, Vec<&str>, &str, Value)> = vec![
+        (
+            "create",
+            vec![
+                "add",
+                "notes/cache",
+                "The cache keeps rendered pages for an hour.",
+                "--tag",
+                "perf",
+            ],
+            "create_memory",
+            json!({"name": "notes/cache", "content": "The cache keeps rendered pages for an hour.", "tags": ["perf"]}),
+        ),
+        ("read", vec!["show", "notes/cache"], "read_memory", json!({"name": "notes/cache"})),
+        (
+            "update",
+            vec!["update", "notes/cache", "The cache keeps rendered pages for ten minutes."],
+            "update_memory",
+            json!({"name": "notes/cache", "content": "The cache keeps rendered pages for ten minutes."}),
+        ),
+        (
+            "append",
+            vec!["append", "notes/cache", "Invalidate it on deploy."],
+            "append_memory",
+            json!({"name": "notes/cache", "content": "Invalidate it on deploy."}),
+        ),
+        (
+            "search",
+            vec!["search", "how long are rendered pages cached", "-n", "2"],
+            "search_memories",
+            json!({"query": "how long are rendered pages cached", "limit": 2}),
+        ),
+        (
+            "link",
+            vec!["link", "notes/cache", "auth-v3"],
+            "link_memories",
+            json!({"from": "notes/cache", "to": "auth-v3"}),
+        ),
+        (
+            "relationships",
+            vec!["relationships", "notes/cache"],
+            "get_memory_relationships",
+            json!({"name": "notes/cache"}),
+        ),
+        ("related", vec!["related", "auth-v3"], "get_related_memories", json!({"name": "auth-v3"})),
+        (
+            "linked",
+            vec!["linked", "src/auth.py", "token", "-n", "5"],
+            "search_linked_memories",
+            json!({"target_document": "src/auth.py", "query": "token", "limit": 5}),
+        ),
+        ("pin", vec!["pin", "notes/cache"], "pin_memory", json!({"name": "notes/cache"})),
+        ("unpin", vec!["unpin", "notes/cache"], "unpin_memory", json!({"name": "notes/cache"})),
+        ("cold", vec!["cold"], "get_cold_memories", json!({})),
+        ("tree", vec!["tree"], "memory_tree", json!({})),
+        (
+            "summarize",
+            vec!["summarize", "notes/cache", "--content", "Pages cached 10 min."],
+            "summarize_memory",
+            json!({"name": "notes/cache", "content": "Pages cached 10 min."}),
+        ),
+        (
+            "history",
+            vec!["history", "notes/cache"],
+            "memory_history",
+            json!({"name": "notes/cache"}),
+        ),
+        (
+            "restore_version",
+            vec!["restore", "notes/cache", "--version", "1"],
+            "restore_memory",
+            json!({"name": "notes/cache", "version": 1}),
+        ),
+        (
+            "suggest_merges",
+            vec!["suggest-merges", "--threshold", "0.5"],
+            "suggest_memory_merges",
+            json!({"threshold": 0.5}),
+        ),
+        (
+            "merge",
+            vec!["merge", "auth-v1", "auth-v2", "--into", "auth-history", "--archive"],
+            "merge_memories",
+            json!({"source_files": ["auth-v1", "auth-v2"], "target_file": "auth-history", "archive": true}),
+        ),
+        (
+            "create_sections",
+            vec![
+                "add",
+                "guide",
+                "# Guide\n\n## Setup\n\nRun make.\n\n## Deploy\n\nRun make deploy.\n",
+            ],
+            "create_memory",
+            json!({"name": "guide", "content": "# Guide\n\n## Setup\n\nRun make.\n\n## Deploy\n\nRun make deploy.\n"}),
+        ),
+        ("split", vec!["split", "guide"], "split_memory", json!({"name": "guide"})),
+        ("trash_list", vec!["trash", "list"], "list_trash", json!({})),
+    ];
+    let mut compared = 0;
+    for (label, args, tool, params) in cases {
+        let from_cli = json_of(&cli, &args);
+        let from_mcp = c.call(tool, params)["structuredContent"].clone();
+        assert!(from_cli.get("error").is_none(), "{label}: the CLI failed: {from_cli:#}");
+        assert!(from_mcp.is_object(), "{label}: the MCP call failed: {from_mcp:#}");
+        assert_eq!(
+            keys(&from_cli),
+            keys(&from_mcp),
+            "{label}: `memlane {}` and `{tool}` differ:\nCLI {from_cli:#}\nMCP {from_mcp:#}",
+            args.join(" ")
+        );
+        compared += 1;
+    }
+    // `rm` takes several names and prints one outcome each; `delete_memory` deletes one.
+    let rm = json_of(&cli, &["rm", "notes/cache"]);
+    let deleted =
+        c.call("delete_memory", json!({"name": "notes/cache"}))["structuredContent"].clone();
+    assert_eq!(keys(&rm[0]), keys(&deleted), "rm: {rm:#}\ndelete_memory: {deleted:#}");
+    drop(c);
+    assert_eq!(compared, 21);
+}

@@ -434,7 +434,7 @@ fn cold_notifications_are_sent_once_per_crossing_to_clients_that_asked() {
         assert_eq!(names.len(), 5, "{p}");
         assert!(!names.contains(&"onboarding"), "pinned memories are never announced: {p}");
         for m in p["data"]["memories"].as_array().unwrap() {
-            for key in ["id", "name", "file", "temperature"] {
+            for key in ["memory_id", "id", "name", "file_path", "temperature"] {
                 assert!(m.get(key).is_some(), "{key} missing: {m}");
             }
             assert!(m["temperature"].as_f64().unwrap() < 0.1, "{m}");

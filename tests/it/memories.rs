@@ -239,7 +239,7 @@ fn json_output_shapes() {
     assert_eq!(add["status"], "created");
     assert_eq!(add["name"], "j");
     assert_eq!(add["had_private_content"], false);
-    assert!(add["path"].as_str().unwrap().ends_with("vault/j.md"));
+    assert!(add["file_path"].as_str().unwrap().ends_with("vault/j.md"));
     let list = env.run(["list", "--json", "--sort", "name"]).success().json();
     let first = &list[0];
     for key in [

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use memlane::vault::{WriteOutcome, WriteStatus};
+use memlane::ops::wire::{WriteStatus, Written};
 
 use crate::cli::Ctx;
 use crate::cli::error::CliError;
@@ -32,7 +32,7 @@ pub(crate) fn read_content(
 }
 
 /// Prints a write outcome as one readable line (or JSON).
-pub(crate) fn print_outcome(ctx: &Ctx, o: &WriteOutcome) -> anyhow::Result<()> {
+pub(crate) fn print_outcome(ctx: &Ctx, o: &Written) -> anyhow::Result<()> {
     if ctx.out.json {
         return ctx.out.json(o);
     }

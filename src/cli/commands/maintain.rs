@@ -1,7 +1,9 @@
 //! `memlane maintain`: the self-maintenance jobs, once.
 
 use crate::cli::Ctx;
-use memlane::lifecycle::consolidate;
+use crate::cli::session::CliSession;
+use memlane::ops;
+use memlane::ops::wire::ImportanceEntry;
 
 /// Run the self-maintenance jobs once and report what was found and changed
 ///
@@ -12,13 +14,8 @@ use memlane::lifecycle::consolidate;
 pub(crate) struct MaintainArgs {}
 
 pub(crate) fn maintain(ctx: &mut Ctx, _args: &MaintainArgs) -> anyhow::Result<()> {
-    let vault = ctx.open_vault()?;
-    let mut idx = ctx.open_indexes(&vault)?;
-    ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
-    let report = consolidate::maintain(&vault, &idx, vault.clock.now())?;
-    if report.changed() {
-        ctx.report_reconcile(&vault, &idx.reconcile(&vault)?);
-    }
+    let s = CliSession::open(ctx)?;
+    let report = ops::maintenance::maintain(&s)?;
     if ctx.out.json {
         return ctx.out.json(&report);
     }
@@ -36,7 +33,7 @@ pub(crate) fn maintain(ctx: &mut Ctx, _args: &MaintainArgs) -> anyhow::Result<()
         "importance: recomputed for {} memories (mean {:.3} over active ones)\n",
         imp.computed, imp.mean
     ));
-    let listed = |entries: &[consolidate::ImportanceEntry]| -> String {
+    let listed = |entries: &[ImportanceEntry]| -> String {
         entries
             .iter()
             .map(|e| format!("{} {:.3}", e.name, e.importance))
@@ -62,9 +59,6 @@ pub(crate) fn maintain(ctx: &mut Ctx, _args: &MaintainArgs) -> anyhow::Result<()
     text.push_str(&format!("expired and archived: {}\n", report.expired.len()));
     for e in &report.expired {
         text.push_str(&format!("  {}\n", e.name));
-    }
-    for p in &report.problems {
-        ctx.out.warn(p);
     }
     ctx.out.text(&text)
 }

@@ -1,7 +1,7 @@
 //! `memlane reindex`: rebuild the indices from the files.
 
 use crate::cli::Ctx;
-use memlane::index::store::{Indexes, Progress};
+use memlane::ops::maintenance::{self, Progress};
 use std::io::IsTerminal as _;
 
 /// Rebuild the search indices from the memory files
@@ -35,11 +35,8 @@ fn progress_printer(ctx: &Ctx) -> impl FnMut(Progress) + use<> {
 
 pub(crate) fn reindex(ctx: &mut Ctx, _args: &ReindexArgs) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
-    // Start from nothing: a damaged store must not stop the rebuild that repairs it.
-    Indexes::reset(&vault)?;
-    let mut idx = ctx.open_indexes(&vault)?;
     let mut progress = progress_printer(ctx);
-    let report = idx.rebuild(&vault, &mut progress)?;
+    let report = maintenance::reindex(&vault, &mut progress)?;
     if let Some(d) = &report.repaired {
         ctx.out.warn(format!(
             "the search indices were damaged ({d}); rebuilt them from the memory files"
@@ -49,21 +46,13 @@ pub(crate) fn reindex(ctx: &mut Ctx, _args: &ReindexArgs) -> anyhow::Result<()> 
         ctx.out.warn(p);
     }
     if ctx.out.json {
-        return ctx.out.json(&serde_json::json!({
-            "memories": report.added,
-            "chunks": report.chunks,
-            "embedded": report.embedded,
-            "reused": report.reused,
-            "embedder": idx.embedder().id(),
-            "elapsed_ms": report.elapsed_ms,
-            "problems": report.problems,
-        }));
+        return ctx.out.json(&report);
     }
     ctx.out.line(format!(
         "indexed {} memories ({} chunks) with {} in {:.1} s",
-        report.added,
+        report.memories,
         report.chunks,
-        idx.embedder().id(),
+        report.embedder,
         report.elapsed_ms as f64 / 1000.0
     ))
 }

@@ -80,6 +80,9 @@ pub(crate) fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<()> {
     };
     let req = ops::search::SearchRequest { query, touch: !args.no_touch, expand: args.expand };
     let found = ops::search::search(&s, &req)?;
+    if ctx.out.json {
+        return ctx.out.json(&ops::wire::search_found(&found, args.explain));
+    }
     print_results(ctx, &found.results, &found.expanded, args.explain)
 }
 
@@ -89,14 +92,6 @@ fn print_results(
     expanded: &[ops::search::Expanded],
     explain: bool,
 ) -> anyhow::Result<()> {
-    if ctx.out.json {
-        let mut hits: Vec<serde_json::Value> =
-            r.hits.iter().map(|h| ops::wire::hit(h, explain)).collect();
-        hits.extend(expanded.iter().map(|e| serde_json::to_value(e).expect("serialises")));
-        let below: Vec<serde_json::Value> =
-            r.below_threshold.iter().map(|b| ops::wire::below(b, explain)).collect();
-        return ctx.out.json(&serde_json::json!({ "results": hits, "below_threshold": below }));
-    }
     if r.hits.is_empty() {
         if r.below_threshold.is_empty() {
             ctx.out.note("no memory matches (try other words)");

@@ -1,10 +1,7 @@
 //! `memlane show` (alias `read`).
 
 use memlane::model::time::format_timestamp;
-use memlane::ops::wire::{self, MemoryJson};
 use memlane::ops::{self, Session as _};
-use memlane::vault::Memory;
-use serde_json::json;
 
 use crate::cli::Ctx;
 use crate::cli::output::Style;
@@ -24,61 +21,27 @@ pub(crate) struct ShowArgs {
     no_touch: bool,
 }
 
-/// A memory's temperature (after this read's warm-up) and MIRA importance, both
-/// rounded to three decimals. Importance needs the indices (links, entities); when they cannot
-/// be opened it is left out with a warning rather than failing the read.
-fn lifecycle_of(s: &CliSession<'_>, m: &Memory) -> (f64, Option<f64>) {
-    let (ctx, vault) = (s.ctx(), s.vault());
-    let round = wire::level;
-    let (store, reset) = match memlane::lifecycle::UsageStore::open(vault.root()) {
-        Ok(s) => s,
-        Err(e) => {
-            ctx.out.warn(format!("cannot read the usage state: {e}"));
-            return (round(vault.config.lifecycle.temperature_start), None);
-        }
-    };
-    if let Some(r) = reset {
-        ctx.out.warn(r.to_string());
-    }
-    let state = store.into_state();
-    let now = vault.clock.now();
-    let cfg = &vault.config.lifecycle;
-    let temperature = round(state.temperature(m.id.as_str(), m.meta.pinned, now, cfg));
-    let importance = s.with_indexes(&|idx| {
-        let source = memlane::lifecycle::ImportanceSource::new(idx, &state, now, cfg.clock);
-        Ok(source.importance(m.name.as_str()).map(|i| round(i.score)))
-    });
-    match importance {
-        Ok(i) => (temperature, i),
-        Err(e) => {
-            ctx.out.warn(format!("importance not shown: {e:#}"));
-            (temperature, None)
-        }
-    }
-}
-
 pub(crate) fn run(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<()> {
     let s = CliSession::open(ctx)?;
     let vault = s.vault();
-    let m = ops::memory::read(&s, &args.name, !args.no_touch)?;
+    if args.raw {
+        let raw = ops::memory::read_raw(&s, &args.name, !args.no_touch)?;
+        for w in &raw.warnings {
+            ctx.out.warn(format!("{}: {w}", raw.name));
+        }
+        if ctx.out.json {
+            return ctx.out.json(&raw);
+        }
+        return ctx.out.text(&raw.raw);
+    }
+    let (m, json) = ops::views::show(&s, &args.name, !args.no_touch)?;
     for w in &m.warnings {
         ctx.out.warn(format!("{}: {w}", m.name));
     }
-    if args.raw {
-        if ctx.out.json {
-            return ctx
-                .out
-                .json(&json!({ "name": m.name, "id": m.id, "file_path": m.path, "raw": m.raw }));
-        }
-        return ctx.out.text(&m.raw);
-    }
-    let (temperature, importance) = lifecycle_of(&s, &m);
     if ctx.out.json {
-        let mut v = MemoryJson::new(vault, &m, true);
-        v.temperature = Some(temperature);
-        v.importance = importance;
-        return ctx.out.json(&v);
+        return ctx.out.json(&json);
     }
+    let (temperature, importance) = (json.temperature.unwrap_or_default(), json.importance);
     let paint = |st, t: String| ctx.out.paint(st, t);
     let mut head = vec![
         ("id", m.id.to_string()),

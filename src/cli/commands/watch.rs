@@ -3,8 +3,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use memlane::watch::{BatchKind, BatchReport, VaultWatcher, WatchOptions};
-use serde_json::json;
+use memlane::ops::maintenance::{BatchReport, VaultWatcher, WatchOptions};
+use memlane::ops::wire::WatchEvent;
 
 use crate::cli::Ctx;
 use crate::cli::error::CliError;
@@ -68,67 +68,50 @@ fn chain(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 fn print_report(ctx: &Ctx, r: &BatchReport) -> anyhow::Result<()> {
-    let show = r.changed() || r.kind == BatchKind::Start;
+    let events = memlane::ops::maintenance::watch_events(r);
     if ctx.out.json {
-        if show {
-            let line = json!({
-                "event": "reindexed",
-                "trigger": r.kind.as_str(),
-                "indexed": r.indexed,
-                "removed": r.removed,
-                "added": r.added,
-                "updated": r.updated,
-                "unchanged": r.unchanged,
-                "elapsed_ms": r.elapsed_ms,
-            });
-            ctx.out.line(serde_json::to_string(&line)?)?;
-        }
-        if let Some(m) = &r.maintain {
-            let line = json!({
-                "event": "maintained",
-                "dead_links": m.dead_links.len(),
-                "healed": m.healed.iter().map(|o| o.name.clone()).collect::<Vec<_>>(),
-                "expired": m.expired.iter().map(|o| o.name.clone()).collect::<Vec<_>>(),
-                "cold": m.cold.len(),
-                "merge_suggestions": m.merge_suggestions.len(),
-                "split_candidates": m.split_candidates.len(),
-            });
-            ctx.out.line(serde_json::to_string(&line)?)?;
+        for e in &events {
+            ctx.out.line(serde_json::to_string(e)?)?;
         }
         return Ok(());
     }
-    if show {
-        let mut line = format!(
-            "{}: {} indexed ({} added, {} updated), {} removed, {} unchanged in {} ms",
-            r.kind.as_str(),
-            r.indexed.len(),
-            r.added,
-            r.updated,
-            r.removed.len(),
-            r.unchanged,
-            r.elapsed_ms
-        );
-        let mut names: Vec<String> = r.indexed.clone();
-        names.extend(r.removed.iter().map(|n| format!("-{n}")));
-        if !names.is_empty() {
-            let more = names.len().saturating_sub(5);
-            names.truncate(5);
-            line.push_str(": ");
-            line.push_str(&names.join(", "));
-            if more > 0 {
-                line.push_str(&format!(" and {more} more"));
+    for e in &events {
+        match e {
+            WatchEvent::Reindexed {
+                trigger,
+                indexed,
+                removed,
+                added,
+                updated,
+                unchanged,
+                elapsed_ms,
+            } => {
+                let mut line = format!(
+                    "{trigger}: {} indexed ({added} added, {updated} updated), {} removed, {unchanged} unchanged in {elapsed_ms} ms",
+                    indexed.len(),
+                    removed.len(),
+                );
+                let mut names: Vec<String> = indexed.clone();
+                names.extend(removed.iter().map(|n| format!("-{n}")));
+                if !names.is_empty() {
+                    let more = names.len().saturating_sub(5);
+                    names.truncate(5);
+                    line.push_str(": ");
+                    line.push_str(&names.join(", "));
+                    if more > 0 {
+                        line.push_str(&format!(" and {more} more"));
+                    }
+                }
+                ctx.out.note(line);
+            }
+            WatchEvent::Maintained { dead_links, healed, expired, cold, .. } => {
+                ctx.out.note(format!(
+                    "maintain: {dead_links} dead links ({} healed), {cold} cold, {} expired and archived",
+                    healed.len(),
+                    expired.len()
+                ));
             }
         }
-        ctx.out.note(line);
-    }
-    if let Some(m) = &r.maintain {
-        ctx.out.note(format!(
-            "maintain: {} dead links ({} healed), {} cold, {} expired and archived",
-            m.dead_links.len(),
-            m.healed.len(),
-            m.cold.len(),
-            m.expired.len()
-        ));
     }
     Ok(())
 }
