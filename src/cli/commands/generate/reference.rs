@@ -478,7 +478,11 @@ pub(crate) fn mcp() -> String {
     for tool in &tools {
         let name = tool["name"].as_str().unwrap_or_default();
         let title = tool.get("title").and_then(Value::as_str).unwrap_or(name);
-        let core = if memlane::mcp::CORE_TOOLS.contains(&name) { "yes" } else { "" };
+        let core = if memlane::mcp::ToolName::named(name).is_some_and(|t| t.is_core()) {
+            "yes"
+        } else {
+            ""
+        };
         let _ = writeln!(out, "| [`{name}`](#{}) | {} | {core} |", anchor(name), escape(title));
     }
     for tool in &tools {
@@ -562,48 +566,14 @@ pub(crate) fn mcp() -> String {
 // ---------------------------------------------------------------------------------------------
 // Errors and exit codes
 
-/// Every error kind, in the order the reference lists them. When `ErrorKind` gains a list of
-/// all its values, return that here; the exhaustive `match` of [`kind_entry`] already fails to
-/// compile when a kind is added without its entry.
+/// Every error kind, in the order the reference lists them ([`ErrorKind::ALL`]).
 pub(crate) fn error_kinds() -> Vec<ErrorKind> {
-    use ErrorKind as K;
-    vec![
-        K::NotFound,
-        K::Exists,
-        K::Duplicate,
-        K::Conflict,
-        K::Invalid,
-        K::Refused,
-        K::Config,
-        K::Io,
-        K::Model,
-        K::Internal,
-    ]
+    ErrorKind::ALL.to_vec()
 }
 
 /// What a kind means to the user and the exit code it gives.
 pub(crate) fn kind_entry(kind: ErrorKind) -> (&'static str, u8) {
-    match kind {
-        ErrorKind::NotFound => ("no such memory, vault, history version, trash entry or link", 2),
-        ErrorKind::Exists => ("the name is taken", 2),
-        ErrorKind::Duplicate => {
-            ("the content is nearly the same as an existing memory's (`--force` adds it anyway)", 2)
-        }
-        ErrorKind::Conflict => ("the memory file holds unresolved git merge-conflict markers", 2),
-        ErrorKind::Invalid => {
-            ("bad input: a name, type, time, duration, value, or missing content", 2)
-        }
-        ErrorKind::Refused => (
-            "a file memlane will not read or write (outside the vault, past the parsing limits)",
-            2,
-        ),
-        ErrorKind::Config => ("the configuration is wrong", 2),
-        ErrorKind::Io => ("a file could not be read or written (disk full, permissions)", 1),
-        ErrorKind::Model => ("the embedding model cannot be loaded, or failed to embed a text", 1),
-        ErrorKind::Internal => {
-            ("the indices, the usage state, the watcher or the editor failed", 1)
-        }
-    }
+    (kind.description(), kind.exit_code())
 }
 
 /// The error reference: exit codes and every error kind.
@@ -636,9 +606,6 @@ pub(crate) fn errors() -> String {
         let (meaning, code) = kind_entry(kind);
         let _ = writeln!(out, "| `{}` | {} | {code} |", kind.as_str(), escape(meaning));
     }
-    out.push_str(
-        "| `usage` | the command line does not parse (unknown flag, missing argument) | 2 |\n",
-    );
     normalize(out)
 }
 
