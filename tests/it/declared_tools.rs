@@ -1,12 +1,13 @@
-//! The README's table of MCP tools is the tools memlane declares (`memlane::mcp::ToolName`),
+//! The agent guide's table of MCP tools (docs/agents/tools.md) is the tools memlane declares (`memlane::mcp::ToolName`),
 //! with the same core set.
 
-/// The README's MCP tool table: every tool named in a row's first cell, with its core mark.
+/// The agent guide's MCP tool table: every tool named in a row's first cell, with its core mark.
 fn documented_tools() -> Vec<(String, bool)> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/agents/tools.md"))
+            .expect("docs/agents/tools.md");
     let mut lines = readme.lines().skip_while(|l| *l != "| tool | core | what it does |");
-    assert!(lines.next().is_some(), "the README has no table of MCP tools");
+    assert!(lines.next().is_some(), "the agent guide has no table of MCP tools");
     let mut tools = Vec::new();
     for line in lines.skip(1).take_while(|l| l.starts_with('|')) {
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
@@ -25,7 +26,7 @@ fn documented_tools() -> Vec<(String, bool)> {
 }
 
 #[test]
-fn the_readme_lists_every_declared_mcp_tool_with_its_core_mark() {
+fn the_agent_guide_lists_every_declared_mcp_tool_with_its_core_mark() {
     let declared: Vec<(String, bool)> =
         memlane::mcp::ToolName::ALL.iter().map(|t| (t.as_str().to_owned(), t.is_core())).collect();
     assert_eq!(documented_tools(), declared);

@@ -1,4 +1,5 @@
-//! The README's table of error kinds and exit codes is what the binary does: one failure of
+//! The error reference's table of kinds and exit codes (docs/reference/errors.md, generated from
+//! `memlane::ErrorKind::ALL`) is what the binary does: one failure of
 //! every kind, run for real with `--json`, prints that kind and exits with that code, and the
 //! table lists exactly the kinds the library declares.
 
@@ -11,18 +12,19 @@ use crate::common::TestEnv;
 /// Extra environment variables for one run.
 type Env<'a> = &'a [(&'a str, &'a str)];
 
-/// The README's table of `--json` error kinds: kind → (what happened, exit code).
+/// The error reference's table of `--json` error kinds: kind → (what happened, exit code).
 fn documented_kinds() -> BTreeMap<String, (String, i32)> {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-        .expect("README.md");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reference/errors.md"))
+            .expect("docs/reference/errors.md");
     let mut rows = BTreeMap::new();
     let mut lines = readme.lines().skip_while(|l| *l != "| kind | what happened | exit code |");
-    assert!(lines.next().is_some(), "the README has no table of error kinds");
+    assert!(lines.next().is_some(), "the error reference has no table of kinds");
     for line in lines.skip(1).take_while(|l| l.starts_with('|')) {
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
         let [kind, what, code] = cells[..] else { panic!("a row of three cells: {line}") };
         let code = code.parse().unwrap_or_else(|_| panic!("an exit code: {line}"));
-        rows.insert(kind.to_owned(), (what.to_owned(), code));
+        rows.insert(kind.trim_matches('`').to_owned(), (what.to_owned(), code));
     }
     rows
 }
@@ -34,7 +36,10 @@ fn the_documented_error_table_is_the_libraries_list_of_kinds() {
         .iter()
         .map(|k| (k.as_str().to_owned(), (k.description().to_owned(), i32::from(k.exit_code()))))
         .collect();
-    assert_eq!(documented, declared, "the README's table and memlane::ErrorKind::ALL differ");
+    assert_eq!(
+        documented, declared,
+        "the error reference's table and memlane::ErrorKind::ALL differ"
+    );
 }
 
 #[test]
@@ -81,7 +86,7 @@ fn one_failure_of_every_kind_exits_with_its_documented_code() {
     assert_eq!(tried, documented.keys().map(String::as_str).collect::<Vec<_>>());
     for (kind, args, envs) in cases {
         let (_, code) =
-            documented.get(kind).unwrap_or_else(|| panic!("{kind} is not in the README"));
+            documented.get(kind).unwrap_or_else(|| panic!("{kind} is not in the error reference"));
         let mut all = vec!["--json"];
         all.extend_from_slice(&args);
         let out = env.run_with_env(envs, &all);

@@ -268,30 +268,9 @@ fn a_choice_keys_comment_names_every_value_its_enum_declares() {
 }
 
 #[test]
-fn the_readme_and_the_agent_guide_give_the_built_in_types_as_declared() {
-    // The built-in types are declared once, in `BUILTIN_TYPES`; the README's table repeats their
-    // numbers and the agent guide their names, and neither may fall behind.
-    let readme = include_str!("../../../README.md");
-    let mut rows = readme.lines().skip_while(|l| !l.starts_with("| type | half-life (days) |"));
-    assert!(rows.next().is_some(), "the README has a table of built-in types");
-    let documented: Vec<String> =
-        rows.skip(1).take_while(|l| l.starts_with('|')).map(str::to_owned).collect();
-    let declared: Vec<String> = BUILTIN_TYPES
-        .iter()
-        .map(|(name, p)| {
-            let recency = if p.recency_window_days == 0.0 {
-                "none".to_owned()
-            } else {
-                format!(
-                    "{} / {:.2} / {:.2}",
-                    p.recency_window_days, p.recency_max_boost, p.recency_rate
-                )
-            };
-            format!("| {name} | {} | {:.1} | {recency} |", p.half_life_days, p.weight)
-        })
-        .collect();
-    assert_eq!(documented, declared);
-
+fn the_agent_guide_gives_the_built_in_types_as_declared() {
+    // The built-in types are declared once, in `BUILTIN_TYPES`; the configuration reference
+    // (generated) gives their numbers and the agent guide their names, which may not fall behind.
     let guide = include_str!("../../../docs/agents/good-practice.md");
     let mut rows = guide.lines().skip_while(|l| !l.starts_with("| type | for | half-life |"));
     assert!(rows.next().is_some(), "the agent guide has a table of types");
