@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""`reindex`, fresh `search` and `add` of two binaries on the same 10k vault, side by side.
+"""`reindex`, fresh `search`, `list` and `add` of two binaries on the same 10k vault, side by side.
 
     python3 benches/cli/side_by_side.py OLD_BIN NEW_BIN [--n 10000] [--rounds 3]
 
 Generates one vault of N memories (as `minilm_practice.py` does, built-in embedder), copies it
 for each binary (binaries of different versions must not share indices), then interleaves the
 two binaries run by run so that both see the same machine state: `reindex` (full, fresh
-process), fresh-process `search` (7 queries a round, `--no-touch`) and `add` of a new memory.
+process), fresh-process `search` (7 queries a round, `--no-touch`), `list` (every memory, read
+and printed as JSON; 3 a round) and `add` of a new memory.
 Prints p50, min and max per binary and the ratio NEW/OLD of the p50s, with the load average.
 """
 
@@ -59,7 +60,7 @@ def main():
         shutil.copytree(tmp / "src", homes[label] / "vault")
     bins = {"old": args.old, "new": args.new}
     print(f"load before: {os.getloadavg()[0]:.2f}")
-    times = {(k, what): [] for k in bins for what in ("reindex", "search", "add")}
+    times = {(k, what): [] for k in bins for what in ("reindex", "search", "list", "add")}
     for r in range(2):
         for k in bins:
             times[(k, "reindex")].append(timed(bins[k], homes[k], "reindex"))
@@ -72,12 +73,16 @@ def main():
                 times[(k, "search")].append(
                     timed(bins[k], homes[k], "search", q, "--json", "--no-touch"))
         for i in range(3):
+            for k in bins:
+                times[(k, "list")].append(
+                    timed(bins[k], homes[k], "list", "--json", "--status", "all"))
+        for i in range(3):
             text = f"# Fresh note {r}-{i}\n\n" + " ".join(rng.sample(WORDS, 20)) + f" zebra{r}{i}."
             for k in bins:
                 times[(k, "add")].append(
                     timed(bins[k], homes[k], "add", f"fresh/new-{r}-{i}", text))
     print(f"load after: {os.getloadavg()[0]:.2f}")
-    for what in ("reindex", "search", "add"):
+    for what in ("reindex", "search", "list", "add"):
         p50 = {}
         for k in bins:
             xs = times[(k, what)]

@@ -1,6 +1,12 @@
 //! Frontmatter edits: links written by hand or by an agent, pinning, archiving and other fields.
 
-use super::*;
+use serde_yaml_ng::Value;
+
+use super::{WriteOutcome, WriteStatus};
+use crate::model::frontmatter::{str_value, ts_value};
+use crate::model::{Document, MemoryName};
+use crate::privacy::RedactedTags;
+use crate::vault::{Memory, Vault};
 
 /// Links a person or agent writes into a memory's frontmatter (`link` / `unlink`), and the link
 /// rewriting that keeps `[[memory:old]]` working after a rename.
@@ -151,31 +157,7 @@ impl Vault {
         let name = MemoryName::parse(s).ok()?;
         self.is_memory_file(&name).then(|| name.to_string())
     }
-}
 
-pub(super) fn frontmatter_link_items(m: &Memory) -> Vec<Value> {
-    match m.doc.mapping().ok().and_then(|map| map.get("links").cloned()) {
-        Some(Value::Sequence(items)) => items,
-        Some(Value::Null) | None => Vec::new(),
-        Some(other) => vec![other],
-    }
-}
-
-pub(super) fn link_item_matches(item: &Value, target: &str, edge_type: Option<&str>) -> bool {
-    let bare = |s: &str| s.strip_prefix("memory:").unwrap_or(s).trim_end_matches(".md").to_owned();
-    let want = bare(target);
-    match item {
-        Value::String(s) => bare(s) == want && edge_type.is_none_or(|t| t == "related_to"),
-        Value::Mapping(map) => {
-            let t = map.get("target").and_then(Value::as_str).map(bare);
-            let ty = map.get("type").and_then(Value::as_str).unwrap_or("related_to");
-            t.as_deref() == Some(want.as_str()) && edge_type.is_none_or(|e| e == ty)
-        }
-        _ => false,
-    }
-}
-
-impl Vault {
     /// Sets or clears `pinned: true` in the frontmatter (history kept).
     pub fn set_pinned(&self, m: &Memory, pinned: bool) -> crate::Result<WriteOutcome> {
         let mut doc = m.doc.clone();
@@ -187,11 +169,9 @@ impl Vault {
         let out = WriteOutcome::new(WriteStatus::Updated, &m.name, &m.id);
         self.finish_rewrite(m, doc, out, if pinned { "pin" } else { "unpin" })
     }
-}
 
-/// Writes for consolidation (merge, split, expiry): a memory whose frontmatter the caller
-/// generates, and frontmatter-only changes (archive, `superseded_by`) with history.
-impl Vault {
+    // Writes for consolidation (merge, split, expiry): a memory whose frontmatter the caller
+    // generates, and frontmatter-only changes (archive, `superseded_by`) with history.
     /// Creates memory `name` with `content` (redacted like every write) and a generated
     /// frontmatter: a new `id`, the default `type`, `status: active`, `created_at` and
     /// `updated_at` now, then every `(key, value)` of `fields` in order (overriding those
@@ -253,5 +233,27 @@ impl Vault {
             fields.push(("superseded_by", Some(str_value(s.as_str()))));
         }
         self.set_fields(m, &fields, action)
+    }
+}
+
+pub(super) fn frontmatter_link_items(m: &Memory) -> Vec<Value> {
+    match m.doc.mapping().ok().and_then(|map| map.get("links").cloned()) {
+        Some(Value::Sequence(items)) => items,
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => vec![other],
+    }
+}
+
+pub(super) fn link_item_matches(item: &Value, target: &str, edge_type: Option<&str>) -> bool {
+    let bare = |s: &str| s.strip_prefix("memory:").unwrap_or(s).trim_end_matches(".md").to_owned();
+    let want = bare(target);
+    match item {
+        Value::String(s) => bare(s) == want && edge_type.is_none_or(|t| t == "related_to"),
+        Value::Mapping(map) => {
+            let t = map.get("target").and_then(Value::as_str).map(bare);
+            let ty = map.get("type").and_then(Value::as_str).unwrap_or("related_to");
+            t.as_deref() == Some(want.as_str()) && edge_type.is_none_or(|e| e == ty)
+        }
+        _ => false,
     }
 }

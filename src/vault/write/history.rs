@@ -1,6 +1,13 @@
 //! `.history/<id>/`: the copy of the old bytes every overwrite keeps, and restoring a version.
 
-use super::*;
+use std::path::PathBuf;
+
+use super::{HistoryEntry, WriteOutcome, WriteStatus};
+use crate::error::Error;
+use crate::model::time::{format_compact, parse_compact};
+use crate::model::{MemoryId, MemoryName};
+use crate::vault::intent::After;
+use crate::vault::{Memory, Vault};
 
 /// The file in `.history/<id>/` naming the memory whose versions the folder holds.
 pub(in crate::vault) const HISTORY_OWNER: &str = ".owner";
@@ -31,9 +38,7 @@ impl Vault {
         self.fs.write(&file, text.as_bytes())?;
         Ok(())
     }
-}
 
-impl Vault {
     /// Copies a memory's current bytes into its history; returns the new version number.
     pub(super) fn record_history(&self, m: &Memory, action: &str) -> crate::Result<usize> {
         self.claim_history(m)?;
@@ -95,9 +100,7 @@ impl Vault {
             })
             .collect())
     }
-}
 
-impl Vault {
     /// Brings back version `version` (1 = oldest) of a memory; the current content goes to
     /// history first, so a restore can itself be undone.
     pub fn restore_version(&self, m: &Memory, version: usize) -> crate::Result<WriteOutcome> {

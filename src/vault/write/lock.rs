@@ -1,6 +1,8 @@
 //! The vault's write lock: one writer at a time across processes, re-entrant within a thread, and the recovery of interrupted operations when it is taken.
 
-use super::*;
+use std::path::PathBuf;
+
+use crate::vault::Vault;
 
 /// The file memory writers lock, under the vault root (with the per-user state: git-ignored).
 pub const WRITE_LOCK_FILE: &str = "state/vault.lock";

@@ -1,6 +1,21 @@
 //! Creating, updating, appending to, deleting and renaming a memory.
 
-use super::*;
+use std::path::Path;
+
+use serde_yaml_ng::Value;
+
+use super::{
+    AddRequest, UpdateRequest, WriteOutcome, WriteStatus, check_edits, exists_or, merge_findings,
+    normalize_tags, skipped,
+};
+use crate::error::{Error, IoResultExt, PathError};
+use crate::failpoint;
+use crate::model::frontmatter::{STATUSES, list_value, read_tags, str_value, ts_value};
+use crate::model::time::format_compact;
+use crate::model::{Document, MemoryId, MemoryName, Meta};
+use crate::privacy::{RedactedTags, SecretFinding, redact_tags, sanitize};
+use crate::vault::intent::After;
+use crate::vault::{Memory, Vault};
 
 impl Vault {
     /// Creates a memory. Refuses an existing name; stores nothing when the content is empty

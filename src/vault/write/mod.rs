@@ -9,19 +9,14 @@
 //! `fields` (frontmatter links, pin, archive and other fields), `names` (where a write may go)
 //! and `lock` (the vault's write lock). The atomic file primitives are in [`crate::disk`].
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use jiff::Timestamp;
 use serde_yaml_ng::Value;
 
-use super::{Memory, Vault};
-use crate::error::{Error, IoResultExt, PathError};
-use crate::failpoint;
-use crate::model::frontmatter::{STATUSES, list_value, read_tags, str_value, ts_value};
-use crate::model::name::{RESERVED_DIRS, fold_name, nfc};
-use crate::model::time::{format_compact, parse_compact};
-use crate::model::{Document, MemoryId, MemoryName, Meta};
-use crate::privacy::{RedactedTags, SecretFinding, redact_tags, sanitize};
+use crate::error::{Error, PathError};
+use crate::model::frontmatter::read_tags;
+use crate::model::{Document, MemoryId, MemoryName};
+use crate::privacy::{RedactedTags, SecretFinding, redact_tags};
 
 mod fields;
 mod history;
@@ -32,8 +27,6 @@ mod trash;
 
 pub(crate) use crate::disk::TEMP_SUFFIX;
 pub(in crate::vault) use history::HISTORY_OWNER;
-
-use super::intent::After;
 
 pub use crate::disk::atomic_write;
 

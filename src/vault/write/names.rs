@@ -1,6 +1,12 @@
 //! Where a write may go: names inside the vault, no case-folded collisions, one memory per id.
 
-use super::*;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, IoResultExt};
+use crate::model::name::{RESERVED_DIRS, fold_name, nfc};
+use crate::model::{MemoryId, MemoryName};
+use crate::privacy::sanitize;
+use crate::vault::{Memory, Vault};
 
 impl Vault {
     /// The real file a write to `path` lands in, refusing anything that resolves outside the vault.
@@ -114,9 +120,7 @@ impl Vault {
         }
         Ok(None)
     }
-}
 
-impl Vault {
     /// Whether memory `name` exists and carries `id` in its frontmatter.
     pub(super) fn has_id(&self, name: &MemoryName, id: &MemoryId) -> bool {
         self.load(name).is_ok_and(|o| o.id_persisted && o.id == *id)

@@ -1,6 +1,16 @@
 //! `.trash/`: listing, finding, restoring and emptying deleted memories.
 
-use super::*;
+use std::path::Path;
+
+use jiff::Timestamp;
+use serde_yaml_ng::Value;
+
+use super::{TrashEntry, WriteOutcome, WriteStatus, exists_or};
+use crate::error::Error;
+use crate::model::time::parse_compact;
+use crate::model::{Document, MemoryId, MemoryName};
+use crate::vault::Vault;
+use crate::vault::intent::After;
 
 impl Vault {
     /// Everything in the trash, newest first.

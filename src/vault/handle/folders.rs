@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Vault;
 use crate::disk::{Confined, Kind};
 use crate::error::Error;
 
@@ -25,7 +24,7 @@ fn shown(root: &Path, folder: &str) -> String {
     if base.is_empty() { folder.to_owned() } else { format!("{base}/{folder}") }
 }
 
-fn unsafe_folder(root: &Path, folder: &str, purpose: &'static str, link: bool) -> Error {
+pub(super) fn unsafe_folder(root: &Path, folder: &str, purpose: &'static str, link: bool) -> Error {
     Error::UnsafeFolder { folder: shown(root, folder), path: root.join(folder), link, purpose }
 }
 
@@ -69,31 +68,11 @@ pub(super) fn check_folders(fs: &Confined, root: &Path, stamp: &str) -> crate::R
     Ok(())
 }
 
-impl Vault {
-    /// The vault's confined file system: every read and write of the vault's files goes
-    /// through it (see [`Confined`]).
-    pub fn fs(&self) -> &Confined {
-        &self.fs
-    }
-
-    /// Checks the internal folders again (see [`folder_problems`]): right before a path under
-    /// one of them is handed to a library that opens it by path.
-    pub fn check_internal_folder(&self, folder: &str) -> crate::Result<()> {
-        let Some((_, purpose)) = INTERNAL_FOLDERS.iter().find(|(f, _)| *f == folder) else {
-            return Ok(());
-        };
-        match self.fs.kind(Path::new(folder)) {
-            None | Some(Kind::Dir) => Ok(()),
-            Some(k) => Err(unsafe_folder(self.root(), folder, purpose, k == Kind::Symlink)),
-        }
-    }
-}
-
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::vault::Clock;
+    use crate::vault::{Clock, Vault};
 
     /// A vault with `h -> ../hooks` (a folder outside) and a planted record of an interrupted
     /// operation that names `h/post-checkout` (to write) and `h/victim` (to delete).
