@@ -87,7 +87,7 @@ config_table! {
             question_weight: f64 = 0.0, Rule::Num(Range::Unit);
             /// Whether a query term also matches its abbreviation or long form (k8s, kubernetes; auth,
             /// authentication) and, when the vault lacks the term, the vault's words it is a prefix of
-            /// or that are a prefix of it (postgres, postgresql); see docs/search-vocabulary.md.
+            /// or that are a prefix of it (postgres, postgresql).
             expand_terms: bool = true, Rule::Bool;
             /// Weight of such an expansion relative to the term itself, in keyword scoring and term
             /// coverage (0 to 1; 0 turns expansion off).

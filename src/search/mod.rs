@@ -154,7 +154,7 @@ pub struct Explain {
     pub coverage: f64,
     /// The query-term expansions that stood in for a missing term there (`auth→authent`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub expanded: Vec<String>,
+    pub expanded_terms: Vec<String>,
     /// BM25 score relative to the query's best BM25 score (0 when BM25 did not retrieve it).
     pub bm25_norm: f64,
     /// Lexical score: a mix of `bm25_norm` and `coverage` ([`LEXICAL_COVERAGE_SHARE`]).
@@ -252,7 +252,7 @@ pub struct QueryReading {
     /// Terms from question words that weigh less, or nothing (`search.question_weight`).
     pub question_words: Vec<String>,
     /// The vault terms the query's terms expand to (`auth→authent`, `search.expand_terms`).
-    pub expansions: Vec<String>,
+    pub expanded_terms: Vec<String>,
     /// The time the query names, as `[start, end)` timestamps (`search.temporal_weight`).
     pub time: Option<(String, String)>,
 }
@@ -580,7 +580,7 @@ pub fn search_ranked(
         let (name, entry, ex) = (c.name, c.entry, &mut c.ex);
         // A chunk missing from the keyword index (never after a reconcile): title and tags only.
         let present = present.map(|m| {
-            ex.expanded = m.expanded.iter().map(ToString::to_string).collect();
+            ex.expanded_terms = m.expanded.iter().map(ToString::to_string).collect();
             m.weights
         });
         let present = present.unwrap_or_else(|| {
@@ -840,7 +840,7 @@ pub fn search_ranked(
         } else {
             as_typed.into_iter().filter(|(t, _)| is_question_term(t)).map(|(t, _)| t).collect()
         },
-        expansions: idx
+        expanded_terms: idx
             .keyword()
             .expand_terms(&terms, expansion)
             .map_err(IndexError::from)?

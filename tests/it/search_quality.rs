@@ -104,6 +104,101 @@ fn questions_about_nothing_in_the_vault_find_nothing_in_any_fixture_vault() {
     }
 }
 
+/// A small project vault whose memories each use one form of a word: an abbreviation, a long
+/// form, or a sub-word.
+fn vocabulary_vault() -> TestEnv {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    let memory = |name: &str, text: &str| {
+        env.write(&format!("{name}.md"), &format!("---\ntype: decision\n---\n{text}\n"));
+    };
+    memory("auth-refactor", "# Auth refactor\n\nSplit the login handler out of the session store.");
+    memory("staging-cluster", "# Staging cluster\n\nThe staging k8s cluster runs three nodes.");
+    memory(
+        "kube-upgrade",
+        "# Kubernetes upgrade\n\nThe cluster moved to Kubernetes 1.30 in March.",
+    );
+    memory("database", "# Database choice\n\nWe run Postgresql 16 with logical replication.");
+    memory("lunch", "# Lunch\n\nLunch is at noon on the terrace.");
+    env
+}
+
+#[test]
+fn a_query_finds_the_memory_that_uses_another_form_of_its_word() {
+    let env = vocabulary_vault();
+    let first = |q: &str| -> (String, f64, Vec<String>) {
+        let h = hits(&env, &[q, "--no-touch"]);
+        let h = h.first().unwrap_or_else(|| panic!("{q:?} found nothing"));
+        let expanded = h["explain"]["expanded_terms"]
+            .as_array()
+            .map(|a| a.iter().map(|t| t.as_str().unwrap().to_owned()).collect())
+            .unwrap_or_default();
+        (h["name"].as_str().unwrap().to_owned(), h["score"].as_f64().unwrap(), expanded)
+    };
+    // A sub-word of the vault, and abbreviations both ways, at a useful score; --explain says
+    // which expansion matched.
+    let (name, score, expanded) = first("authentication");
+    assert_eq!(name, "auth-refactor");
+    assert!(score >= 0.3, "authentication → {name} at {score:.2}");
+    assert_eq!(expanded, ["authent→auth"]);
+    for (q, want) in [("postgres", "database"), ("pg", "database"), ("db", "database")] {
+        let (name, score, _) = first(q);
+        assert_eq!(name, want, "{q}");
+        assert!(score >= 0.3, "{q} → {name} at {score:.2}");
+    }
+    // `k8s` finds the memory about Kubernetes after the one that says k8s, and `kubernetes` the
+    // one that only says k8s after the one about Kubernetes.
+    for (q, exact, expanded) in [
+        ("k8s", "staging-cluster", "kube-upgrade"),
+        ("kubernetes", "kube-upgrade", "staging-cluster"),
+    ] {
+        let h = hits(&env, &[q, "--no-touch"]);
+        assert_eq!(names(&h), [exact, expanded], "{q}");
+        assert!(h[1]["score"].as_f64().unwrap() >= 0.3, "{q}: {h:?}");
+        assert!(h[0]["explain"].get("expanded_terms").is_none(), "{q}: exact match expanded");
+    }
+    // The text output names the expansion.
+    let text = env.run(["search", "authentication", "--explain", "--no-touch"]).success().stdout;
+    assert!(text.contains("expanded: authent→auth"), "{text}");
+    // Turned off, a term matches only itself.
+    let off = hits(&env, &["authentication", "--no-touch", "-c", "search.expand_terms=false"]);
+    assert!(off.is_empty(), "{off:?}");
+    let off = hits(&env, &["authentication", "--no-touch", "-c", "search.expansion_weight=0"]);
+    assert!(off.is_empty(), "{off:?}");
+}
+
+#[test]
+fn expansion_finds_nothing_for_questions_about_nothing_in_the_vault() {
+    let env = vocabulary_vault();
+    for q in OFF_TOPIC {
+        let h = hits(&env, &[q, "--no-touch"]);
+        assert!(h.is_empty(), "{q:?} found {:?}", names(&h));
+    }
+}
+
+#[test]
+fn a_short_query_term_does_not_flood_the_results() {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    // Many memories whose words start like short query terms.
+    let words = [
+        "golang", "gopher", "goal", "gold", "goods", "google", "gossip", "gothic", "gown", "gourd",
+        "inbox", "index", "inner", "input", "insight", "install", "intent", "invoice", "island",
+        "item", "ajax", "alpha", "amber", "anchor", "apple", "arrow", "atlas", "audit", "avatar",
+        "axis",
+    ];
+    for w in words {
+        env.write(&format!("{w}.md"), &format!("---\ntype: note\n---\nThe {w} ticket is open.\n"));
+    }
+    env.write("service.md", "---\ntype: note\n---\nThe billing service is written in Go.\n");
+    let h = hits(&env, &["go", "--no-touch", "-n", "50"]);
+    assert_eq!(names(&h), ["service"]);
+    for q in ["a", "in", "i", "gol", "ind"] {
+        let h = hits(&env, &[q, "--no-touch", "-n", "50"]);
+        assert!(h.is_empty(), "{q:?} found {:?}", names(&h));
+    }
+}
+
 #[test]
 fn question_words_carry_no_evidence() {
     let env = TestEnv::with_vault("search");

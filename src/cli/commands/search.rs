@@ -116,8 +116,8 @@ fn print_results(
         if !r.query.question_words.is_empty() {
             text.push_str(&format!("; question words {}", r.query.question_words.join(", ")));
         }
-        if !r.query.expansions.is_empty() {
-            text.push_str(&format!("; expands {}", r.query.expansions.join(", ")));
+        if !r.query.expanded_terms.is_empty() {
+            text.push_str(&format!("; expands {}", r.query.expanded_terms.join(", ")));
         }
         if let Some((from, to)) = &r.query.time {
             text.push_str(&format!("; names the time {from} to {to}"));
@@ -187,8 +187,8 @@ fn explain_lines(text: &mut String, e: &memlane::search::Explain) {
         opt(e.vector_rank),
         e.vector_similarity.map_or("-".to_owned(), |s| format!("{s:.3}")),
     ));
-    if !e.expanded.is_empty() {
-        text.push_str(&format!("   expanded: {}\n", e.expanded.join(", ")));
+    if !e.expanded_terms.is_empty() {
+        text.push_str(&format!("   expanded: {}\n", e.expanded_terms.join(", ")));
     }
     text.push_str(&format!(
             "   fuse: lexical {:.3} (bm25 {:.3}, coverage {:.3}), vector {:.3}; thread context +{:.3} (best neighbour {:.3}); time ×{:.2} (closeness {:.2}) → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",

@@ -229,7 +229,8 @@ impl KeywordIndex {
         let searcher = self.reader.searcher();
         let f = &self.fields;
         for (term, expanded) in terms.iter().zip(&mut out) {
-            let mut seen: Vec<String> = vec![(*term).to_owned()];
+            // The query's own terms are no expansions (`pg postgres` counts `postgres` once).
+            let mut seen: Vec<String> = terms.iter().map(|t| (*t).to_owned()).collect();
             let mut push = |to: String, kind: ExpansionKind, expanded: &mut Vec<ExpandedTerm>| {
                 if expanded.len() < MAX_EXPANSIONS && !seen.contains(&to) {
                     seen.push(to.clone());
@@ -249,8 +250,8 @@ impl KeywordIndex {
             {
                 continue;
             }
-            // Sub-words of the vault, with their chunk counts (summed over segments, the most
-            // over fields).
+            // Sub-words of the vault, each with its largest chunk count in one segment and
+            // field (it only orders them).
             let mut found: BTreeMap<String, u64> = BTreeMap::new();
             let chars: Vec<(usize, char)> = term.char_indices().collect();
             for segment in searcher.segment_readers() {

@@ -304,7 +304,7 @@ fn vocabulary_index() -> KeywordIndex {
     add_all(
         &index,
         &[
-            doc("auth", "Auth refactor", "Split the login handler from the session store."),
+            doc("auth", "Auth refactor", "Split the login handler out of the session store."),
             doc("k8s", "Cluster", "The staging k8s cluster runs three nodes."),
             doc("pgsql", "Database", "We run postgresql 16 with logical replication."),
             doc("lunch", "Lunch", "Lunch is at noon on the terrace."),
