@@ -110,7 +110,6 @@ where
 #[cfg(test)]
 mod tests {
     use serde::Deserialize;
-    use serde_json::json;
 
     #[derive(Debug, Deserialize)]
     struct P {
@@ -124,44 +123,41 @@ mod tests {
         tags: Option<Vec<String>>,
     }
 
-    fn p(v: serde_json::Value) -> Result<P, String> {
-        serde_json::from_value(v).map_err(|e| e.to_string())
+    fn p(arguments: &str) -> Result<P, String> {
+        serde_json::from_str(arguments).map_err(|e| e.to_string())
     }
 
     #[test]
     fn scalars_come_as_values_or_strings() {
-        let a = p(json!({"n": 2, "b": true, "f": 0.5})).unwrap();
-        let b = p(json!({"n": "2", "b": "true", "f": "0.5"})).unwrap();
-        let c = p(json!({"n": " 2 ", "b": "True", "f": "1"})).unwrap();
+        let a = p(r#"{"n": 2, "b": true, "f": 0.5}"#).unwrap();
+        let b = p(r#"{"n": "2", "b": "true", "f": "0.5"}"#).unwrap();
+        let c = p(r#"{"n": " 2 ", "b": "True", "f": "1"}"#).unwrap();
         assert_eq!((a.n, a.b, a.f), (Some(2), Some(true), Some(0.5)));
         assert_eq!((b.n, b.b, b.f), (Some(2), Some(true), Some(0.5)));
         assert_eq!((c.n, c.b, c.f), (Some(2), Some(true), Some(1.0)));
-        let none = p(json!({"n": null})).unwrap();
+        let none = p(r#"{"n": null}"#).unwrap();
         assert_eq!((none.n, none.b, none.tags), (None, None, None));
     }
 
     #[test]
     fn bad_scalars_say_what_to_send() {
-        let e = p(json!({"n": "zirconcodename"})).unwrap_err();
+        let e = p(r#"{"n": "zirconcodename"}"#).unwrap_err();
         assert!(e.contains("a string that is not a whole number of 0 or more was given"), "{e}");
         assert!(e.contains("send e.g. 5"), "{e}");
         assert!(!e.contains("zirconcodename"), "{e}");
-        let e = p(json!({"n": -1})).unwrap_err();
+        let e = p(r#"{"n": -1}"#).unwrap_err();
         assert!(e.contains("a number that is not a whole number"), "{e}");
-        let e = p(json!({"b": "yes"})).unwrap_err();
+        let e = p(r#"{"b": "yes"}"#).unwrap_err();
         assert!(e.contains("a string that is not true or false"), "{e}");
-        let e = p(json!({"b": 1})).unwrap_err();
+        let e = p(r#"{"b": 1}"#).unwrap_err();
         assert!(e.contains("a number that is not true or false"), "{e}");
     }
 
     #[test]
     fn a_list_takes_one_string() {
-        assert_eq!(p(json!({"tags": "auth"})).unwrap().tags, Some(vec!["auth".to_owned()]));
-        assert_eq!(
-            p(json!({"tags": ["a", "b"]})).unwrap().tags,
-            Some(vec!["a".into(), "b".into()])
-        );
-        assert!(p(json!({"tags": [1]})).unwrap_err().contains("not a string"));
-        assert!(p(json!({"tags": 3})).unwrap_err().contains("list of strings"));
+        assert_eq!(p(r#"{"tags": "auth"}"#).unwrap().tags, Some(vec!["auth".to_owned()]));
+        assert_eq!(p(r#"{"tags": ["a", "b"]}"#).unwrap().tags, Some(vec!["a".into(), "b".into()]));
+        assert!(p(r#"{"tags": [1]}"#).unwrap_err().contains("not a string"));
+        assert!(p(r#"{"tags": 3}"#).unwrap_err().contains("list of strings"));
     }
 }

@@ -12,8 +12,7 @@ use rmcp::model::LoggingLevel;
 use serde_json::Value;
 
 use crate::index::store::Indexes;
-use crate::lifecycle::UsageState;
-use crate::ops::usage::{self, Use, UseKind};
+use crate::ops::usage::{self, UseKind};
 use crate::vault::Vault;
 
 /// What tells the server whether the vault changed since it last reconciled: the vault watcher.
@@ -66,13 +65,6 @@ pub const COLD_MESSAGE: &str = "Cold memories detected; consider summarizing via
 /// No level set by the client: send no log notifications.
 const LEVEL_OFF: u8 = u8::MAX;
 
-/// The usage state as last read, with the warm-ups not yet written.
-struct UsageCache {
-    state: UsageState,
-    /// The state file's (mtime, size) when read; `None` forces a reload.
-    stamp: Option<(SystemTime, u64, u64)>,
-}
-
 struct Cached {
     idx: Indexes,
     /// The change counter when the indices were last reconciled.
@@ -91,8 +83,7 @@ pub struct Live {
     dirty: AtomicBool,
     changes: Mutex<Option<ChangeCounter>>,
     level: AtomicU8,
-    usage: Mutex<Option<UsageCache>>,
-    pending: Mutex<Vec<Use>>,
+    usage: usage::Buffered,
     /// Why the vault cannot be written, while the indices in use were built in memory for that
     /// reason (a read-only vault, a full disk): searches say so in their result.
     unwritable: Mutex<Option<String>>,
@@ -149,8 +140,7 @@ impl Live {
             dirty: AtomicBool::new(false),
             changes: Mutex::new(None),
             level: AtomicU8::new(LEVEL_OFF),
-            usage: Mutex::new(None),
-            pending: Mutex::new(Vec::new()),
+            usage: usage::Buffered::default(),
             unwritable: Mutex::new(None),
             unwritable_logged: AtomicBool::new(false),
         }
@@ -290,88 +280,19 @@ impl Live {
         }
     }
 
-    /// Runs `f` with the usage state: the file as last read (re-read when another process
-    /// changed it) plus this server's warm-ups not yet written.
-    pub fn with_usage<R>(&self, f: impl FnOnce(&UsageState) -> R) -> crate::Result<R> {
-        let path = usage::state_file(&self.vault);
-        let stamp = file_stamp(&path);
-        let mut usage = self.usage.lock().unwrap_or_else(|e| e.into_inner());
-        if usage.as_ref().is_none_or(|u| u.stamp.is_none() || u.stamp != stamp) {
-            let (mut state, reset) = usage::read(&self.vault)?;
-            if let Some(r) = reset {
-                tracing::warn!("{r}");
-            }
-            let cfg = &self.vault.config.lifecycle;
-            for u in self.pending.lock().unwrap_or_else(|e| e.into_inner()).iter() {
-                u.apply(&mut state, cfg);
-            }
-            *usage = Some(UsageCache { state, stamp });
-        }
-        Ok(f(&usage.as_ref().expect("loaded just above").state))
+    /// The usage this server buffers (see [`usage::Buffered`]).
+    pub fn usage(&self) -> &usage::Buffered {
+        &self.usage
     }
 
-    /// Warms memories the agent just used (`(id, pinned)`): at once in this server's view, and
-    /// in the state file at the next [`Live::flush`] (within a second; a search stays cheap).
-    pub fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {
-        let now = self.vault.clock.now();
-        self.with_usage(|_| ())?;
-        self.record(Use::warm_all(used, now), true);
-        Ok(())
-    }
-
-    /// Starts the usage clocks of memories just created or found new, like [`Live::warm`]: in
-    /// the file at the next flush, and in this server's view at once when no call is reading it
-    /// (a search reconciles while it holds the view: the memory then counts as observed now
-    /// until the view is read again, which is what a missing entry means anyway).
+    /// Memories just created or found new start their usage clocks.
     pub fn observe<'a>(&self, ids: impl IntoIterator<Item = &'a String>, kind: UseKind) {
-        let now = self.vault.clock.now();
-        let uses = Use::observe_all(ids, kind, now);
-        if !uses.is_empty() {
-            self.record(uses, false);
-        }
+        self.usage.observe(&self.vault, ids, kind);
     }
 
-    /// Applies `uses` to the view (waiting for it, or only when no call holds it) and queues
-    /// them for the next flush.
-    fn record(&self, uses: Vec<Use>, wait_for_view: bool) {
-        let cfg = &self.vault.config.lifecycle;
-        let mut view = if wait_for_view {
-            Some(self.usage.lock().unwrap_or_else(|e| e.into_inner()))
-        } else {
-            self.usage.try_lock().ok()
-        };
-        if let Some(cache) = view.as_mut().and_then(|v| v.as_mut()) {
-            for u in &uses {
-                u.apply(&mut cache.state, cfg);
-            }
-        }
-        self.pending.lock().unwrap_or_else(|e| e.into_inner()).extend(uses);
-    }
-
-    /// Writes the pending warm-ups to the state file (under its lock, merged with what other
-    /// processes wrote). Tools that read or change the state file directly call this first.
+    /// Writes the buffered usage to the state file.
     pub fn flush(&self) -> crate::Result<()> {
-        let warms = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
-        if warms.is_empty() {
-            return Ok(());
-        }
-        match usage::record(&self.vault, &warms) {
-            Ok(reset) => {
-                if let Some(r) = reset {
-                    tracing::warn!("{r}");
-                }
-                // Re-read next time: the file now holds these warm-ups and anyone else's.
-                if let Some(u) = self.usage.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-                    u.stamp = None;
-                }
-                Ok(())
-            }
-            Err(e) => {
-                // Keep them for the next try.
-                self.pending.lock().unwrap_or_else(|e| e.into_inner()).splice(0..0, warms);
-                Err(e)
-            }
-        }
+        self.usage.flush(&self.vault)
     }
 
     /// Records the level the client asked for (`logging/setLevel`).

@@ -577,24 +577,12 @@ impl Session for MemlaneServer {
         self.live.with_indexes(f)
     }
 
-    fn with_usage<R>(
-        &self,
-        f: &dyn Fn(&crate::lifecycle::UsageState) -> crate::Result<R>,
-    ) -> crate::Result<R> {
-        self.live.with_usage(f)?
+    fn usage_buffer(&self) -> Option<&crate::ops::usage::Buffered> {
+        Some(self.live.usage())
     }
 
     fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {
-        self.live.warm(used)
-    }
-
-    fn observe(&self, id: &str) -> crate::Result<()> {
-        self.live.observe([&id.to_owned()], crate::ops::usage::UseKind::Written);
-        Ok(())
-    }
-
-    fn flush_usage(&self) -> crate::Result<()> {
-        self.live.flush()
+        self.live.usage().warm(&self.vault, used)
     }
 
     fn wrote(&self) {

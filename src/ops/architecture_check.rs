@@ -51,13 +51,13 @@ const VAULT_CALLS: &[&str] = &[
     "list",
 ];
 
-/// The files that implement [`super::Session`], how a front end holds the indices and the
-/// usage state between calls: they name the handle types the trait passes to ops
-/// (`Indexes`, `UsageState`), and nothing else of the list.
+/// The files that implement [`super::Session`], how a front end holds the indices between
+/// calls (opened once per process, or kept open and watched by a server): they name the handle
+/// the trait passes to ops (`Indexes`), and nothing else of the list.
 const SESSION_HOLDERS: &[(&str, &[&str])] = &[
     ("src/cli/session.rs", &["Indexes"]),
-    ("src/mcp/live.rs", &["Indexes", "UsageState"]),
-    ("src/mcp/tools.rs", &["Indexes", "UsageState"]),
+    ("src/mcp/live.rs", &["Indexes"]),
+    ("src/mcp/tools.rs", &["Indexes"]),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -309,7 +309,7 @@ fn fill<S: Session>(
             id: m.id.to_string(),
             memory_type: c.memory_type.clone(),
             section: c.section.as_str(),
-            file: c.reason.clone(),
+            target_document: c.reason.clone(),
             age,
             updated_at: jiff::Timestamp::from_second(c.updated)
                 .map(format_timestamp)

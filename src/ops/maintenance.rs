@@ -18,6 +18,8 @@ pub use crate::watch::{BatchReport, VaultWatcher, WatchOptions};
 pub fn maintain<S: Session>(s: &S) -> crate::Result<MaintainedReport> {
     let vault = s.vault();
     let now = vault.clock.now();
+    // Run again only after indices that failed to read were rebuilt; its writes (healing a
+    // link, archiving an expired memory) are idempotent, so a second run finds them done.
     let report = s.with_indexes(&|idx| crate::lifecycle::consolidate::maintain(vault, idx, now))?;
     if report.changed() {
         s.wrote();

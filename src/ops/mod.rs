@@ -51,6 +51,9 @@ pub trait Session {
         &self,
         f: &dyn Fn(&crate::lifecycle::UsageState) -> crate::Result<R>,
     ) -> crate::Result<R> {
+        if let Some(b) = self.usage_buffer() {
+            return b.with_state(self.vault(), f)?;
+        }
         let (state, reset) = usage::read(self.vault())?;
         if let Some(r) = reset {
             self.warn(r.to_string());
@@ -66,6 +69,12 @@ pub trait Session {
         let _ = query;
     }
 
+    /// The usage this session buffers between calls, if it does (a long-lived session): the
+    /// usage methods below then go through it.
+    fn usage_buffer(&self) -> Option<&usage::Buffered> {
+        None
+    }
+
     /// Records that memories were just used (read, found): `(id, pinned)` each.
     fn warm(&self, used: &[(String, bool)]) -> crate::Result<()>;
 
@@ -75,6 +84,10 @@ pub trait Session {
     /// [`UsageState::observe`]: crate::lifecycle::UsageState::observe
     fn observe(&self, id: &str) -> crate::Result<()> {
         let vault = self.vault();
+        if let Some(b) = self.usage_buffer() {
+            b.observe(vault, [&id.to_owned()], usage::UseKind::Written);
+            return Ok(());
+        }
         // A state file that had to be reset is logged where it is read.
         let uses =
             usage::Use::observe_all([&id.to_owned()], usage::UseKind::Written, vault.clock.now());
@@ -84,7 +97,10 @@ pub trait Session {
 
     /// Writes usage buffered so far, before an operation that settles a memory's temperature.
     fn flush_usage(&self) -> crate::Result<()> {
-        Ok(())
+        match self.usage_buffer() {
+            Some(b) => b.flush(self.vault()),
+            None => Ok(()),
+        }
     }
 
     /// Called after every write, whether it succeeded or not (a failed multi-step write may

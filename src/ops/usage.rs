@@ -98,3 +98,129 @@ pub fn read(vault: &Vault) -> crate::Result<(UsageState, Option<StateReset>)> {
 pub fn state_file(vault: &Vault) -> std::path::PathBuf {
     UsageStore::file_path(vault.root())
 }
+
+/// A file's identity and version: (mtime, size, inode). The state file is replaced by rename
+/// when written, so a new inode or size shows a write even within one mtime tick.
+fn file_stamp(path: &std::path::Path) -> Option<(std::time::SystemTime, u64, u64)> {
+    let md = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&md);
+    #[cfg(not(unix))]
+    let ino = 0;
+    Some((md.modified().ok()?, md.len(), ino))
+}
+
+/// The usage state as last read, with the uses not yet written.
+struct View {
+    state: UsageState,
+    /// The state file's stamp when read; `None` forces a reload.
+    stamp: Option<(std::time::SystemTime, u64, u64)>,
+}
+
+/// Usage a long-lived session buffers: uses count at once in its view of the state and reach
+/// the state file at the next [`Buffered::flush`] (a search stays cheap). The rule each use
+/// follows is [`Use::apply`], as for a session that writes at once.
+#[derive(Default)]
+pub struct Buffered {
+    view: std::sync::Mutex<Option<View>>,
+    pending: std::sync::Mutex<Vec<Use>>,
+}
+
+impl std::fmt::Debug for Buffered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffered").finish_non_exhaustive()
+    }
+}
+
+impl Buffered {
+    /// Runs `f` with the usage state: the file as last read (re-read when another process
+    /// changed it) plus the uses not yet written.
+    pub fn with_state<R>(
+        &self,
+        vault: &Vault,
+        f: impl FnOnce(&UsageState) -> R,
+    ) -> crate::Result<R> {
+        let stamp = file_stamp(&state_file(vault));
+        let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
+        if view.as_ref().is_none_or(|v| v.stamp.is_none() || v.stamp != stamp) {
+            let (mut state, reset) = read(vault)?;
+            if let Some(r) = reset {
+                tracing::warn!("{r}");
+            }
+            let cfg = &vault.config.lifecycle;
+            for u in self.pending.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+                u.apply(&mut state, cfg);
+            }
+            *view = Some(View { state, stamp });
+        }
+        Ok(f(&view.as_ref().expect("loaded just above").state))
+    }
+
+    /// Memories just used (`(id, pinned)`): warmed at once in the view, and in the state file
+    /// at the next flush.
+    pub fn warm(&self, vault: &Vault, used: &[(String, bool)]) -> crate::Result<()> {
+        self.with_state(vault, |_| ())?;
+        self.queue(vault, Use::warm_all(used, vault.clock.now()), true);
+        Ok(())
+    }
+
+    /// Memories just written new or found: their usage clocks start, in the file at the next
+    /// flush, and in the view at once when no call is reading it (a search reconciles while it
+    /// holds the view: the memory then counts as observed now until the view is read again,
+    /// which is what a missing entry means anyway).
+    pub fn observe<'a>(
+        &self,
+        vault: &Vault,
+        ids: impl IntoIterator<Item = &'a String>,
+        kind: UseKind,
+    ) {
+        let uses = Use::observe_all(ids, kind, vault.clock.now());
+        if !uses.is_empty() {
+            self.queue(vault, uses, false);
+        }
+    }
+
+    /// Applies `uses` to the view (waiting for it, or only when no call holds it) and queues
+    /// them for the next flush.
+    fn queue(&self, vault: &Vault, uses: Vec<Use>, wait_for_view: bool) {
+        let cfg = &vault.config.lifecycle;
+        let mut view = if wait_for_view {
+            Some(self.view.lock().unwrap_or_else(|e| e.into_inner()))
+        } else {
+            self.view.try_lock().ok()
+        };
+        if let Some(v) = view.as_mut().and_then(|v| v.as_mut()) {
+            for u in &uses {
+                u.apply(&mut v.state, cfg);
+            }
+        }
+        self.pending.lock().unwrap_or_else(|e| e.into_inner()).extend(uses);
+    }
+
+    /// Writes the queued uses to the state file (under its lock, merged with what other
+    /// processes wrote). Operations that read or change the state file directly call this
+    /// first.
+    pub fn flush(&self, vault: &Vault) -> crate::Result<()> {
+        let uses = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if uses.is_empty() {
+            return Ok(());
+        }
+        match record(vault, &uses) {
+            Ok(reset) => {
+                if let Some(r) = reset {
+                    tracing::warn!("{r}");
+                }
+                // Re-read next time: the file now holds these uses and anyone else's.
+                if let Some(v) = self.view.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                    v.stamp = None;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                // Keep them for the next try.
+                self.pending.lock().unwrap_or_else(|e| e.into_inner()).splice(0..0, uses);
+                Err(e)
+            }
+        }
+    }
+}

@@ -188,9 +188,9 @@ pub struct ContextItem {
     pub memory_type: String,
     /// Why it is listed: `pinned`, `changed_files`, `task` or `hot`.
     pub section: &'static str,
-    /// The changed file that links to it (`changed_files` only).
+    /// The changed file it links to (`changed_files` only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub target_document: Option<String>,
     /// Its age since it last changed: `today`, `3d`, `5w`, `8mo`, `2y`.
     pub age: String,
     /// When it last changed.

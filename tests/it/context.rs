@@ -202,7 +202,7 @@ fn context_json_shape() {
     assert_eq!(v["shown"].as_u64().unwrap() as usize, items.len());
     let linked = items.iter().find(|m| m["name"] == "session-store").unwrap();
     assert_eq!(linked["section"], "changed_files", "{linked}");
-    assert_eq!(linked["file"], "src/auth.py", "{linked}");
+    assert_eq!(linked["target_document"], "src/auth.py", "{linked}");
     assert_eq!(linked["memory_id"], "memory:session-store");
     assert_eq!(linked["type"], "decision");
     assert_eq!(linked["age"], "today");

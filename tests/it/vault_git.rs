@@ -288,5 +288,5 @@ fn memories_can_be_named_by_their_file_path() {
     assert_eq!(out.as_array().unwrap().len(), 1, "{out}");
     assert!(!repo.memory_file("notes/release.md").exists());
     let trash = repo.run(&["trash", "list", "--json"]).success().json();
-    assert_eq!(trash.as_array().unwrap().len(), 1, "one trash entry: {trash}");
+    assert_eq!(trash["entries"].as_array().unwrap().len(), 1, "one trash entry: {trash}");
 }

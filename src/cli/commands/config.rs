@@ -15,7 +15,8 @@ pub(crate) fn run(ctx: &mut Ctx, _args: &ConfigArgs) -> anyhow::Result<()> {
     let loaded = ctx.load_config(root.as_ref().map(|r| r.join("config.toml")).as_deref())?;
     if ctx.out.json {
         let mut v = loaded.to_json();
-        v["vault"] = serde_json::json!(root);
+        v["vault"] =
+            root.as_ref().map_or(serde_json::Value::Null, |r| r.display().to_string().into());
         return ctx.out.json_exact(&v);
     }
     let mut text = String::from("# effective memlane configuration\n");

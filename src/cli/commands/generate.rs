@@ -43,8 +43,13 @@ pub(crate) fn completions(ctx: &mut Ctx, args: &CompletionsArgs) -> anyhow::Resu
     clap_complete::generate(args.shell, &mut Cli::command(), "memlane", &mut buf);
     let script = String::from_utf8_lossy(&buf);
     if ctx.out.json {
-        let shell = args.shell.to_string();
-        return ctx.out.json(&serde_json::json!({ "shell": shell, "script": script }));
+        /// `completions --json`.
+        #[derive(serde::Serialize)]
+        struct Script<'a> {
+            shell: String,
+            script: &'a str,
+        }
+        return ctx.out.json(&Script { shell: args.shell.to_string(), script: &script });
     }
     ctx.out.text(&script)
 }

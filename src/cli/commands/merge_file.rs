@@ -70,12 +70,20 @@ pub(crate) fn run(ctx: &mut Ctx, args: &MergeFileArgs) -> anyhow::Result<ExitCod
         ));
     }
     if ctx.out.json {
-        ctx.out.json(&serde_json::json!({
-            "path": shown,
-            "clean": merged.is_clean(),
-            "key_conflicts": merged.key_conflicts,
-            "text_conflicts": merged.text_conflicts,
-        }))?;
+        /// `merge-file --json`.
+        #[derive(serde::Serialize)]
+        struct MergedFile<'a, K: serde::Serialize> {
+            path: &'a str,
+            clean: bool,
+            key_conflicts: &'a K,
+            text_conflicts: usize,
+        }
+        ctx.out.json(&MergedFile {
+            path: &shown,
+            clean: merged.is_clean(),
+            key_conflicts: &merged.key_conflicts,
+            text_conflicts: merged.text_conflicts,
+        })?;
     }
     Ok(if merged.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

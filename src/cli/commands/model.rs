@@ -38,7 +38,12 @@ pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
             // The import is now the model `auto` uses, not an earlier pull.
             memlane::index::hub::clear_default_pointer().map_err(Error::from)?;
             if ctx.out.json {
-                return ctx.out.json(&serde_json::json!({ "installed": installed }));
+                /// `model import --json`.
+                #[derive(serde::Serialize)]
+                struct Imported<'a> {
+                    installed: &'a std::path::Path,
+                }
+                return ctx.out.json(&Imported { installed: &installed });
             }
             ctx.out.line(format!(
                 "installed the model from {} as {}",

@@ -73,32 +73,45 @@ pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
         Choice::Builtin => false,
     };
     if ctx.out.json {
-        let rows: Vec<serde_json::Value> = models
+        /// `model list --json`.
+        #[derive(serde::Serialize)]
+        struct Listed<'a, I: serde::Serialize, S: serde::Serialize> {
+            models: Vec<Row<'a>>,
+            interrupted: &'a I,
+            vault: Option<VaultUse<'a, S>>,
+        }
+        #[derive(serde::Serialize)]
+        struct Row<'a> {
+            name: &'a str,
+            dir: &'a std::path::Path,
+            commit: Option<&'a str>,
+            bytes: u64,
+            auto: bool,
+            used_by_vault: bool,
+        }
+        #[derive(serde::Serialize)]
+        struct VaultUse<'a, S: serde::Serialize> {
+            root: &'a std::path::Path,
+            setting: &'a S,
+            uses: &'a std::path::Path,
+        }
+        let uses = match &choice {
+            Choice::Builtin => std::path::Path::new("builtin"),
+            Choice::Model(d) => d.as_path(),
+        };
+        let models = models
             .iter()
-            .map(|m| {
-                serde_json::json!({
-                    "name": m.name,
-                    "dir": m.dir,
-                    "commit": m.commit,
-                    "bytes": m.bytes,
-                    "auto": m.auto,
-                    "used_by_vault": vault.is_some() && used(&m.dir),
-                })
+            .map(|m| Row {
+                name: &m.name,
+                dir: &m.dir,
+                commit: m.commit.as_deref(),
+                bytes: m.bytes,
+                auto: m.auto,
+                used_by_vault: vault.is_some() && used(&m.dir),
             })
             .collect();
-        let uses = match &choice {
-            Choice::Builtin => serde_json::json!("builtin"),
-            Choice::Model(d) => serde_json::json!(d),
-        };
-        return ctx.out.json(&serde_json::json!({
-            "models": rows,
-            "interrupted": interrupted,
-            "vault": vault.as_ref().map(|v| serde_json::json!({
-                "root": v.root(),
-                "setting": setting,
-                "uses": uses,
-            })),
-        }));
+        let vault = vault.as_ref().map(|v| VaultUse { root: v.root(), setting: &setting, uses });
+        return ctx.out.json(&Listed { models, interrupted: &interrupted, vault });
     }
     if models.is_empty() {
         ctx.out.line("no models installed (search uses the built-in embedder)")?;

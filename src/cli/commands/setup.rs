@@ -101,17 +101,28 @@ pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
         ctx.out.warn(w.to_string());
     }
     if ctx.out.json {
-        let v = serde_json::json!({
-            "client": plan.client,
-            "project": plan.project,
-            "command": plan.command,
-            "remove": plan.remove,
-            "dry_run": args.dry_run,
-            "changed": plan.changed(),
-            "files": plan.files,
-            "warnings": plan.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        /// `setup CLIENT --json`.
+        #[derive(serde::Serialize)]
+        struct SetUp<'a, C: serde::Serialize, F: serde::Serialize> {
+            client: &'a C,
+            project: &'a std::path::Path,
+            command: &'a str,
+            remove: bool,
+            dry_run: bool,
+            changed: bool,
+            files: &'a F,
+            warnings: Vec<String>,
+        }
+        return ctx.out.json(&SetUp {
+            client: &plan.client,
+            project: &plan.project,
+            command: &plan.command,
+            remove: plan.remove,
+            dry_run: args.dry_run,
+            changed: plan.changed(),
+            files: &plan.files,
+            warnings: plan.warnings.iter().map(ToString::to_string).collect(),
         });
-        return ctx.out.json(&v);
     }
     if args.dry_run {
         for f in plan.files.iter().filter(|f| f.action != FileAction::Unchanged) {
@@ -161,15 +172,24 @@ fn git(ctx: &mut Ctx, args: &SetupArgs, vault: &std::path::Path) -> anyhow::Resu
     let program = args.command.clone().unwrap_or_else(default_driver_program);
     let done = merge_driver_setup(vault, action, !args.dry_run, &program)?;
     if ctx.out.json {
-        let v = serde_json::json!({
-            "client": "git",
-            "work_tree": done.work_tree,
-            "remove": args.remove,
-            "dry_run": args.dry_run,
-            "changed": !done.changes.is_empty(),
-            "changes": done.changes,
+        /// `setup git --json`.
+        #[derive(serde::Serialize)]
+        struct GitSetUp<'a, C: serde::Serialize> {
+            client: &'static str,
+            work_tree: Option<&'a std::path::Path>,
+            remove: bool,
+            dry_run: bool,
+            changed: bool,
+            changes: &'a C,
+        }
+        return ctx.out.json(&GitSetUp {
+            client: "git",
+            work_tree: done.work_tree.as_deref(),
+            remove: args.remove,
+            dry_run: args.dry_run,
+            changed: !done.changes.is_empty(),
+            changes: &done.changes,
         });
-        return ctx.out.json(&v);
     }
     if done.work_tree.is_none() {
         ctx.out.warn(format!(
