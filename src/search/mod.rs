@@ -324,8 +324,9 @@ fn is_builtin(embedder_id: &str) -> bool {
 
 /// Runs a search over fresh indices (call [`Indexes::reconcile`] first), ranking with the
 /// lifecycle's `signals` ([`Signals::neutral`] for none, [`Signals::from_usage`] for the usage
-/// state's): the stages of [`pipeline`] in order, each recording its values in the candidates'
-/// [`Explain`].
+/// state's): retrieve → fuse → thread context → time → calibrate → lifecycle → select, the
+/// stages of this module's documentation, each recording its values in the candidates'
+/// [`Explain`], which `--explain` prints as they are.
 pub fn search(
     vault: &Vault,
     idx: &Indexes,
