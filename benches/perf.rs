@@ -15,7 +15,7 @@ use std::time::Instant;
 use memlane::config::Config;
 use memlane::index::embed::BuiltinEmbedder;
 use memlane::index::store::Indexes;
-use memlane::search::{SearchQuery, search};
+use memlane::search::{SearchQuery, Signals, search};
 use memlane::vault::{Clock, Vault};
 use support::{generate, median, ms, p95};
 
@@ -118,7 +118,7 @@ fn main() {
     for _ in 0..10 {
         for q in queries {
             let t = Instant::now();
-            let _ = search(&vault, &idx, &SearchQuery::new(q)).unwrap();
+            let _ = search(&vault, &idx, &SearchQuery::new(q), &Signals::neutral()).unwrap();
             inproc.push(t.elapsed());
         }
     }
@@ -148,12 +148,12 @@ fn search_with_open_indices(vault: &Vault, idx: &Indexes, queries: &[&str]) {
     for _ in 0..20 {
         for q in queries {
             let t = Instant::now();
-            let _ = search(vault, idx, &SearchQuery::new(*q)).unwrap();
+            let _ = search(vault, idx, &SearchQuery::new(*q), &Signals::neutral()).unwrap();
             plain.push(t.elapsed());
             let mut fq = SearchQuery::new(*q);
             fq.types = vec!["decision".to_owned()];
             let t = Instant::now();
-            let _ = search(vault, idx, &fq).unwrap();
+            let _ = search(vault, idx, &fq, &Signals::neutral()).unwrap();
             filtered.push(t.elapsed());
         }
     }
@@ -169,7 +169,7 @@ fn search_with_open_indices(vault: &Vault, idx: &Indexes, queries: &[&str]) {
     for _ in 0..20 {
         for q in queries {
             let t = Instant::now();
-            let _ = search(vault, idx, &SearchQuery::new(*q)).unwrap();
+            let _ = search(vault, idx, &SearchQuery::new(*q), &Signals::neutral()).unwrap();
             only.push(t.elapsed());
         }
     }

@@ -38,7 +38,7 @@ use memlane::index::embed::Embedder;
 use memlane::index::keyword::KeywordFilter;
 use memlane::index::select::embedder_for;
 use memlane::index::store::Indexes;
-use memlane::search::{SearchQuery, search};
+use memlane::search::{SearchQuery, Signals, search};
 use memlane::vault::{Clock, Vault};
 
 /// The instant every memory is created at and the clock is pinned to.
@@ -308,7 +308,7 @@ fn run_embedder(
         for (_, text) in &data.test {
             let q = SearchQuery { limit: Some(K), intent, ..SearchQuery::new(text.as_str()) };
             let t = Instant::now();
-            let res = search(&v, &idx, &q).expect("search");
+            let res = search(&v, &idx, &q, &Signals::neutral()).expect("search");
             lat.push(t.elapsed());
             runs.push(res.hits.into_iter().map(|h| h.name).collect::<Vec<_>>());
         }
@@ -326,7 +326,7 @@ fn run_embedder(
         let v = Vault::open(&root, cfg, clock).expect("open the vault");
         for (qid, text) in &data.test {
             let q = SearchQuery { budget: Some(usize::MAX / 2), ..SearchQuery::new(text.as_str()) };
-            let res = search(&v, &idx, &q).expect("search");
+            let res = search(&v, &idx, &q, &Signals::neutral()).expect("search");
             let cands: Vec<serde_json::Value> = res
                 .hits
                 .iter()

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use memlane::config::Config;
 use memlane::index::embed::BuiltinEmbedder;
 use memlane::index::store::Indexes;
-use memlane::search::{SearchQuery, search};
+use memlane::search::{SearchQuery, Signals, search};
 use memlane::vault::{Clock, Vault, atomic_write};
 use memlane::watch::{BatchKind, VaultWatcher, WatchOptions};
 use support::generate;
@@ -102,7 +102,9 @@ fn main() {
         let mut found = None;
         while found.is_none() {
             let reader = Indexes::open(&vault, Arc::new(BuiltinEmbedder::new())).unwrap();
-            let hits = search(&vault, &reader, &SearchQuery::new(unique.as_str())).unwrap();
+            let hits =
+                search(&vault, &reader, &SearchQuery::new(unique.as_str()), &Signals::neutral())
+                    .unwrap();
             if hits.hits.first().is_some_and(|h| h.name == name) {
                 found = Some(saved.elapsed());
             } else {

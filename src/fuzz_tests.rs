@@ -17,7 +17,7 @@ use crate::model::time::{
     format_compact, format_timestamp, parse_compact, parse_duration_secs, parse_timestamp,
 };
 use crate::privacy::{redact_json, redact_tags, sanitize};
-use crate::search::{SearchQuery, search};
+use crate::search::{SearchQuery, Signals, search};
 use crate::vault::{AddRequest, Clock, Vault};
 use serde_yaml_ng::Value;
 
@@ -95,7 +95,7 @@ proptest! {
             q.limit = Some(limit);
             q.budget = budget;
             // An error is fine (said in words); a panic or nonsense is not.
-            if let Ok(r) = search(vault, idx, &q) {
+            if let Ok(r) = search(vault, idx, &q, &Signals::neutral()) {
                 assert!(budget.is_some() || r.hits.len() <= limit, "{text:?}: {} hits", r.hits.len());
                 assert!(r.hits.len() <= 3, "{text:?}: more hits than memories");
                 for w in r.hits.windows(2) {

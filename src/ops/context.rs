@@ -208,7 +208,8 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
             if let Some(task) = req.task.as_deref().filter(|t| !t.trim().is_empty()) {
                 let mut q = crate::search::SearchQuery::new(task);
                 q.limit = Some(TASK_RESULTS);
-                for hit in crate::search::search_with_usage(vault, idx, &q, state)?.hits {
+                let signals = crate::search::Signals::from_usage(vault, idx, state);
+                for hit in crate::search::search(vault, idx, &q, &signals)?.hits {
                     push(&mut out, &mut seen, candidate(&hit.name, Section::Task, None));
                 }
             }

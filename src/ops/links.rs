@@ -93,7 +93,7 @@ pub fn linked<S: Session>(
             Some(q) => {
                 let mut sq = crate::search::SearchQuery::new(q);
                 sq.limit = Some(10_000);
-                crate::search::search(&unfiltered, idx, &sq)?
+                crate::search::search(&unfiltered, idx, &sq, &crate::search::Signals::neutral())?
                     .hits
                     .into_iter()
                     .map(|h| (h.name, h.score))

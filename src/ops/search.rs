@@ -3,7 +3,7 @@
 use crate::Error;
 use crate::config::{Intent, SearchProfile};
 use crate::index::store::Indexes;
-use crate::search::{SearchQuery, SearchResults};
+use crate::search::{SearchQuery, SearchResults, Signals};
 
 use super::Session;
 
@@ -80,7 +80,8 @@ pub fn search<S: Session>(s: &S, req: &SearchRequest) -> crate::Result<Found> {
     s.will_embed(Some(&q.text));
     let (results, used, expanded) = s.with_usage(&|state| {
         s.with_indexes(&|idx| {
-            let results = crate::search::search_with_usage(vault, idx, q, state)?;
+            let results =
+                crate::search::search(vault, idx, q, &Signals::from_usage(vault, idx, state))?;
             let used: Vec<(String, bool)> = results
                 .hits
                 .iter()

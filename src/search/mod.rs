@@ -40,8 +40,8 @@
 //! 5. **Recency**: + max_boost × rate^age within the type's window; outside the `ragdocs` profile
 //!    scaled by the calibrated relevance (it never lifts a non-match) and by the headroom below 1
 //!    (a strong match never reaches the clamp, where ties would erase the order).
-//! 6. **Temperature**: × (0.3 + 0.7 T) — T from usage state ([`search_with`]), else 1. The
-//!    `mira` profile uses MIRA's importance I instead: × (0.3 + 0.7 I) ([`search_ranked`]).
+//! 6. **Temperature**: × (0.3 + 0.7 T) — T from the usage state ([`Signals::from_usage`]), else
+//!    1. The `mira` profile uses MIRA's importance I instead: × (0.3 + 0.7 I).
 //! 7. **Supersession / expiry**: × penalty when superseded; × the expiration fade (a memory fully
 //!    faded is no candidate at all, so it does not raise the gate either).
 //! 8. **Threshold** on the calibrated relevance of stage 3 (the lifecycle stages 4–7 reorder
@@ -68,26 +68,21 @@
 
 pub mod context;
 pub mod fusion;
+mod pipeline;
 pub mod rank;
+mod signals;
 pub mod temporal;
-mod usage;
-
-use std::collections::{HashMap, HashSet};
 
 use jiff::Timestamp;
 
 use crate::config::{Intent, SearchProfile};
 use crate::index::chunk::{ChunkOptions, chunk_markdown, estimate_tokens};
-use crate::index::keyword::{Expansion, KeywordFilter};
-use crate::index::manifest::{Entry, chunk_id, chunk_key, parse_chunk_id};
-use crate::index::store::{IndexError, Indexes, KeySet};
+use crate::index::manifest::chunk_id;
+use crate::index::store::{IndexError, Indexes};
 use crate::model::MemoryName;
 use crate::vault::Vault;
 
-pub use usage::search_with_usage;
-
-/// A memory and its manifest entry, as the vector filter lists them.
-type Listed<'a> = (&'a str, &'a Entry);
+pub use signals::Signals;
 
 /// What to search for.
 #[derive(Debug, Clone)]
@@ -304,59 +299,6 @@ pub struct BelowThreshold {
     pub explain: Explain,
 }
 
-/// Which stages a profile runs.
-#[derive(Debug, Clone, Copy)]
-struct Stages {
-    context: bool,
-    rrf_calibration: bool,
-    unweighted_rrf: bool,
-    type_profile: bool,
-    recency: bool,
-    temperature: bool,
-    importance: bool,
-}
-
-fn stages(profile: SearchProfile) -> Stages {
-    let all = Stages {
-        context: true,
-        rrf_calibration: false,
-        unweighted_rrf: false,
-        type_profile: true,
-        recency: true,
-        temperature: true,
-        importance: false,
-    };
-    match profile {
-        SearchProfile::Balanced => all,
-        // ragdocs: equal-weight RRF, sigmoid over the raw RRF score, recency boost.
-        SearchProfile::Ragdocs => Stages {
-            context: false,
-            rrf_calibration: true,
-            unweighted_rrf: true,
-            type_profile: false,
-            temperature: false,
-            ..all
-        },
-        // Mnestra: per-type decay and weight, no recency bonus, no temperature.
-        SearchProfile::Mnestra => {
-            Stages { context: false, recency: false, temperature: false, ..all }
-        }
-        // remindb: relevance × temperature only.
-        SearchProfile::Remindb => {
-            Stages { context: false, type_profile: false, recency: false, ..all }
-        }
-        // MIRA: intent-weighted hybrid × importance (access, links, dates).
-        SearchProfile::Mira => Stages {
-            context: false,
-            type_profile: false,
-            recency: false,
-            temperature: false,
-            importance: true,
-            ..all
-        },
-    }
-}
-
 /// The cosine range of an embedder: below `floor` is noise, `ceiling` is a near-paraphrase.
 pub fn similarity_range(embedder_id: &str) -> (f64, f64) {
     if is_builtin(embedder_id) { (0.22, 0.55) } else { (0.15, 0.70) }
@@ -386,493 +328,25 @@ fn is_builtin(embedder_id: &str) -> bool {
     embedder_id.starts_with("builtin")
 }
 
-/// Runs a search over fresh indices (call [`Indexes::reconcile`] first).
-pub fn search(vault: &Vault, idx: &Indexes, q: &SearchQuery) -> crate::Result<SearchResults> {
-    search_with(vault, idx, q, &|_, _| 1.0)
-}
-
-/// [`search`] with each memory's temperature (stage 6) from `temperature(id, pinned)`, in [0, 1]
-/// (the lifecycle's usage state; [`search`] uses 1.0, i.e. no temperature effect).
-pub fn search_with(
+/// Runs a search over fresh indices (call [`Indexes::reconcile`] first), ranking with the
+/// lifecycle's `signals` ([`Signals::neutral`] for none, [`Signals::from_usage`] for the usage
+/// state's): retrieve → fuse → thread context → time → calibrate → lifecycle → select, the
+/// stages of this module's documentation, each recording its values in the candidates'
+/// [`Explain`], which `--explain` prints as they are.
+pub fn search(
     vault: &Vault,
     idx: &Indexes,
     q: &SearchQuery,
-    temperature: &dyn Fn(&str, bool) -> f64,
+    signals: &Signals,
 ) -> crate::Result<SearchResults> {
-    let now = vault.clock.now().as_second();
-    let calendar_age = |created: i64| (now - created) as f64 / 86_400.0;
-    search_ranked(vault, idx, q, temperature, &|_| None, &calendar_age)
-}
-
-/// [`search_with`] with each memory's MIRA importance from `importance(name)`, in [0, 1], which
-/// only the `mira` profile uses (stage 6; `None` is neutral). Asked only for candidates, and
-/// only under `mira`; and each memory's age in days for stages 4–5 from `age_days(created)`
-/// (`created` in Unix seconds), on the configured clock ([`search_with`] uses calendar
-/// days). [`search_with_usage`] wires all three from the usage state.
-pub fn search_ranked(
-    vault: &Vault,
-    idx: &Indexes,
-    q: &SearchQuery,
-    temperature: &dyn Fn(&str, bool) -> f64,
-    importance: &dyn Fn(&str) -> Option<f64>,
-    age_days: &dyn Fn(i64) -> f64,
-) -> crate::Result<SearchResults> {
-    let cfg = &vault.config.search;
-    let profile = q.profile.unwrap_or(cfg.profile);
-    let st = stages(profile);
-    let limit = q.limit.unwrap_or(cfg.limit).max(1);
-    let fetch = if q.budget.is_some() { limit.max(50) } else { limit };
-    let candidates = cfg.min_candidates.max(cfg.candidate_factor * fetch);
-    let now = vault.clock.now();
-
-    let mut statuses: Vec<String> = q.statuses.clone();
-    if statuses.is_empty() {
-        statuses.push("active".into());
-        if q.include_archived {
-            statuses.push("archived".into());
-        }
-    }
-    let filter = KeywordFilter {
-        types: q.types.clone(),
-        tags: q.tags.clone(),
-        statuses: statuses.clone(),
-        created_after: q.after.map(|t| t.as_second()),
-        created_before: q.before.map(|t| t.as_second()),
-    };
-    let manifest = idx.manifest();
-    let allowed = |e: &Entry| -> bool {
-        (filter.types.is_empty()
-            || filter.types.iter().any(|t| t.eq_ignore_ascii_case(&e.memory_type)))
-            && (filter.tags.is_empty()
-                || e.tags.iter().any(|t| filter.tags.iter().any(|f| f.eq_ignore_ascii_case(t))))
-            && filter.statuses.iter().any(|s| s.eq_ignore_ascii_case(&e.status))
-            && filter.created_after.is_none_or(|a| e.created >= a)
-            && filter.created_before.is_none_or(|b| e.created < b)
-    };
-
-    // 1. Retrieve.
-    let t0 = std::time::Instant::now();
-    let question_weight = cfg.question_weight as f32;
-    let expansion = Expansion::new(cfg.expand_terms, cfg.expansion_weight as f32);
-    let kw_hits = idx
-        .keyword()
-        .search_weighted(&q.text, question_weight, expansion, &filter, candidates)
-        .map_err(IndexError::from)?;
-    let bm25: Vec<(String, usize, f32)> = kw_hits
-        .iter()
-        .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
-        .collect();
-    let t_bm25 = t0.elapsed();
-    // A query the model cannot embed is an error, not a keyword-only answer that would look
-    // like a full one.
-    let qvec = idx.embedder().embed_query(&q.text)?;
-    // The filters as a set of vector keys, found once in the manifest: the vector index may run
-    // its filter over every key, so it must be one lookup. The set holds the allowed memories'
-    // chunk keys or the excluded ones', whichever is smaller; a filter that excludes nothing
-    // (the usual: every memory active) is no filter at all.
-    let (mut let_in, mut keep_out): (Vec<Listed>, Vec<Listed>) = (Vec::new(), Vec::new());
-    for (name, e) in manifest.entries() {
-        if allowed(e) { let_in.push((name, e)) } else { keep_out.push((name, e)) }
-    }
-    let chunks = |side: &[Listed]| side.iter().map(|(_, e)| e.chunks).sum::<usize>();
-    let listed_are_allowed = chunks(&let_in) <= chunks(&keep_out);
-    let listed = if listed_are_allowed { &let_in } else { &keep_out };
-    let mut keys = KeySet::default();
-    keys.reserve(chunks(listed));
-    for (name, e) in listed {
-        keys.extend((0..e.chunks).map(|ord| chunk_key(name, ord)));
-    }
-    let vec_filter = |key: u64| -> bool { keys.contains(&key) == listed_are_allowed };
-    let t_embed = t0.elapsed();
-    let vec_raw = if qvec.iter().any(|x| *x != 0.0) {
-        let filter: Option<&dyn Fn(u64) -> bool> =
-            if keep_out.is_empty() { None } else { Some(&vec_filter) };
-        idx.vector().search(&qvec, candidates, filter).map_err(IndexError::from)?
-    } else {
-        Vec::new()
-    };
-    let owners = idx.key_owners(&vec_raw.iter().map(|(key, _)| *key).collect::<Vec<_>>());
-    let vector: Vec<(String, usize, f32)> = vec_raw
-        .iter()
-        .zip(owners)
-        .filter_map(|((_, sim), owner)| owner.map(|(n, o)| (n.to_owned(), o, *sim)))
-        .collect();
-
-    // 2. Fuse. Weighted RRF is kept for `--explain` and the `ragdocs` profile; the other
-    // profiles fuse scores (below), which keeps BM25's score gaps that rank fusion flattens.
-    let weights = cfg.intents.get(q.intent);
-    let (wb, wv) = if st.unweighted_rrf { (1.0, 1.0) } else { (weights.bm25, weights.vector) };
-    let t_vector = t0.elapsed();
-    let bm_ranks = fusion::memory_ranks(&bm25);
-    let vec_ranks = fusion::memory_ranks(&vector);
-    let fused = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks)], cfg.rrf_k);
-    let bm_by: HashMap<&str, &fusion::Ranked> =
-        bm_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
-    let vec_by: HashMap<&str, &fusion::Ranked> =
-        vec_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
-    // The query's best BM25 score: lexical scores are relative to it.
-    let bm25_top = bm_ranks.iter().map(|r| f64::from(r.3)).fold(0.0, f64::max);
-    // Score fusion weights: the intent's, with the vector side scaled by how much this embedder's
-    // cosine can be trusted to order results.
-    let embedder_id = idx.embedder().id().to_owned();
-    let (fb, fv) = (weights.bm25, weights.vector * vector_reliability(&embedder_id));
-
-    let query_terms = idx.keyword().query_terms(&q.text, question_weight);
-    let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
-    let (floor, ceiling) = similarity_range(&embedder_id);
-    // Evidence and fused score of every candidate (calibration needs the whole set), from the
-    // manifest and the indices alone: no candidate's file is read. Only the chunks of the
-    // results are fetched, after sorting ([`fill_chunks`]).
-    struct Candidate<'a> {
-        name: &'a str,
-        entry: &'a Entry,
-        ordinal: usize,
-        ex: Explain,
-    }
-    let mut cands: Vec<Candidate> = Vec::with_capacity(fused.len());
-    let mut lexical_chunks: Vec<String> = Vec::with_capacity(fused.len());
-    for (name, rrf) in &fused {
-        let Some(entry) = manifest.entries().get(*name) else { continue };
-        // Fully faded past `expires_at`: out of the results (stage 7), and of the calibration.
-        let past = entry.expires_at.map(|e| (now.as_second() - e) as f64 / 86_400.0);
-        let Some(fade) = rank::expiry_factor(past, cfg.expiry_fade_days) else { continue };
-        if entry.chunks == 0 {
-            continue;
-        }
-        let bm = bm_by.get(name).copied();
-        let vr = vec_by.get(name).copied();
-        // The best chunk: the BM25 winner when the query's words matter most, else the vector's.
-        let ordinal = match (bm, vr) {
-            (Some(b), Some(v)) => {
-                if b.1 <= v.1 {
-                    b.2
-                } else {
-                    v.2
-                }
-            }
-            (Some(b), None) => b.2,
-            (None, Some(v)) => v.2,
-            (None, None) => 0,
-        };
-        let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
-        // Lexical evidence is measured on the chunk BM25 scored, so it never depends on the
-        // vector side (with a BM25 weight of 1 and a vector weight of 0, the order is lexical).
-        let lexical_ordinal = bm.map(|b| b.2).filter(|o| *o < entry.chunks).unwrap_or(ordinal);
-        lexical_chunks.push(chunk_id(name, lexical_ordinal));
-        let ex = Explain {
-            bm25_rank: bm.map(|b| b.1),
-            bm25_score: bm.map(|b| b.3),
-            vector_rank: vr.map(|v| v.1),
-            vector_similarity: vr.map(|v| v.3),
-            rrf: *rrf,
-            expiry_factor: fade,
-            ..Default::default()
-        };
-        cands.push(Candidate { name, entry, ordinal, ex });
-    }
-    // Which query terms each candidate's lexical chunk, title and tags contain: read from the
-    // keyword index's postings, the same analysed terms as `text_terms` of those texts.
-    let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
-    let ids: Vec<&str> = lexical_chunks.iter().map(String::as_str).collect();
-    let t_cands = t0.elapsed();
-    let present = idx.keyword().term_matches(&ids, &terms, expansion).map_err(IndexError::from)?;
-    for (c, present) in cands.iter_mut().zip(present) {
-        let (name, entry, ex) = (c.name, c.entry, &mut c.ex);
-        // A chunk missing from the keyword index (never after a reconcile): title and tags only.
-        let present = present.map(|m| {
-            ex.expanded_terms = m.expanded.iter().map(ToString::to_string).collect();
-            m.weights
-        });
-        let present = present.unwrap_or_else(|| {
-            let mut own: HashSet<String> =
-                crate::index::keyword::text_terms(&entry.title).into_iter().collect();
-            for t in &entry.tags {
-                own.extend(crate::index::keyword::text_terms(t));
-            }
-            terms.iter().map(|t| if own.contains(*t) { 1.0 } else { 0.0 }).collect()
-        });
-        // Lexical evidence: coverage of the query's terms, and BM25 relative to the best match.
-        ex.coverage = if idf_total > 0.0 {
-            query_terms
-                .iter()
-                .zip(&present)
-                .map(|((_, w), p)| f64::from(*w) * f64::from(*p))
-                .fold(0.0, |a, b| a + b)
-                / idf_total
-        } else {
-            0.0
-        };
-        ex.bm25_norm = fusion::relative_score(ex.bm25_score.map(f64::from), bm25_top);
-        ex.lexical = rank::lexical_score(ex.bm25_norm, ex.coverage, LEXICAL_COVERAGE_SHARE);
-        // Vector evidence: the chunk's cosine to the query, rescaled for this embedder.
-        let sim = match ex.vector_similarity {
-            Some(s) => s,
-            // Not among the vector hits: the stored vector of the chosen chunk (re-embedding
-            // only when the index lacks it), so a BM25-only candidate costs no model call.
-            None if qvec.iter().any(|x| *x != 0.0) => {
-                let stored = idx.vector().vector(chunk_key(name, c.ordinal)).ok().flatten();
-                let v = match stored {
-                    Some(v) => Some(v),
-                    None => {
-                        let id = chunk_id(name, c.ordinal);
-                        match idx
-                            .keyword()
-                            .chunk_texts(&[id.as_str()])
-                            .ok()
-                            .and_then(|mut t| t.pop())
-                        {
-                            Some(Some(text)) => idx
-                                .embedder()
-                                .embed_batch(&[crate::index::store::embed_text(
-                                    &entry.title,
-                                    &text.headers,
-                                    &text.body,
-                                )
-                                .as_str()])?
-                                .pop(),
-                            _ => None,
-                        }
-                    }
-                };
-                v.map(|v| crate::index::math::cosine(&qvec, &v)).unwrap_or(0.0)
-            }
-            None => 0.0,
-        };
-        ex.vector_similarity = Some(sim);
-        ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
-        ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
-        // Absolute evidence, weighted by the intent and, like the fused score, by how far this
-        // embedder's similarity can be trusted: what calibration trusts for the level.
-        ex.evidence = fusion::weighted_mean(ex.coverage, ex.vector_evidence, fb, fv);
-        // The fused score: what orders the results.
-        ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
-    }
-    // 2b. Thread context: a share of the best neighbour's fused score (its own, before context).
-    if st.context && cfg.context_weight > 0.0 && cfg.context_span > 0 {
-        let names: Vec<&str> = cands.iter().map(|c| c.name).collect();
-        let gap = (cfg.context_gap_minutes * 60.0).round() as i64;
-        let near = context::neighbours(manifest, &names, cfg.context_span, gap);
-        let own: HashMap<&str, f64> = cands.iter().map(|c| (c.name, c.ex.fused)).collect();
-        for c in &mut cands {
-            let best = near.get(c.name).map_or(0.0, |ns| {
-                ns.iter().filter_map(|n| own.get(n)).copied().fold(0.0, f64::max)
-            });
-            c.ex.context = best;
-            // Context ranks a memory that matches the query among others; it never makes a
-            // result of a memory with no evidence of its own (the note written beside the
-            // answer, on another subject).
-            if !context::has_own_evidence(c.ex.evidence) {
-                continue;
-            }
-            c.ex.context_bonus = cfg.context_weight * best;
-            c.ex.fused += c.ex.context_bonus;
-        }
-    }
-    // 2c. A time the query names: memories created then are preferred.
-    let span = (st.context && cfg.temporal_weight > 0.0)
-        .then(|| temporal::find_span(&q.text, now))
-        .flatten();
-    for c in &mut cands {
-        c.ex.time_closeness = span.map_or(1.0, |s| s.closeness(c.entry.created));
-        c.ex.time_factor = 1.0 - cfg.temporal_weight * (1.0 - c.ex.time_closeness);
-        if span.is_some() {
-            c.ex.fused *= c.ex.time_factor;
-        }
-    }
-    // The query's gate: the best absolute evidence any candidate has; and the best fused score.
-    let t_evidence = t0.elapsed();
-    let gate = cands.iter().map(|c| c.ex.evidence).fold(0.0, f64::max);
-    let fused_top = cands.iter().map(|c| c.ex.fused).fold(0.0, f64::max);
-
-    let mut hits = Vec::new();
-    for Candidate { name, entry, ordinal, mut ex } in cands {
-        // 3. Calibrate.
-        ex.gate = gate;
-        ex.calibrated = if st.rrf_calibration {
-            rank::calibrate_rrf(ex.rrf, 0.035, 150.0)
-        } else {
-            rank::calibrate_fused(
-                gate,
-                fusion::relative_score(Some(ex.fused), fused_top),
-                cfg.calibration_midpoint,
-                cfg.calibration_steepness,
-            )
-        };
-        let mut score = ex.calibrated;
-
-        // 4–5. Type profile and recency.
-        ex.age_days = age_days(entry.created).max(0.0);
-        let profile_of = vault.config.type_profile(&entry.memory_type);
-        ex.type_weight = 1.0;
-        ex.type_decay = 1.0;
-        if let Some(p) = profile_of {
-            if st.type_profile {
-                ex.type_weight = p.weight;
-                ex.type_decay = rank::type_decay(ex.age_days, p.half_life_days);
-                score = rank::type_weighted(score, ex.type_weight) * ex.type_decay;
-            }
-            if st.recency {
-                ex.recency_bonus = rank::recency_bonus(
-                    ex.age_days,
-                    p.recency_window_days,
-                    p.recency_max_boost,
-                    p.recency_rate,
-                );
-                // ragdocs adds the bonus as is. Elsewhere it is scaled by the calibrated
-                // relevance, so recency reorders good matches but never lifts a memory the query
-                // misses, and by the headroom left below 1, so strong matches never reach the
-                // clamp, where ties would erase their order.
-                if !st.rrf_calibration {
-                    ex.recency_bonus *= ex.calibrated * (1.0 - score).max(0.0);
-                }
-                score += ex.recency_bonus;
-            }
-        }
-        // 6. Temperature: neutral until usage state exists (lifecycle).
-        ex.temperature = temperature(&entry.id, entry.pinned).clamp(0.0, 1.0);
-        ex.temperature_factor =
-            if st.temperature { rank::temperature_factor(ex.temperature) } else { 1.0 };
-        score *= ex.temperature_factor;
-        // 6 (`mira`). Importance instead of temperature.
-        if st.importance
-            && let Some(i) = importance(name)
-        {
-            let factor = rank::importance_factor(i);
-            (ex.importance, ex.importance_factor) = (Some(i), Some(factor));
-            score *= factor;
-        }
-        // 7. Supersession and expiry (the fade was computed with the candidate). A memory is
-        // superseded by its frontmatter `superseded_by` or by another memory's `supersedes` link.
-        let superseded_by =
-            entry.superseded_by.clone().or_else(|| idx.superseded_by_link(name).map(str::to_owned));
-        ex.supersession_factor =
-            if superseded_by.is_some() { cfg.supersession_penalty } else { 1.0 };
-        score *= ex.supersession_factor;
-        score *= ex.expiry_factor;
-        // 8. Clamp; threshold below.
-        ex.score = score.clamp(0.0, 1.0);
-
-        // The chunk's text, snippet and tokens are filled in for the results only (below).
-        hits.push((
-            SearchHit {
-                memory_id: format!("memory:{name}"),
-                name: name.to_owned(),
-                id: entry.id.clone(),
-                score: ex.score,
-                tokens: 0,
-                content: String::new(),
-                snippet: String::new(),
-                memory_type: entry.memory_type.clone(),
-                status: entry.status.clone(),
-                tags: entry.tags.clone(),
-                file_path: vault.root().join(format!("{name}.md")).display().to_string(),
-                header_path: String::new(),
-                superseded_by,
-                explain: ex,
-            },
-            ordinal,
-        ));
-    }
-    let t_rank = t0.elapsed();
-    let candidates_count = hits.len();
-    // The threshold compares relevance (stage 3): the lifecycle stages reorder what matches but
-    // never hide it ("cold never means gone", remindb). The `ragdocs` profile filters the final
-    // score after its boost, as that system does.
-    let relevance = |h: &SearchHit| if st.rrf_calibration { h.score } else { h.explain.calibrated };
-    let mut below: Vec<(SearchHit, usize)> = Vec::new();
-    if !hits.iter().any(|(h, _)| relevance(h) >= cfg.score_threshold) {
-        below = hits.iter().filter(|(h, _)| relevance(h) > 0.0).cloned().collect();
-        below.sort_by(|(a, _), (b, _)| {
-            relevance(b).total_cmp(&relevance(a)).then_with(|| a.name.cmp(&b.name))
-        });
-        below.truncate(BELOW_THRESHOLD_SHOWN);
-    }
-    hits.retain(|(h, _)| relevance(h) >= cfg.score_threshold);
-    hits.sort_by(|(a, _), (b, _)| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
-    let hits = match q.budget {
-        Some(budget) => {
-            // Fill in order, a few at a time, until the budget is spent.
-            let mut used = 0;
-            let mut kept: Vec<SearchHit> = Vec::new();
-            let mut rest = hits.into_iter();
-            'fill: loop {
-                let part: Vec<(SearchHit, usize)> = rest.by_ref().take(8).collect();
-                if part.is_empty() {
-                    break;
-                }
-                for h in fill_chunks(vault, idx, part, &query_terms)? {
-                    if !kept.is_empty() && used + h.tokens > budget {
-                        break 'fill;
-                    }
-                    used += h.tokens;
-                    kept.push(h);
-                }
-            }
-            kept
-        }
-        None => {
-            hits.truncate(limit);
-            fill_chunks(vault, idx, hits, &query_terms)?
-        }
-    };
-    let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
-    tracing::debug!(
-        bm25_ms = ms(t_bm25),
-        embed_ms = ms(t_embed - t_bm25),
-        vector_ms = ms(t_vector - t_embed),
-        candidates_ms = ms(t_cands - t_vector),
-        evidence_ms = ms(t_evidence - t_cands),
-        rank_ms = ms(t_rank - t_evidence),
-        fill_ms = ms(t0.elapsed() - t_rank),
-        candidates = candidates_count,
-        "searched"
-    );
-    let fmt = |t: i64| {
-        jiff::Timestamp::from_second(t)
-            .map(crate::model::time::format_timestamp)
-            .unwrap_or_default()
-    };
-    use crate::index::keyword::analyzer::{is_question_term, weighted_query_terms};
-    let as_typed = weighted_query_terms(&q.text, 1.0);
-    let query = QueryReading {
-        question_words: if as_typed.iter().all(|(t, _)| is_question_term(t)) {
-            Vec::new()
-        } else {
-            as_typed.into_iter().filter(|(t, _)| is_question_term(t)).map(|(t, _)| t).collect()
-        },
-        expanded_terms: idx
-            .keyword()
-            .expand_terms(&terms, expansion)
-            .map_err(IndexError::from)?
-            .iter()
-            .flatten()
-            .map(ToString::to_string)
-            .collect(),
-        terms: query_terms,
-        time: span.map(|s| (fmt(s.start), fmt(s.end))),
-    };
-    let below_threshold = fill_chunks(vault, idx, below, &query.terms)?
-        .into_iter()
-        .map(|h| BelowThreshold {
-            score: relevance(&h),
-            memory_id: h.memory_id,
-            name: h.name,
-            id: h.id,
-            memory_type: h.memory_type,
-            snippet: h.snippet,
-            explain: h.explain,
-        })
-        .collect();
-    Ok(SearchResults {
-        query,
-        hits,
-        profile,
-        intent: q.intent,
-        embedder: idx.embedder().id().to_owned(),
-        candidates: candidates_count,
-        threshold: cfg.score_threshold,
-        below_threshold,
-    })
+    let setup = pipeline::Setup::new(vault, idx, q);
+    let retrieved = pipeline::retrieve(&setup)?;
+    let mut state = pipeline::fuse(&setup, retrieved)?;
+    pipeline::context(&setup, &mut state);
+    pipeline::time(&setup, &mut state);
+    pipeline::calibrate(&setup, &mut state);
+    pipeline::lifecycle(&setup, signals, &mut state);
+    pipeline::select(&setup, state)
 }
 
 /// Fills in each result's chunk (text, heading path, snippet, tokens) from the keyword index's

@@ -228,7 +228,7 @@ fn importance_reaches_search_only_through_the_mira_profile() {
     use memlane::config::{Config, SearchProfile};
     use memlane::index::embed::BuiltinEmbedder;
     use memlane::index::store::Indexes;
-    use memlane::search::{SearchQuery, search_ranked, search_with};
+    use memlane::search::{SearchQuery, Signals, search};
     use memlane::vault::{Clock, Vault};
 
     let env = TestEnv::with_vault("search");
@@ -245,6 +245,8 @@ fn importance_reaches_search_only_through_the_mira_profile() {
     let temperature = |id: &str, _: bool| if id.ends_with('A') { 0.9 } else { 0.4 };
     let now = vault.clock.now().as_second();
     let calendar = |created: i64| (now - created) as f64 / 86_400.0;
+    let warm = || Signals::neutral().with_temperature(temperature);
+    let ranked = || warm().with_importance(importance).with_age_days(calendar);
     for profile in [
         SearchProfile::Balanced,
         SearchProfile::Ragdocs,
@@ -254,9 +256,8 @@ fn importance_reaches_search_only_through_the_mira_profile() {
         for text in ["cache", "deploy", "JWT refresh token rotation"] {
             let q =
                 SearchQuery { profile: Some(profile), limit: Some(20), ..SearchQuery::new(text) };
-            let plain = search_with(&vault, &idx, &q, &temperature).unwrap();
-            let with =
-                search_ranked(&vault, &idx, &q, &temperature, &importance, &calendar).unwrap();
+            let plain = search(&vault, &idx, &q, &warm()).unwrap();
+            let with = search(&vault, &idx, &q, &ranked()).unwrap();
             let key = |r: &memlane::search::SearchResults| -> Vec<(String, f64)> {
                 r.hits.iter().map(|h| (h.name.clone(), h.score)).collect()
             };
@@ -269,7 +270,7 @@ fn importance_reaches_search_only_through_the_mira_profile() {
         limit: Some(20),
         ..SearchQuery::new("cache")
     };
-    let mira = search_ranked(&vault, &idx, &q, &temperature, &importance, &calendar).unwrap();
+    let mira = search(&vault, &idx, &q, &ranked()).unwrap();
     assert!(!mira.hits.is_empty());
     for h in &mira.hits {
         let expected = importance(&h.name).unwrap();

@@ -446,7 +446,12 @@ impl Indexes {
     }
 
     /// Opens for reading (`read_only`: the vector file is memory-mapped, cheap at any size) or
-    /// for writing (loaded into memory; only under the write lock).
+    /// for writing (loaded into memory; only under the write lock). In steps: the manifest
+    /// ([`open_manifest`]), the stores' content checks ([`check_store_content`]), the keyword
+    /// index ([`open_keyword`]), the vector index ([`open_vector`]), the graph's folder
+    /// ([`check_graph_dir`]), then the chunk counts of the stores against the manifest. What a
+    /// step finds wrong is collected in [`Findings`]: the indices then need a rebuild, and
+    /// damage (not a missing or outdated index) is reported.
     fn open_mode(
         vault: &Vault,
         embedder: Arc<dyn Embedder>,
@@ -457,155 +462,27 @@ impl Indexes {
         vault.fs().create_dir_all(&dir)?;
         // Taken before anything is read: a write by anyone after it changes it.
         let stamp = disk_stamp(&dir);
-        let mut needs_rebuild = None;
-        let mut damage: Option<String> = None;
-        let manifest_path = dir.join(manifest::FILE);
-        let manifest = match Manifest::load(&dir) {
-            Some(m) if m.embedder_id == embedder.id() && m.dim == embedder.dim() => m,
-            Some(m) => {
-                needs_rebuild = Some(format!(
-                    "the vector index was built with {} ({} dimensions); now using {} ({})",
-                    m.embedder_id,
-                    m.dim,
-                    embedder.id(),
-                    embedder.dim()
-                ));
-                Manifest::default()
-            }
-            None if crate::index::confined_io::exists(&manifest_path) => {
-                damage = Some("the manifest is unreadable".to_owned());
-                needs_rebuild = damage.clone();
-                Manifest::default()
-            }
-            None => {
-                needs_rebuild = Some("no index yet".to_owned());
-                Manifest::default()
-            }
-        };
+        let mut found = Findings::default();
+        let manifest = open_manifest(&dir, embedder.as_ref(), &mut found);
         // An index that existed and matched the embedder: anything unreadable below is damage.
-        let existed = needs_rebuild.is_none();
+        let existed = found.needs_rebuild.is_none();
         if crate::index::confined_io::exists(&dir.join(PENDING_FILE))
             && (!read_only || lock_is_free(&dir))
         {
-            // A writer died between its first and last index file. A live writer
-            // still holds the lock: readers then use what is there, as during any write.
-            needs_rebuild = Some("an earlier index update was interrupted".to_owned());
+            // A writer died between its first and last index file. A live writer still holds
+            // the lock: readers then use what is there, as during any write.
+            found.needs_rebuild = Some("an earlier index update was interrupted".to_owned());
         }
         let t_manifest = t0.elapsed();
         // Loaded on first use in both modes: a write that changes no link never needs it.
         let graph = std::sync::OnceLock::new();
-        // Bytes damaged inside a store file (not just a file missing or cut short) make the
-        // search library fail or panic as it opens or searches it: check the content of every
-        // keyword segment file and of the graph not checked since it last changed (a write
-        // adds a few), before anything opens them.
-        if existed && needs_rebuild.is_none() && check_stores(&dir, &graph).is_err() {
-            // A writer may be replacing the files right now: look again under its lock.
-            let _lock = if read_only { Some(lock(&dir)?) } else { None };
-            if let Err(found) = check_stores(&dir, &graph) {
-                if found.keyword {
-                    remove_damaged(&dir.join("keyword"))?;
-                }
-                damage = Some(found.words.clone());
-                needs_rebuild = Some(found.words);
-            }
+        if existed && found.needs_rebuild.is_none() {
+            check_store_content(&dir, &graph, read_only, &mut found)?;
         }
-        let opened = catch_index_panic(|| KeywordIndex::open_or_create(&dir.join("keyword")));
-        let keyword = match opened {
-            // The search library panicked on damage the checks above did not see (a file whose
-            // bytes changed but not its size or time): derived data, rebuilt from the files.
-            None => {
-                let _lock = if read_only { Some(lock(&dir)?) } else { None };
-                let kdir = dir.join("keyword");
-                remove_damaged(&kdir)?;
-                let why = format!("the keyword index in {} is corrupt", kdir.display());
-                damage.get_or_insert_with(|| why.clone());
-                needs_rebuild = Some(why);
-                KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
-            }
-            Some(opened) => match opened {
-                Ok(k) => k,
-                // A store that cannot be written (a read-only vault, a full disk) is not
-                // damaged: the caller reads from the files instead (see `open_reconciled`).
-                Err(e) if unwritable_source(&e).is_some() => {
-                    return Err(IndexError::from(e).into());
-                }
-                Err(
-                    e @ (KeywordError::SchemaMismatch { .. }
-                    | KeywordError::Open { .. }
-                    | KeywordError::Tantivy { .. }),
-                ) => {
-                    // Built by another memlane version or damaged (a segment file missing or
-                    // truncated): start over under the lock (a writer's reopen already holds it,
-                    // and OS locks do not nest). It is derived data: the files rebuild it.
-                    let _lock = if read_only { Some(lock(&dir)?) } else { None };
-                    let kdir = dir.join("keyword");
-                    // A `reindex` may have been replacing it: under the lock, look again.
-                    let again = (read_only && !matches!(e, KeywordError::SchemaMismatch { .. }))
-                        .then(|| catch_index_panic(|| KeywordIndex::open_or_create(&kdir)))
-                        .flatten()
-                        .and_then(Result::ok);
-                    if let Some(k) = again {
-                        k
-                    } else {
-                        remove_damaged(&kdir)?;
-                        tracing::debug!(error = %error_chain(&e), "cannot open the keyword index");
-                        let why = keyword_damage_words(&kdir, &e);
-                        if !matches!(e, KeywordError::SchemaMismatch { .. }) {
-                            damage.get_or_insert_with(|| why.clone());
-                        }
-                        needs_rebuild = Some(why);
-                        KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?
-                    }
-                }
-                Err(e) => return Err(IndexError::from(e).into()),
-            },
-        };
+        let keyword = open_keyword(&dir, read_only, &mut found)?;
         let t_keyword = t0.elapsed();
-        let vdir = dir.join("vector");
-        let opened = if read_only {
-            VectorIndex::open_read_only(&vdir, embedder.id(), embedder.dim())
-        } else {
-            VectorIndex::open_for_update(&vdir, embedder.id(), embedder.dim())
-        };
-        let vector = match opened {
-            Ok(OpenOutcome::Ready(v)) => v,
-            Ok(OpenOutcome::NeedsRebuild { reason }) => {
-                if existed {
-                    damage.get_or_insert_with(|| reason.clone());
-                }
-                needs_rebuild.get_or_insert(reason);
-                VectorIndex::create(&vdir, embedder.id(), embedder.dim())
-                    .map_err(IndexError::from)?
-            }
-            Err(e) if unwritable_source(&e).is_some() => return Err(IndexError::from(e).into()),
-            Err(e) => {
-                // Unreadable: derived data, rebuilt from the files.
-                let why = format!("the vector index was unreadable ({e})");
-                damage.get_or_insert_with(|| why.clone());
-                needs_rebuild.get_or_insert(why);
-                let _lock = if read_only { Some(lock(&dir)?) } else { None };
-                remove_damaged(&vdir)?;
-                VectorIndex::create(&vdir, embedder.id(), embedder.dim())
-                    .map_err(IndexError::from)?
-            }
-        };
-        let gdir = dir.join("graph");
-        if crate::index::confined_io::stat(&gdir).is_some_and(|s| s.kind != crate::disk::Kind::Dir)
-        {
-            // Something else where the graph's folder belongs: nothing could be saved there.
-            let why = format!("{} is not a folder", gdir.display());
-            if existed {
-                damage.get_or_insert_with(|| why.clone());
-            }
-            needs_rebuild.get_or_insert(why);
-            let _lock = if read_only { Some(lock(&dir)?) } else { None };
-            remove_damaged(&gdir)?;
-        }
-        if !crate::index::confined_io::is_file(&dir.join("graph").join(super::graph::FILE))
-            || !crate::index::confined_io::is_file(&dir.join("graph").join(SUPERSEDES_FILE))
-        {
-            needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
-        }
+        let vector = open_vector(&dir, embedder.as_ref(), read_only, existed, &mut found)?;
+        check_graph_dir(&dir, read_only, existed, &mut found)?;
         let mut idx = Indexes {
             cache: Arc::new(EmbedCache::new(embedder.clone(), Some(&dir), true)),
             dir,
@@ -615,27 +492,15 @@ impl Indexes {
             supersedes: std::sync::OnceLock::new(),
             manifest,
             embedder,
-            needs_rebuild,
-            damage,
+            needs_rebuild: found.needs_rebuild,
+            damage: found.damage,
             written: Some(stamp),
             keys: std::sync::OnceLock::new(),
             owner_scans: std::sync::atomic::AtomicUsize::new(0),
             ephemeral: false,
             snapshot: false,
         };
-        if idx.needs_rebuild.is_none() {
-            let total = idx.manifest.total_chunks();
-            if idx.vector.len() != total || idx.keyword.num_chunks() as usize != total {
-                let why = format!(
-                    "the indices disagree with the manifest ({} keyword and {} vector chunks, {} expected)",
-                    idx.keyword.num_chunks(),
-                    idx.vector.len(),
-                    total
-                );
-                idx.damage = Some(why.clone());
-                idx.needs_rebuild = Some(why);
-            }
-        }
+        idx.check_counts();
         tracing::debug!(
             manifest_ms = t_manifest.as_secs_f64() * 1e3,
             keyword_ms = (t_keyword - t_manifest).as_secs_f64() * 1e3,
@@ -643,6 +508,25 @@ impl Indexes {
             "opened indices"
         );
         Ok(idx)
+    }
+
+    /// The last step of [`open_mode`](Self::open_mode): indices that need no rebuild so far
+    /// must hold as many chunks in each store as the manifest lists, else they are damaged.
+    fn check_counts(&mut self) {
+        if self.needs_rebuild.is_some() {
+            return;
+        }
+        let total = self.manifest.total_chunks();
+        if self.vector.len() != total || self.keyword.num_chunks() as usize != total {
+            let why = format!(
+                "the indices disagree with the manifest ({} keyword and {} vector chunks, {} expected)",
+                self.keyword.num_chunks(),
+                self.vector.len(),
+                total
+            );
+            self.damage = Some(why.clone());
+            self.needs_rebuild = Some(why);
+        }
     }
 
     /// Brings the key map, when built, up to date with `changes` (name, chunks before, chunks
@@ -809,4 +693,179 @@ impl Indexes {
             .map(|f| Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns })
             .collect())
     }
+}
+
+/// What opening the indices found wrong so far ([`Indexes::open_mode`]).
+#[derive(Default)]
+struct Findings {
+    /// Why the indices need a rebuild (the first reason found, unless a later one overrides).
+    needs_rebuild: Option<String>,
+    /// Damage found (reported after the rebuild), as opposed to an index missing or outdated.
+    damage: Option<String>,
+}
+
+/// The manifest of the indices in `dir`, if it matches `embedder`; else an empty one and the
+/// reason to rebuild (an unreadable manifest is damage).
+fn open_manifest(dir: &Path, embedder: &dyn Embedder, found: &mut Findings) -> Manifest {
+    match Manifest::load(dir) {
+        Some(m) if m.embedder_id == embedder.id() && m.dim == embedder.dim() => m,
+        Some(m) => {
+            found.needs_rebuild = Some(format!(
+                "the vector index was built with {} ({} dimensions); now using {} ({})",
+                m.embedder_id,
+                m.dim,
+                embedder.id(),
+                embedder.dim()
+            ));
+            Manifest::default()
+        }
+        None if crate::index::confined_io::exists(&dir.join(manifest::FILE)) => {
+            found.damage = Some("the manifest is unreadable".to_owned());
+            found.needs_rebuild = found.damage.clone();
+            Manifest::default()
+        }
+        None => {
+            found.needs_rebuild = Some("no index yet".to_owned());
+            Manifest::default()
+        }
+    }
+}
+
+/// Bytes damaged inside a store file (not just a file missing or cut short) make the search
+/// library fail or panic as it opens or searches it: the content of every keyword segment file
+/// and of the graph not checked since it last changed (a write adds a few) is checked before
+/// anything opens them. Damage found is looked at again under the write lock (a writer may be
+/// replacing the files right now); a damaged keyword index is removed.
+fn check_store_content(
+    dir: &Path,
+    graph: &std::sync::OnceLock<LinkGraph>,
+    read_only: bool,
+    found: &mut Findings,
+) -> crate::Result<()> {
+    if check_stores(dir, graph).is_ok() {
+        return Ok(());
+    }
+    let _lock = if read_only { Some(lock(dir)?) } else { None };
+    if let Err(bad) = check_stores(dir, graph) {
+        if bad.keyword {
+            remove_damaged(&dir.join("keyword"))?;
+        }
+        found.damage = Some(bad.words.clone());
+        found.needs_rebuild = Some(bad.words);
+    }
+    Ok(())
+}
+
+/// The keyword index in `dir`, created when missing. Damaged (the search library panics or
+/// fails on it) or built by another memlane version, it is removed and created empty under the
+/// write lock (a writer's reopen already holds it, and OS locks do not nest): it is derived
+/// data, the files rebuild it. A store that cannot be written (a read-only vault, a full disk)
+/// is not damaged: that error is returned, and the caller reads from the files instead (see
+/// `open_reconciled`).
+fn open_keyword(dir: &Path, read_only: bool, found: &mut Findings) -> crate::Result<KeywordIndex> {
+    let kdir = dir.join("keyword");
+    let e = match catch_index_panic(|| KeywordIndex::open_or_create(&kdir)) {
+        Some(Ok(k)) => return Ok(k),
+        // A panic on damage the content checks did not see (a file whose bytes changed but
+        // not its size or time).
+        None => {
+            let _lock = if read_only { Some(lock(dir)?) } else { None };
+            remove_damaged(&kdir)?;
+            let why = format!("the keyword index in {} is corrupt", kdir.display());
+            found.damage.get_or_insert_with(|| why.clone());
+            found.needs_rebuild = Some(why);
+            return Ok(KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?);
+        }
+        Some(Err(e)) => e,
+    };
+    match e {
+        e if unwritable_source(&e).is_some() => Err(IndexError::from(e).into()),
+        KeywordError::SchemaMismatch { .. }
+        | KeywordError::Open { .. }
+        | KeywordError::Tantivy { .. } => {
+            let _lock = if read_only { Some(lock(dir)?) } else { None };
+            // A `reindex` may have been replacing it: under the lock, look again.
+            let again = (read_only && !matches!(e, KeywordError::SchemaMismatch { .. }))
+                .then(|| catch_index_panic(|| KeywordIndex::open_or_create(&kdir)))
+                .flatten()
+                .and_then(Result::ok);
+            if let Some(k) = again {
+                return Ok(k);
+            }
+            remove_damaged(&kdir)?;
+            tracing::debug!(error = %error_chain(&e), "cannot open the keyword index");
+            let why = keyword_damage_words(&kdir, &e);
+            if !matches!(e, KeywordError::SchemaMismatch { .. }) {
+                found.damage.get_or_insert_with(|| why.clone());
+            }
+            found.needs_rebuild = Some(why);
+            Ok(KeywordIndex::open_or_create(&kdir).map_err(IndexError::from)?)
+        }
+        e => Err(IndexError::from(e).into()),
+    }
+}
+
+/// The vector index in `dir`: memory-mapped when `read_only`, else loaded for update. One that
+/// needs a rebuild (another embedder, an older format) or is unreadable is created empty (the
+/// latter removed first, under the write lock); unless the index is new (`existed` false),
+/// that is damage. A store that cannot be written is an error.
+fn open_vector(
+    dir: &Path,
+    embedder: &dyn Embedder,
+    read_only: bool,
+    existed: bool,
+    found: &mut Findings,
+) -> crate::Result<VectorIndex> {
+    let vdir = dir.join("vector");
+    let opened = if read_only {
+        VectorIndex::open_read_only(&vdir, embedder.id(), embedder.dim())
+    } else {
+        VectorIndex::open_for_update(&vdir, embedder.id(), embedder.dim())
+    };
+    Ok(match opened {
+        Ok(OpenOutcome::Ready(v)) => v,
+        Ok(OpenOutcome::NeedsRebuild { reason }) => {
+            if existed {
+                found.damage.get_or_insert_with(|| reason.clone());
+            }
+            found.needs_rebuild.get_or_insert(reason);
+            VectorIndex::create(&vdir, embedder.id(), embedder.dim()).map_err(IndexError::from)?
+        }
+        Err(e) if unwritable_source(&e).is_some() => return Err(IndexError::from(e).into()),
+        Err(e) => {
+            // Unreadable: derived data, rebuilt from the files.
+            let why = format!("the vector index was unreadable ({e})");
+            found.damage.get_or_insert_with(|| why.clone());
+            found.needs_rebuild.get_or_insert(why);
+            let _lock = if read_only { Some(lock(dir)?) } else { None };
+            remove_damaged(&vdir)?;
+            VectorIndex::create(&vdir, embedder.id(), embedder.dim()).map_err(IndexError::from)?
+        }
+    })
+}
+
+/// The graph's folder: something else where it belongs (nothing could be saved there) is
+/// removed under the write lock; a graph or supersession file missing means a rebuild.
+fn check_graph_dir(
+    dir: &Path,
+    read_only: bool,
+    existed: bool,
+    found: &mut Findings,
+) -> crate::Result<()> {
+    let gdir = dir.join("graph");
+    if crate::index::confined_io::stat(&gdir).is_some_and(|s| s.kind != crate::disk::Kind::Dir) {
+        let why = format!("{} is not a folder", gdir.display());
+        if existed {
+            found.damage.get_or_insert_with(|| why.clone());
+        }
+        found.needs_rebuild.get_or_insert(why);
+        let _lock = if read_only { Some(lock(dir)?) } else { None };
+        remove_damaged(&gdir)?;
+    }
+    if !crate::index::confined_io::is_file(&gdir.join(super::graph::FILE))
+        || !crate::index::confined_io::is_file(&gdir.join(SUPERSEDES_FILE))
+    {
+        found.needs_rebuild.get_or_insert_with(|| "no link graph yet".to_owned());
+    }
+    Ok(())
 }

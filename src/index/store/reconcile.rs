@@ -1,6 +1,7 @@
 //! Reconciling the indices with the memory files: what changed, re-chunk, re-embed, commit.
 
 use super::*;
+use crate::index::keyword::KeywordWriter;
 use crate::vault::PathState;
 
 /// What a reconcile looks at: the memory files' stats, sorted by name, of the whole vault
@@ -158,7 +159,11 @@ impl Indexes {
         self.reconcile_in(vault, None, force, verify, progress)
     }
 
-    /// The reconcile: of the whole vault (`scope` `None`), or of the paths in `scope`.
+    /// The reconcile: of the whole vault (`scope` `None`), or of the paths in `scope`. Four
+    /// stages under the write lock: [`plan`](Self::plan) what changed on disk against the
+    /// manifest, [`prepare`](Self::prepare) the changed memories (read, parse, chunk, links),
+    /// [`apply`](Self::apply) them to the keyword, vector and graph stores (embedding the
+    /// chunks), [`commit`](Self::commit) the stores, the manifest and the durable markers.
     fn reconcile_in(
         &mut self,
         vault: &Vault,
@@ -167,8 +172,53 @@ impl Indexes {
         verify: bool,
         progress: &mut dyn FnMut(Progress),
     ) -> crate::Result<ReconcileReport> {
-        let start = Instant::now();
-        let (mut stats, mut gone) = match scope {
+        let mut clock = Timings { start: Instant::now(), ..Default::default() };
+        let scope = match self.check(vault, scope, force, verify, clock.start)? {
+            Step::Next(scope) => scope,
+            Step::Done(report) => return Ok(*report),
+        };
+        if self.snapshot {
+            // Read from disk and now out of date: rebuilt in memory from the files.
+            self.snapshot = false;
+            self.needs_rebuild
+                .get_or_insert_with(|| "the indices on disk cannot be written".into());
+        }
+        let _lock = if self.ephemeral { None } else { Some(lock(&self.dir)?) };
+        clock.lock = clock.start.elapsed();
+        self.reload(vault)?;
+        clock.open = clock.start.elapsed();
+        let plan = match self.plan(vault, scope, force, verify, clock)? {
+            Step::Next(plan) => plan,
+            Step::Done(report) => return Ok(*report),
+        };
+        let prepared = self.prepare(vault, plan)?;
+        let p = &prepared.plan;
+        if p.rebuild.is_none() && p.removed.is_empty() && prepared.pending.is_empty() {
+            // Only touched files: their new stats are the whole change.
+            let mut report = prepared.plan.report;
+            if !self.ephemeral {
+                self.manifest.save(&self.dir)?;
+                self.written = Some(disk_stamp(&self.dir));
+            }
+            report.elapsed_ms = clock.start.elapsed().as_millis() as u64;
+            return Ok(report);
+        }
+        let applied = self.apply(vault, prepared, progress)?;
+        self.commit(applied)
+    }
+
+    /// The quick look before the lock: the stats of the scope (the whole vault when `None`)
+    /// against the manifest, and with `verify` the content hashes of the files whose stat did
+    /// not change. Done when nothing changed and no rebuild is due.
+    fn check(
+        &self,
+        vault: &Vault,
+        scope: Option<Scope>,
+        force: bool,
+        verify: bool,
+        start: Instant,
+    ) -> crate::Result<Step<Scope>> {
+        let (stats, gone) = match scope {
             Some(Scope { stats, gone }) => (stats, gone),
             None => (Self::stat_vault(vault)?, None),
         };
@@ -187,19 +237,16 @@ impl Indexes {
         );
         if !force && self.needs_rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty()
         {
-            return Ok(ReconcileReport { unchanged, ..Default::default() });
+            return Ok(Step::Done(Box::new(ReconcileReport { unchanged, ..Default::default() })));
         }
-        if self.snapshot {
-            // Read from disk and now out of date: rebuilt in memory from the files.
-            self.snapshot = false;
-            self.needs_rebuild
-                .get_or_insert_with(|| "the indices on disk cannot be written".into());
-        }
-        let _lock = if self.ephemeral { None } else { Some(lock(&self.dir)?) };
-        let t_lock = start.elapsed();
-        // Another process may have done the work while we waited: start from the newest state,
-        // unless the stores are still exactly what this process last wrote (a long-lived
-        // watcher or server then skips reloading the vectors and the graph).
+        Ok(Step::Next(Scope { stats, gone }))
+    }
+
+    /// Under the lock: another process may have done the work while we waited, so the stores
+    /// start from the newest state on disk, unless they are still exactly what this process
+    /// last wrote (a long-lived watcher or server then skips reloading the vectors and the
+    /// graph).
+    fn reload(&mut self, vault: &Vault) -> crate::Result<()> {
         let known = self.written.take();
         if self.ephemeral {
             // Nothing on disk to reload: the stores live in this process only.
@@ -217,14 +264,28 @@ impl Indexes {
             // What this process opened read-only is still what is on disk: write on top of it.
             self.vector.allow_updates();
         }
-        let t_open = start.elapsed();
+        Ok(())
+    }
+
+    /// **Plan**: under the lock, what changed on disk against the (reloaded) manifest: the
+    /// files new or changed by their stat (or content hash, with `verify`), the memories gone,
+    /// and whether everything is rebuilt (`force`, or damaged indices). Done when another
+    /// process did the work while this one waited for the lock.
+    fn plan(
+        &mut self,
+        vault: &Vault,
+        scope: Scope,
+        force: bool,
+        verify: bool,
+        clock: Timings,
+    ) -> crate::Result<Step<Plan>> {
+        let Scope { mut stats, mut gone } = scope;
         let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
         if rebuild.is_some() && gone.is_some() {
             // A rebuild reads every file.
             stats = Self::stat_vault(vault)?;
             gone = None;
         }
-        let mut report = ReconcileReport::default();
         let (mut maybe_changed, removed, mut unchanged) = if rebuild.is_some() {
             (stats.clone(), Vec::new(), 0)
         } else {
@@ -238,126 +299,47 @@ impl Indexes {
         if rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty() {
             // Another process did the work while we waited for the lock: nothing to write.
             self.written = (!self.ephemeral).then(|| disk_stamp(&self.dir));
-            return Ok(ReconcileReport {
+            return Ok(Step::Done(Box::new(ReconcileReport {
                 unchanged,
-                elapsed_ms: start.elapsed().as_millis() as u64,
+                elapsed_ms: clock.start.elapsed().as_millis() as u64,
                 ..Default::default()
-            });
+            })));
         }
-        let mut rebuild = rebuild;
-        let mut removed = removed;
-        report.unchanged = unchanged;
+        let report = ReconcileReport { unchanged, ..Default::default() };
+        Ok(Step::Next(Plan { stats, gone, rebuild, maybe_changed, removed, report, clock }))
+    }
 
-        // Read, hash and chunk every candidate before any store is touched.
-        struct Pending {
-            name: String,
-            memory: Memory,
-            entry: Entry,
-            chunks: Vec<crate::index::chunk::Chunk>,
-            links: Vec<OutLink>,
-            existed: bool,
-            /// Whether its links differ from those in the graph (by the manifest's hash).
-            relink: bool,
-        }
-        let on_disk: HashSet<String> = match &gone {
-            None => stats.iter().map(|s| s.name.to_string()).collect(),
+    /// **Prepare**: every changed file read, hashed and chunked, its links found, before any
+    /// store is touched. A file whose content hash did not change only gets its new stat. The
+    /// link graph is loaded when a link changes (or a memory comes or goes), unless the change
+    /// is only new and removed memories that the graph's journal can take unloaded
+    /// ([`Indexes::unloaded_ok`]); an unreadable graph turns the plan into a rebuild.
+    fn prepare(&mut self, vault: &Vault, mut plan: Plan) -> crate::Result<Prepared> {
+        let on_disk: HashSet<String> = match &plan.gone {
+            None => plan.stats.iter().map(|s| s.name.to_string()).collect(),
             // The manifest knows the memories no given path changed.
             Some(gone) => (self.manifest.entries().keys())
                 .filter(|n| !gone.contains(n))
                 .cloned()
-                .chain(stats.iter().map(|s| s.name.to_string()))
+                .chain(plan.stats.iter().map(|s| s.name.to_string()))
                 .collect(),
         };
-        let is_memory = |n: &str| on_disk.contains(n);
-        // Whether the graph's changes are appended to its journal without loading it.
-        let mut unloaded;
-        let pending: Vec<Pending> = loop {
-            if rebuild.is_some() {
+        loop {
+            if plan.rebuild.is_some() {
                 self.manifest.reset(self.embedder.id(), self.embedder.dim());
             } else {
                 self.manifest.ensure_header(self.embedder.id(), self.embedder.dim());
             }
-            let mut pending: Vec<Pending> = Vec::new();
-            for s in &maybe_changed {
-                let path = vault.path_of(&s.name);
-                let bytes = match vault.read_memory(&s.name) {
-                    Ok(b) => b,
-                    Err(Error::Io(e)) => {
-                        report.problems.push(format!("{}: cannot read: {}", s.name, e.source));
-                        continue;
-                    }
-                    Err(e) => {
-                        report.problems.push(format!("{}: cannot read: {e}", s.name));
-                        continue;
-                    }
-                };
-                let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
-                let old = self.manifest.entries().get(s.name.as_str());
-                if let Some(old) = old.filter(|o| o.hash == hash) {
-                    // Touched, not changed: remember the new stat only.
-                    let mut e = old.clone();
-                    e.size = s.size;
-                    e.mtime_ns = s.mtime_ns;
-                    self.manifest.insert(s.name.to_string(), e);
-                    report.unchanged += 1;
-                    continue;
-                }
-                let Ok(raw) = String::from_utf8(bytes) else {
-                    report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
-                    continue;
-                };
-                let memory = match vault.memory_from_text(s.name.clone(), path, raw) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        report.problems.push(format!("{}: {e}", s.name));
-                        continue;
-                    }
-                };
-                let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
-                let chunks = chunk_markdown(&content, &ChunkOptions::default());
-                let title = markdown_title(&content)
-                    .unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
-                let links =
-                    memory_links(&memory, &content, &is_memory, vault.config.privacy.scrub_secrets);
-                let links_hash = links_hash(&links);
-                let entry = Entry {
-                    size: s.size,
-                    mtime_ns: s.mtime_ns,
-                    hash,
-                    id: memory.id.to_string(),
-                    chunks: chunks.len(),
-                    title,
-                    memory_type: memory.memory_type.clone(),
-                    status: memory.status.clone(),
-                    tags: memory.meta.tags.clone(),
-                    created: memory.created_at.as_second(),
-                    updated: memory.updated_at.as_second(),
-                    pinned: memory.meta.pinned,
-                    superseded_by: memory.meta.superseded_by.clone(),
-                    expires_at: memory.meta.expires_at.map(|t| t.as_second()),
-                    happens_at: memory.meta.happens_at.map(|t| t.as_second()),
-                    warnings: memory.warnings.clone(),
-                    links: links_hash,
-                };
-                pending.push(Pending {
-                    name: s.name.to_string(),
-                    memory,
-                    entry,
-                    chunks,
-                    links,
-                    existed: old.is_some(),
-                    relink: old.is_none_or(|o| o.links != links_hash),
-                });
-            }
-            // The graph is needed only when a link changes (or a memory comes or goes), and not
-            // even then when the change is only new and removed memories (see `unloaded_ok`).
-            unloaded = rebuild.is_none()
+            let is_memory = |n: &str| on_disk.contains(n);
+            let pending =
+                self.read_changed(vault, &plan.maybe_changed, &mut plan.report, &is_memory);
+            let unloaded = plan.rebuild.is_none()
                 && self.graph.get().is_none()
                 && pending.iter().all(|p| !p.relink || !p.existed)
                 && self.unloaded_ok(pending.iter().filter(|p| p.relink).map(|p| p.name.as_str()));
-            let needs_graph = rebuild.is_none()
+            let needs_graph = plan.rebuild.is_none()
                 && !unloaded
-                && (!removed.is_empty() || pending.iter().any(|p| p.relink))
+                && (!plan.removed.is_empty() || pending.iter().any(|p| p.relink))
                 && self.graph.get().is_none();
             if needs_graph {
                 match LinkGraph::load(&self.dir.join("graph")).map_err(IndexError::from)? {
@@ -366,31 +348,85 @@ impl Indexes {
                     }
                     None => {
                         // Unreadable: rebuild everything from the files instead.
-                        rebuild = Some("the link graph was unreadable".to_owned());
-                        if gone.take().is_some() {
-                            stats = Self::stat_vault(vault)?;
+                        plan.rebuild = Some("the link graph was unreadable".to_owned());
+                        if plan.gone.take().is_some() {
+                            plan.stats = Self::stat_vault(vault)?;
                         }
-                        maybe_changed = stats.clone();
-                        removed.clear();
-                        report = ReconcileReport::default();
+                        plan.maybe_changed = plan.stats.clone();
+                        plan.removed.clear();
+                        plan.report = ReconcileReport::default();
                         continue;
                     }
                 }
             }
-            break pending;
-        };
+            return Ok(Prepared { plan, pending, on_disk, unloaded });
+        }
+    }
+
+    /// The changed files of [`prepare`](Self::prepare), read and parsed; a file that cannot be
+    /// read or parsed is a problem in the report, a touched one (same content hash) only
+    /// updates its stat in the manifest.
+    fn read_changed(
+        &mut self,
+        vault: &Vault,
+        maybe_changed: &[Stat],
+        report: &mut ReconcileReport,
+        is_memory: &dyn Fn(&str) -> bool,
+    ) -> Vec<Pending> {
+        let mut pending: Vec<Pending> = Vec::new();
+        for s in maybe_changed {
+            let path = vault.path_of(&s.name);
+            let bytes = match vault.read_memory(&s.name) {
+                Ok(b) => b,
+                Err(Error::Io(e)) => {
+                    report.problems.push(format!("{}: cannot read: {}", s.name, e.source));
+                    continue;
+                }
+                Err(e) => {
+                    report.problems.push(format!("{}: cannot read: {e}", s.name));
+                    continue;
+                }
+            };
+            let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
+            let old = self.manifest.entries().get(s.name.as_str());
+            if let Some(old) = old.filter(|o| o.hash == hash) {
+                // Touched, not changed: remember the new stat only.
+                let mut e = old.clone();
+                e.size = s.size;
+                e.mtime_ns = s.mtime_ns;
+                self.manifest.insert(s.name.to_string(), e);
+                report.unchanged += 1;
+                continue;
+            }
+            let Ok(raw) = String::from_utf8(bytes) else {
+                report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
+                continue;
+            };
+            let memory = match vault.memory_from_text(s.name.clone(), path, raw) {
+                Ok(m) => m,
+                Err(e) => {
+                    report.problems.push(format!("{}: {e}", s.name));
+                    continue;
+                }
+            };
+            pending.push(Pending::new(vault, s, hash, memory, old, is_memory));
+        }
+        pending
+    }
+
+    /// **Apply**: the plan's removals, then every prepared memory, written to the keyword,
+    /// vector and graph stores (a rebuild starts them empty), nothing committed yet; then the
+    /// links to a ghost of a new memory's name are pointed at it.
+    fn apply(
+        &mut self,
+        vault: &Vault,
+        prepared: Prepared,
+        progress: &mut dyn FnMut(Progress),
+    ) -> crate::Result<Applied> {
+        let Prepared { plan, pending, on_disk, unloaded } = prepared;
+        let Plan { rebuild, removed, mut report, mut clock, .. } = plan;
         let graph_changed =
             rebuild.is_some() || !removed.is_empty() || pending.iter().any(|p| p.relink);
-        if rebuild.is_none() && removed.is_empty() && pending.is_empty() {
-            // Only touched files: their new stats are the whole change.
-            if !self.ephemeral {
-                self.manifest.save(&self.dir)?;
-                self.written = Some(disk_stamp(&self.dir));
-            }
-            report.elapsed_ms = start.elapsed().as_millis() as u64;
-            return Ok(report);
-        }
-
         let small = rebuild.is_none() && pending.len() + removed.len() <= SMALL_CHANGE;
         let mut kw = if small { self.keyword.small_writer() } else { self.keyword.writer() }
             .map_err(IndexError::from)?;
@@ -408,79 +444,89 @@ impl Indexes {
             }
             .map_err(IndexError::from)?;
         }
-        // (name, chunks before, chunks now) of every memory whose vector keys change.
-        let mut key_changes: Vec<(String, usize, usize)> = Vec::new();
-        for name in &removed {
+        let mut applied = Applied {
+            kw,
+            key_changes: Vec::new(),
+            live: Vec::new(),
+            pending: Vec::new(),
+            removed,
+            rebuild,
+            unloaded,
+            graph_changed,
+            report: ReconcileReport::default(),
+            clock,
+        };
+        self.remove_memories(&mut applied, &mut report)?;
+        self.index_pending(&mut applied, &pending, &mut report, progress)?;
+        if applied.rebuild.is_some() {
+            report.added = pending.len();
+            report.updated = 0;
+        }
+        if !unloaded {
+            let is_memory = |n: &str| on_disk.contains(n);
+            self.relink_ghosts(vault, &pending, &is_memory);
+        }
+        clock.index = clock.start.elapsed();
+        applied.clock = clock;
+        applied.pending = pending;
+        applied.report = report;
+        Ok(applied)
+    }
+
+    /// The removals of [`apply`](Self::apply): out of the manifest, the keyword and vector
+    /// stores, and the graph (unless its journal takes them unloaded).
+    fn remove_memories(
+        &mut self,
+        a: &mut Applied,
+        report: &mut ReconcileReport,
+    ) -> crate::Result<()> {
+        for name in &a.removed {
             if let Some(old) = self.manifest.remove(name) {
-                key_changes.push((name.clone(), old.chunks, 0));
-                kw.delete_memory(name);
+                a.key_changes.push((name.clone(), old.chunks, 0));
+                a.kw.delete_memory(name);
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(name, ord)).map_err(IndexError::from)?;
                 }
-                if !unloaded {
+                if !a.unloaded {
                     self.graph_mut().remove_memory(&format!("memory:{name}"));
                 }
                 report.removed += 1;
                 report.removed_names.push(name.clone());
             }
         }
+        Ok(())
+    }
 
+    /// The prepared memories of [`apply`](Self::apply), in order: their chunks embedded
+    /// together in groups of about [`EMBED_GROUP`] (a model batches by length; progress moves
+    /// and memory stays bounded), their old chunks replaced in the keyword and vector stores,
+    /// their links set in the graph, their entries in the manifest. On an embedding error
+    /// nothing is committed: the stores on disk and the manifest are as they were (the cache
+    /// holds only vectors that were computed), and the memories stay stale until a reconcile
+    /// embeds them.
+    fn index_pending(
+        &mut self,
+        a: &mut Applied,
+        pending: &[Pending],
+        report: &mut ReconcileReport,
+        progress: &mut dyn FnMut(Progress),
+    ) -> crate::Result<()> {
         let total: usize = pending.iter().map(|p| p.chunks.len()).sum();
         let mut done = 0;
         progress(Progress { done, total });
         let stats_before = self.cache.stats();
-        // All chunk texts this pass indexes: the live set of a compaction after a rebuild.
-        let mut live: Vec<String> = Vec::new();
-        // Chunks of several memories are embedded together (a model batches by length), in
-        // groups of about EMBED_GROUP chunks so progress moves and memory stays bounded.
         let mut group_start = 0;
         let mut vectors: std::collections::VecDeque<Vec<f32>> = Default::default();
         for (pi, p) in pending.iter().enumerate() {
             if pi == group_start {
-                let mut end = pi;
-                let mut n = 0;
-                while end < pending.len()
-                    && (n == 0 || n + pending[end].chunks.len() <= EMBED_GROUP)
-                {
-                    n += pending[end].chunks.len();
-                    end += 1;
-                }
-                let texts: Vec<String> = pending[pi..end]
-                    .iter()
-                    .flat_map(|p| {
-                        p.chunks.iter().map(|c| embed_text(&p.entry.title, &c.header_path, &c.text))
-                    })
-                    .collect();
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                // On an error nothing is committed: the stores on disk and the manifest are as
-                // they were (the cache holds only vectors that were computed), and the memories
-                // stay stale until a reconcile embeds them.
-                let got = match self.cache.embed(&refs) {
-                    Ok(got) => got,
-                    Err(e) => {
-                        self.forget_unsaved();
-                        return Err(e.into());
-                    }
-                };
-                if got.len() != refs.len() {
-                    self.forget_unsaved();
-                    return Err(IndexError::Embed(format!(
-                        "{} vectors for {} texts",
-                        got.len(),
-                        refs.len()
-                    ))
-                    .into());
-                }
-                vectors = got.into();
-                if rebuild.is_some() {
-                    live.extend(texts);
-                }
+                let end = embed_group_end(pending, pi);
+                vectors = self.embed_group(&pending[pi..end], a)?.into();
                 group_start = end;
             }
             let before = self.manifest.entries().get(&p.name).map_or(0, |old| old.chunks);
-            key_changes.push((p.name.clone(), before, p.chunks.len()));
+            a.key_changes.push((p.name.clone(), before, p.chunks.len()));
             if let Some(old) = self.manifest.entries().get(&p.name) {
-                kw.delete_memory(&p.name);
+                a.kw.delete_memory(&p.name);
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(&p.name, ord)).map_err(IndexError::from)?;
                 }
@@ -491,22 +537,8 @@ impl Indexes {
             }
             done += p.chunks.len();
             progress(Progress { done, total });
-            for c in &p.chunks {
-                let id = chunk_id(&p.name, c.ordinal);
-                kw.add(&KeywordDoc {
-                    chunk_id: &id,
-                    memory_id: &p.name,
-                    title: &p.entry.title,
-                    headers: &c.header_path,
-                    body: &c.text,
-                    tags: &p.memory.meta.tags,
-                    memory_type: &p.entry.memory_type,
-                    status: &p.entry.status,
-                    created_unix: p.entry.created,
-                })
-                .map_err(IndexError::from)?;
-            }
-            if (p.relink || rebuild.is_some()) && !unloaded {
+            p.add_chunks(&mut a.kw)?;
+            if (p.relink || a.rebuild.is_some()) && !a.unloaded {
                 self.graph_mut().set_links(&format!("memory:{}", p.name), &p.links, LINK_ORIGINS);
             }
             report.chunks += p.chunks.len();
@@ -519,20 +551,56 @@ impl Indexes {
             }
             self.manifest.insert(p.name.clone(), p.entry.clone());
         }
-        if rebuild.is_some() {
-            report.added = pending.len();
-            report.updated = 0;
-        }
         let stats = self.cache.stats();
         report.embedded = stats.embedded - stats_before.embedded;
         report.reused = stats.hits - stats_before.hits;
-        // A new memory turns earlier links to a ghost of its name into links to itself.
-        let added_names: Vec<&String> =
-            pending.iter().filter(|p| !p.existed).map(|p| &p.name).collect();
+        Ok(())
+    }
+
+    /// The vectors of every chunk of `group`, in order (through the embedding cache). After a
+    /// rebuild the texts are kept as the live set of the cache's compaction.
+    fn embed_group(&mut self, group: &[Pending], a: &mut Applied) -> crate::Result<Vec<Vec<f32>>> {
+        let texts: Vec<String> = group
+            .iter()
+            .flat_map(|p| {
+                p.chunks.iter().map(|c| embed_text(&p.entry.title, &c.header_path, &c.text))
+            })
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let got = match self.cache.embed(&refs) {
+            Ok(got) => got,
+            Err(e) => {
+                self.forget_unsaved();
+                return Err(e.into());
+            }
+        };
+        if got.len() != refs.len() {
+            self.forget_unsaved();
+            return Err(IndexError::Embed(format!(
+                "{} vectors for {} texts",
+                got.len(),
+                refs.len()
+            ))
+            .into());
+        }
+        if a.rebuild.is_some() {
+            a.live.extend(texts);
+        }
+        Ok(got)
+    }
+
+    /// A new memory turns earlier links to a ghost of its name into links to itself: the
+    /// memories linking to such a ghost are read again and relinked. (With the graph unloaded,
+    /// no ghost has a new memory's name: checked by [`Indexes::unloaded_ok`].)
+    fn relink_ghosts(
+        &mut self,
+        vault: &Vault,
+        pending: &[Pending],
+        is_memory: &dyn Fn(&str) -> bool,
+    ) {
         let mut relink: Vec<String> = Vec::new();
-        // Unloaded, no ghost has a new memory's name (checked by `unloaded_ok`).
-        for name in added_names.into_iter().filter(|_| !unloaded) {
-            for ghost in [format!("ghost:{name}"), format!("ghost:{name}.md")] {
+        for p in pending.iter().filter(|p| !p.existed) {
+            for ghost in [format!("ghost:{}", p.name), format!("ghost:{}.md", p.name)] {
                 for (src, _) in self.graph().memories_linking_to(&ghost) {
                     relink.push(src);
                 }
@@ -546,13 +614,19 @@ impl Indexes {
             let Ok(memory) = vault.load(&mname) else { continue };
             let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
             let links =
-                memory_links(&memory, &content, &is_memory, vault.config.privacy.scrub_secrets);
+                memory_links(&memory, &content, is_memory, vault.config.privacy.scrub_secrets);
             self.graph_mut().set_links(&key, &links, LINK_ORIGINS);
             self.manifest.set_links(name, links_hash(&links));
         }
-        let t_index = start.elapsed();
-        // Until the manifest is saved, the stores may disagree with it and with each other: a
-        // crash in between leaves this marker, and the next open rebuilds.
+    }
+
+    /// **Commit**: until the manifest is saved the stores may disagree with it and with each
+    /// other, so a durable marker ([`PENDING_FILE`]) is written first and removed last (a crash
+    /// in between makes the next open rebuild); in between the keyword index commits, the
+    /// vector index and the graph are saved, then the manifest. After a rebuild, still under
+    /// the lock, the embedding cache drops what no memory uses.
+    fn commit(&mut self, a: Applied) -> crate::Result<ReconcileReport> {
+        let Applied { mut kw, key_changes, live, rebuild, mut report, clock, .. } = a;
         let marker = self.dir.join(PENDING_FILE);
         let disk = !self.ephemeral;
         if disk {
@@ -561,11 +635,64 @@ impl Indexes {
         kw.commit().map_err(IndexError::from)?;
         // No merge of this writer may outlive the lock (see `KeywordWriter::finish`).
         kw.finish().map_err(IndexError::from)?;
-        let t_keyword = start.elapsed();
+        let t_keyword = clock.start.elapsed();
         if disk && (self.vector.has_unsaved_changes() || rebuild.is_some()) {
             self.vector.save().map_err(IndexError::from)?;
         }
-        let t_vector = start.elapsed();
+        let t_vector = clock.start.elapsed();
+        self.commit_graph(&a.pending, &a.removed, a.unloaded, a.graph_changed)?;
+        let t_graph = clock.start.elapsed();
+        if disk {
+            self.manifest.save(&self.dir)?;
+            std::fs::remove_file(&marker).at("remove", &marker)?;
+        }
+        self.update_keys(rebuild.is_some(), &key_changes);
+        self.written = disk.then(|| disk_stamp(&self.dir));
+        if disk && rebuild.is_some() {
+            match self.cache.compact(live.iter().map(String::as_str)) {
+                Ok(kept) => tracing::debug!(kept, "embedding cache compacted"),
+                Err(e) => tracing::debug!(error = %e, "cannot compact the embedding cache"),
+            }
+        }
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        tracing::debug!(
+            lock_ms = ms(clock.lock),
+            reopen_ms = ms(clock.open - clock.lock),
+            index_ms = ms(clock.index - clock.open),
+            keyword_commit_ms = ms(t_keyword - clock.index),
+            vector_save_ms = ms(t_vector - t_keyword),
+            graph_save_ms = ms(t_graph - t_vector),
+            manifest_save_ms = ms(clock.start.elapsed() - t_graph),
+            embedded = report.embedded,
+            reused = report.reused,
+            "reconcile wrote the indices"
+        );
+        if rebuild.is_some() {
+            report.repaired = self.damage.take();
+        }
+        report.rebuilt = rebuild;
+        // A file indexed now that shares its id with another memory (a hand copy) is reported:
+        // id-based operations (history, restore) refuse such memories.
+        if !report.indexed.is_empty() {
+            for (id, names) in self.manifest.duplicate_ids_of(&report.indexed) {
+                report.problems.push(duplicate_id_message(&id, &names));
+            }
+        }
+        report.elapsed_ms = clock.start.elapsed().as_millis() as u64;
+        Ok(report)
+    }
+
+    /// The graph's part of [`commit`](Self::commit): appended to its journal without loading
+    /// it when [`apply`](Self::apply) left it unloaded and the journal has room; else saved
+    /// from memory (loaded first and changed when it was unloaded). Either way its content
+    /// needs no check by the next reader.
+    fn commit_graph(
+        &mut self,
+        pending: &[Pending],
+        removed: &[String],
+        unloaded: bool,
+        graph_changed: bool,
+    ) -> crate::Result<()> {
         let added: Vec<(String, &[OutLink])> = pending
             .iter()
             .filter(|p| unloaded && p.relink)
@@ -591,54 +718,176 @@ impl Indexes {
                     self.graph_mut().set_links(key, links, LINK_ORIGINS);
                 }
             }
-            if disk {
+            if !self.ephemeral {
                 self.graph_mut().save_changes(&gdir).map_err(IndexError::from)?;
             }
             self.save_supersedes()?;
-            // Written from a graph in memory: its content needs no check by the next reader.
             record_verified(&self.dir, &[GRAPH_REL, GRAPH_JOURNAL_REL]);
         }
-        let t_graph = start.elapsed();
-        if disk {
-            self.manifest.save(&self.dir)?;
-            std::fs::remove_file(&marker).at("remove", &marker)?;
-        }
-        self.update_keys(rebuild.is_some(), &key_changes);
-        self.written = disk.then(|| disk_stamp(&self.dir));
-        if disk && rebuild.is_some() {
-            // Still under the lock: drop what no memory uses (within the documented budget).
-            match self.cache.compact(live.iter().map(String::as_str)) {
-                Ok(kept) => tracing::debug!(kept, "embedding cache compacted"),
-                Err(e) => tracing::debug!(error = %e, "cannot compact the embedding cache"),
-            }
-        }
-        let ms = |d: Duration| d.as_secs_f64() * 1e3;
-        tracing::debug!(
-            lock_ms = ms(t_lock),
-            reopen_ms = ms(t_open - t_lock),
-            index_ms = ms(t_index - t_open),
-            keyword_commit_ms = ms(t_keyword - t_index),
-            vector_save_ms = ms(t_vector - t_keyword),
-            graph_save_ms = ms(t_graph - t_vector),
-            manifest_save_ms = ms(start.elapsed() - t_graph),
-            embedded = report.embedded,
-            reused = report.reused,
-            "reconcile wrote the indices"
-        );
-        if rebuild.is_some() {
-            report.repaired = self.damage.take();
-        }
-        report.rebuilt = rebuild;
-        // A file indexed now that shares its id with another memory (a hand copy) is reported:
-        // id-based operations (history, restore) refuse such memories.
-        if !report.indexed.is_empty() {
-            for (id, names) in self.manifest.duplicate_ids_of(&report.indexed) {
-                report.problems.push(duplicate_id_message(&id, &names));
-            }
-        }
-        report.elapsed_ms = start.elapsed().as_millis() as u64;
-        Ok(report)
+        Ok(())
     }
+}
+
+/// A stage's outcome: go on with `T`, or the reconcile is over with this report.
+enum Step<T> {
+    Next(T),
+    Done(Box<ReconcileReport>),
+}
+
+/// When each part of a reconcile ended, since it began (logged at debug level).
+#[derive(Debug, Clone, Copy)]
+struct Timings {
+    start: Instant,
+    lock: Duration,
+    open: Duration,
+    index: Duration,
+}
+
+impl Default for Timings {
+    fn default() -> Self {
+        Timings {
+            start: Instant::now(),
+            lock: Duration::ZERO,
+            open: Duration::ZERO,
+            index: Duration::ZERO,
+        }
+    }
+}
+
+/// What [`Indexes::plan`] found to do.
+struct Plan {
+    /// The stats looked at (the whole vault after a rebuild was decided).
+    stats: Vec<Stat>,
+    /// The names given that have no file any more (`None`: the whole vault was stat-ed).
+    gone: Option<Vec<String>>,
+    /// Why everything is rebuilt, if it is.
+    rebuild: Option<String>,
+    /// Files new or changed by their stat (or hash).
+    maybe_changed: Vec<Stat>,
+    /// Memories in the manifest with no file any more.
+    removed: Vec<String>,
+    report: ReconcileReport,
+    clock: Timings,
+}
+
+/// A changed memory, read, hashed and chunked, and its links ([`Indexes::prepare`]).
+struct Pending {
+    name: String,
+    memory: Memory,
+    entry: Entry,
+    chunks: Vec<crate::index::chunk::Chunk>,
+    links: Vec<OutLink>,
+    existed: bool,
+    /// Whether its links differ from those in the graph (by the manifest's hash).
+    relink: bool,
+}
+
+impl Pending {
+    /// The memory parsed from file `s` with content hash `hash`: its redacted content chunked,
+    /// its title (the first heading, else the file's stem), its links and its manifest entry;
+    /// `old` is its entry before, if it had one.
+    fn new(
+        vault: &Vault,
+        s: &Stat,
+        hash: String,
+        memory: Memory,
+        old: Option<&Entry>,
+        is_memory: &dyn Fn(&str) -> bool,
+    ) -> Pending {
+        let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
+        let chunks = chunk_markdown(&content, &ChunkOptions::default());
+        let title = markdown_title(&content)
+            .unwrap_or_else(|| memory.name.file_stem().replace(['-', '_'], " "));
+        let links = memory_links(&memory, &content, is_memory, vault.config.privacy.scrub_secrets);
+        let links_hash = links_hash(&links);
+        let entry = Entry {
+            size: s.size,
+            mtime_ns: s.mtime_ns,
+            hash,
+            id: memory.id.to_string(),
+            chunks: chunks.len(),
+            title,
+            memory_type: memory.memory_type.clone(),
+            status: memory.status.clone(),
+            tags: memory.meta.tags.clone(),
+            created: memory.created_at.as_second(),
+            updated: memory.updated_at.as_second(),
+            pinned: memory.meta.pinned,
+            superseded_by: memory.meta.superseded_by.clone(),
+            expires_at: memory.meta.expires_at.map(|t| t.as_second()),
+            happens_at: memory.meta.happens_at.map(|t| t.as_second()),
+            warnings: memory.warnings.clone(),
+            links: links_hash,
+        };
+        Pending {
+            name: s.name.to_string(),
+            memory,
+            entry,
+            chunks,
+            links,
+            existed: old.is_some(),
+            relink: old.is_none_or(|o| o.links != links_hash),
+        }
+    }
+
+    /// Its chunks into the keyword index.
+    fn add_chunks(&self, kw: &mut KeywordWriter) -> crate::Result<()> {
+        for c in &self.chunks {
+            let id = chunk_id(&self.name, c.ordinal);
+            kw.add(&KeywordDoc {
+                chunk_id: &id,
+                memory_id: &self.name,
+                title: &self.entry.title,
+                headers: &c.header_path,
+                body: &c.text,
+                tags: &self.memory.meta.tags,
+                memory_type: &self.entry.memory_type,
+                status: &self.entry.status,
+                created_unix: self.entry.created,
+            })
+            .map_err(IndexError::from)?;
+        }
+        Ok(())
+    }
+}
+
+/// The end of the embedding group that starts at `start`: about [`EMBED_GROUP`] chunks, at
+/// least one memory.
+fn embed_group_end(pending: &[Pending], start: usize) -> usize {
+    let mut end = start;
+    let mut n = 0;
+    while end < pending.len() && (n == 0 || n + pending[end].chunks.len() <= EMBED_GROUP) {
+        n += pending[end].chunks.len();
+        end += 1;
+    }
+    end
+}
+
+/// [`Indexes::prepare`]'s result: the plan and the memories to index.
+struct Prepared {
+    plan: Plan,
+    pending: Vec<Pending>,
+    /// The memories on disk (what a link may point at).
+    on_disk: HashSet<String>,
+    /// Whether the graph's changes are appended to its journal without loading it.
+    unloaded: bool,
+}
+
+/// [`Indexes::apply`]'s result: the uncommitted keyword writer and what
+/// [`Indexes::commit`] needs.
+struct Applied {
+    kw: KeywordWriter,
+    /// (name, chunks before, chunks now) of every memory whose vector keys change.
+    key_changes: Vec<(String, usize, usize)>,
+    /// All chunk texts a rebuild indexed: the live set of the cache's compaction.
+    live: Vec<String>,
+    pending: Vec<Pending>,
+    removed: Vec<String>,
+    rebuild: Option<String>,
+    unloaded: bool,
+    graph_changed: bool,
+    report: ReconcileReport,
+    clock: Timings,
 }
 
 /// The problem reported for memories that share an id.

@@ -441,6 +441,13 @@ impl VectorIndex {
         Ok(rebuild(format!("vector index kept changing while opening: {last_reason}")))
     }
 
+    /// One attempt at opening the files of `dir` whose `meta.json` read `meta_bytes`, in steps:
+    /// the meta's fields against the request ([`check_meta`]), the keys ([`read_keys`]), the
+    /// vectors file checked and loaded or mapped ([`load_vectors`], [`check_loaded`]), the
+    /// search engine tuned ([`tune`]), and the journal of later changes last
+    /// ([`VectorIndex::apply_journal`]). Files from different saves are a
+    /// [`Mismatch`](Attempt::Mismatch) (the caller looks again), unusable ones a
+    /// [`Rebuild`](Attempt::Rebuild).
     fn open_with_meta(
         dir: &Path,
         meta_bytes: &[u8],
@@ -449,138 +456,22 @@ impl VectorIndex {
         mode: Mode,
     ) -> Result<Attempt, VectorError> {
         let view = mode != Mode::Load;
-        let meta: Meta = match serde_json::from_slice(meta_bytes) {
+        let meta = match check_meta(meta_bytes, embedder_id, dim) {
             Ok(meta) => meta,
-            Err(e) => return Ok(Attempt::Rebuild(format!("{META_FILE} is corrupt: {e}"))),
+            Err(attempt) => return Ok(attempt),
         };
-        if meta.format != FORMAT {
-            return Ok(Attempt::Rebuild(format!(
-                "vector index format {} is not the supported format {FORMAT}",
-                meta.format
-            )));
-        }
-        if meta.embedder_id != embedder_id {
-            return Ok(Attempt::Rebuild(format!(
-                "vector index was built by embedder `{}`, not `{embedder_id}`",
-                meta.embedder_id
-            )));
-        }
-        if meta.dim != dim {
-            return Ok(Attempt::Rebuild(format!(
-                "vector index has dimension {}, the embedder has {dim}",
-                meta.dim
-            )));
-        }
-        if dim == 0 || meta.metric != METRIC_NAME || meta.scalar != SCALAR_NAME {
-            return Ok(Attempt::Rebuild(format!(
-                "vector index uses metric `{}` and scalar `{}`, expected `{METRIC_NAME}` and `{SCALAR_NAME}`",
-                meta.metric, meta.scalar
-            )));
-        }
-
-        // keys.bin: small, read whole.
-        let keys_path = dir.join(KEYS_FILE);
-        let Some(key_bytes) = read_if_exists(&keys_path)? else {
-            return Ok(Attempt::Mismatch(format!("{KEYS_FILE} is missing")));
+        let (keys, positions) = match read_keys(dir, &meta)? {
+            Ok(keys) => keys,
+            Err(attempt) => return Ok(attempt),
         };
-        if stamp_of(&key_bytes) != meta.keys {
-            return Ok(Attempt::Mismatch(format!("{KEYS_FILE} does not match {META_FILE}")));
-        }
-        if !key_bytes.len().is_multiple_of(8) || key_bytes.len() / 8 != meta.count {
-            return Ok(Attempt::Rebuild(format!(
-                "{KEYS_FILE} holds {} bytes for {} keys",
-                key_bytes.len(),
-                meta.count
-            )));
-        }
-        let keys: Vec<u64> = key_bytes
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
-            .collect();
-        let mut positions = HashMap::with_capacity(keys.len());
-        for (i, &key) in keys.iter().enumerate() {
-            if key == RESERVED_KEY || positions.insert(key, i).is_some() {
-                return Ok(Attempt::Rebuild(format!(
-                    "{KEYS_FILE} holds a reserved or repeated key"
-                )));
-            }
-        }
-
-        // vectors.usearch: hash it through one handle, load it by path, then check that the path
-        // still names the same file (a writer may rename a new one in between).
-        let vectors_path = dir.join(VECTORS_FILE);
-        let vectors_str = path_str(&vectors_path)?;
-        let mut file = match crate::index::confined_io::open(&vectors_path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Ok(Attempt::Mismatch(format!("{VECTORS_FILE} is missing")));
-            }
-            Err(e) => {
-                return Err(VectorError::Io(PathError {
-                    action: "open",
-                    path: vectors_path,
-                    source: e,
-                }));
-            }
+        let index = match load_vectors(dir, &meta, dim, view)? {
+            Ok(index) => index,
+            Err(attempt) => return Ok(attempt),
         };
-        let identity = FileIdentity::of(&file.metadata().at("read", &vectors_path)?);
-        if file.metadata().at("read", &vectors_path)?.len() != meta.vectors.bytes {
-            return Ok(Attempt::Mismatch(format!(
-                "{VECTORS_FILE} has another size than {META_FILE} records"
-            )));
+        if let Some(attempt) = check_loaded(&index, &keys, dim) {
+            return Ok(attempt);
         }
-        if stamp_of_reader(&mut file).at("read", &vectors_path)? != meta.vectors {
-            return Ok(Attempt::Mismatch(format!("{VECTORS_FILE} does not match {META_FILE}")));
-        }
-        let header = match Index::metadata(vectors_str) {
-            Ok(header) => header,
-            Err(e) => return Ok(Attempt::Rebuild(format!("{VECTORS_FILE} is unreadable: {e}"))),
-        };
-        if header.dimensions != dim as u64
-            || header.metric != MetricKind::Cos
-            || header.quantization != ScalarKind::F32
-            || header.multi
-            || header.count_present != meta.count as u64
-        {
-            return Ok(Attempt::Rebuild(format!(
-                "{VECTORS_FILE} header (dimension {}, {} vectors) disagrees with {META_FILE} (dimension {dim}, {} vectors)",
-                header.dimensions, header.count_present, meta.count
-            )));
-        }
-        let index = Index::new(&index_options(dim)).map_err(engine("create an index"))?;
-        let opened = if view { index.view(vectors_str) } else { index.load(vectors_str) };
-        if let Err(e) = opened {
-            return Ok(Attempt::Rebuild(format!("{VECTORS_FILE} cannot be loaded: {e}")));
-        }
-        let now = fs::metadata(&vectors_path).ok().map(|m| FileIdentity::of(&m));
-        if now != Some(identity) {
-            return Ok(Attempt::Mismatch(format!("{VECTORS_FILE} was replaced while loading")));
-        }
-        drop(file);
-        if index.dimensions() != dim || index.size() != keys.len() {
-            return Ok(Attempt::Rebuild(format!(
-                "{VECTORS_FILE} holds {} vectors of dimension {}, expected {} of dimension {dim}",
-                index.size(),
-                index.dimensions(),
-                keys.len()
-            )));
-        }
-        if let Some(key) = keys.iter().find(|&&k| !index.contains(k)) {
-            return Ok(Attempt::Rebuild(format!("{VECTORS_FILE} lacks key {key}")));
-        }
-        index.change_expansion_search(EXPANSION_SEARCH);
-        index.change_expansion_add(EXPANSION_ADD);
-        let threads = search_threads();
-        if view {
-            // A view cannot grow; only the search contexts are reserved.
-            index
-                .reserve_capacity_and_threads(index.capacity(), threads)
-                .map_err(engine("reserve search threads"))?;
-        } else {
-            index
-                .reserve_capacity_and_threads(index.capacity().max(MIN_CAPACITY), threads)
-                .map_err(engine("reserve memory"))?;
-        }
+        let threads = tune(&index, view)?;
         let mut out = Self {
             index,
             dir: Some(dir.to_path_buf()),
@@ -599,35 +490,50 @@ impl VectorIndex {
             generation: meta.generation,
             delta_max: DELTA_MAX,
         };
-        // The journal last: a newer one means a compaction replaced the base while we opened it.
-        match read_delta(&dir.join(DELTA_FILE), dim)? {
+        if let Some(attempt) = out.apply_journal(dir, meta.generation)? {
+            return Ok(attempt);
+        }
+        Ok(Attempt::Ready(Box::new(out)))
+    }
+
+    /// The last step of [`open_with_meta`](Self::open_with_meta): the journal's changes on top
+    /// of the base of generation `generation`. A journal of an older generation is stale (a
+    /// compaction folded it into the base); a newer one means a compaction replaced the base
+    /// while we opened it. `Some` when the attempt fails.
+    fn apply_journal(
+        &mut self,
+        dir: &Path,
+        generation: u64,
+    ) -> Result<Option<Attempt>, VectorError> {
+        match read_delta(&dir.join(DELTA_FILE), self.dim)? {
             DeltaRead::Missing => {}
-            DeltaRead::Corrupt(reason) => return Ok(Attempt::Rebuild(reason)),
-            DeltaRead::Ok { generation, .. } if generation < meta.generation => {}
-            DeltaRead::Ok { generation, .. } if generation > meta.generation => {
-                return Ok(Attempt::Mismatch(format!(
-                    "{DELTA_FILE} is for generation {generation}, {META_FILE} for {}",
-                    meta.generation
-                )));
+            DeltaRead::Corrupt(reason) => return Ok(Some(Attempt::Rebuild(reason))),
+            DeltaRead::Ok { generation: g, .. } if g < generation => {}
+            DeltaRead::Ok { generation: g, .. } if g > generation => {
+                return Ok(Some(Attempt::Mismatch(format!(
+                    "{DELTA_FILE} is for generation {g}, {META_FILE} for {generation}"
+                ))));
             }
             DeltaRead::Ok { entries, .. } => {
                 for (key, vector) in entries {
                     if key == RESERVED_KEY {
-                        return Ok(Attempt::Rebuild(format!("{DELTA_FILE} holds a reserved key")));
+                        return Ok(Some(Attempt::Rebuild(format!(
+                            "{DELTA_FILE} holds a reserved key"
+                        ))));
                     }
                     match &vector {
-                        Some(_) if !out.positions.contains_key(&key) => {
-                            out.positions.insert(key, out.keys.len());
-                            out.keys.push(key);
+                        Some(_) if !self.positions.contains_key(&key) => {
+                            self.positions.insert(key, self.keys.len());
+                            self.keys.push(key);
                         }
                         Some(_) => {}
-                        None => out.forget(key),
+                        None => self.forget(key),
                     }
-                    out.delta.insert(key, vector);
+                    self.delta.insert(key, vector);
                 }
             }
         }
-        Ok(Attempt::Ready(Box::new(out)))
+        Ok(None)
     }
 
     /// The directory [`save`](Self::save) writes to, if any.
@@ -850,4 +756,169 @@ enum Mode {
     Update,
     /// Memory-mapped; changes are refused.
     ReadOnly,
+}
+
+/// The keys of a base in order, and the position of each.
+type Keys = (Vec<u64>, HashMap<u64, usize>);
+
+/// The first step of [`VectorIndex::open_with_meta`]: `meta.json` parsed, and its format,
+/// embedder, dimension, metric and scalar those of the request; else why a rebuild is needed.
+fn check_meta(meta_bytes: &[u8], embedder_id: &str, dim: usize) -> Result<Meta, Attempt> {
+    let meta: Meta = serde_json::from_slice(meta_bytes)
+        .map_err(|e| Attempt::Rebuild(format!("{META_FILE} is corrupt: {e}")))?;
+    if meta.format != FORMAT {
+        return Err(Attempt::Rebuild(format!(
+            "vector index format {} is not the supported format {FORMAT}",
+            meta.format
+        )));
+    }
+    if meta.embedder_id != embedder_id {
+        return Err(Attempt::Rebuild(format!(
+            "vector index was built by embedder `{}`, not `{embedder_id}`",
+            meta.embedder_id
+        )));
+    }
+    if meta.dim != dim {
+        return Err(Attempt::Rebuild(format!(
+            "vector index has dimension {}, the embedder has {dim}",
+            meta.dim
+        )));
+    }
+    if dim == 0 || meta.metric != METRIC_NAME || meta.scalar != SCALAR_NAME {
+        return Err(Attempt::Rebuild(format!(
+            "vector index uses metric `{}` and scalar `{}`, expected `{METRIC_NAME}` and `{SCALAR_NAME}`",
+            meta.metric, meta.scalar
+        )));
+    }
+    Ok(meta)
+}
+
+/// The keys of the base (`keys.bin`: small, read whole), in order, and the position of each;
+/// they must be the ones `meta` stamped, as many as it counts, none reserved or repeated.
+fn read_keys(dir: &Path, meta: &Meta) -> Result<Result<Keys, Attempt>, VectorError> {
+    let keys_path = dir.join(KEYS_FILE);
+    let Some(key_bytes) = read_if_exists(&keys_path)? else {
+        return Ok(Err(Attempt::Mismatch(format!("{KEYS_FILE} is missing"))));
+    };
+    if stamp_of(&key_bytes) != meta.keys {
+        return Ok(Err(Attempt::Mismatch(format!("{KEYS_FILE} does not match {META_FILE}"))));
+    }
+    if !key_bytes.len().is_multiple_of(8) || key_bytes.len() / 8 != meta.count {
+        return Ok(Err(Attempt::Rebuild(format!(
+            "{KEYS_FILE} holds {} bytes for {} keys",
+            key_bytes.len(),
+            meta.count
+        ))));
+    }
+    let keys: Vec<u64> = key_bytes
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+        .collect();
+    let mut positions = HashMap::with_capacity(keys.len());
+    for (i, &key) in keys.iter().enumerate() {
+        if key == RESERVED_KEY || positions.insert(key, i).is_some() {
+            return Ok(Err(Attempt::Rebuild(format!(
+                "{KEYS_FILE} holds a reserved or repeated key"
+            ))));
+        }
+    }
+    Ok(Ok((keys, positions)))
+}
+
+/// The base's vectors (`vectors.usearch`), loaded, or memory-mapped when `view`: the file is
+/// hashed through one handle against `meta`, its header checked, then it is loaded by path,
+/// and the path must still name the same file after (a writer may rename a new one in
+/// between).
+fn load_vectors(
+    dir: &Path,
+    meta: &Meta,
+    dim: usize,
+    view: bool,
+) -> Result<Result<Index, Attempt>, VectorError> {
+    let vectors_path = dir.join(VECTORS_FILE);
+    let vectors_str = path_str(&vectors_path)?;
+    let mut file = match crate::index::confined_io::open(&vectors_path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return Ok(Err(Attempt::Mismatch(format!("{VECTORS_FILE} is missing"))));
+        }
+        Err(e) => {
+            return Err(VectorError::Io(PathError {
+                action: "open",
+                path: vectors_path,
+                source: e,
+            }));
+        }
+    };
+    let identity = FileIdentity::of(&file.metadata().at("read", &vectors_path)?);
+    if file.metadata().at("read", &vectors_path)?.len() != meta.vectors.bytes {
+        return Ok(Err(Attempt::Mismatch(format!(
+            "{VECTORS_FILE} has another size than {META_FILE} records"
+        ))));
+    }
+    if stamp_of_reader(&mut file).at("read", &vectors_path)? != meta.vectors {
+        return Ok(Err(Attempt::Mismatch(format!("{VECTORS_FILE} does not match {META_FILE}"))));
+    }
+    let header = match Index::metadata(vectors_str) {
+        Ok(header) => header,
+        Err(e) => {
+            return Ok(Err(Attempt::Rebuild(format!("{VECTORS_FILE} is unreadable: {e}"))));
+        }
+    };
+    if header.dimensions != dim as u64
+        || header.metric != MetricKind::Cos
+        || header.quantization != ScalarKind::F32
+        || header.multi
+        || header.count_present != meta.count as u64
+    {
+        return Ok(Err(Attempt::Rebuild(format!(
+            "{VECTORS_FILE} header (dimension {}, {} vectors) disagrees with {META_FILE} (dimension {dim}, {} vectors)",
+            header.dimensions, header.count_present, meta.count
+        ))));
+    }
+    let index = Index::new(&index_options(dim)).map_err(engine("create an index"))?;
+    let opened = if view { index.view(vectors_str) } else { index.load(vectors_str) };
+    if let Err(e) = opened {
+        return Ok(Err(Attempt::Rebuild(format!("{VECTORS_FILE} cannot be loaded: {e}"))));
+    }
+    let now = fs::metadata(&vectors_path).ok().map(|m| FileIdentity::of(&m));
+    if now != Some(identity) {
+        return Ok(Err(Attempt::Mismatch(format!("{VECTORS_FILE} was replaced while loading"))));
+    }
+    drop(file);
+    Ok(Ok(index))
+}
+
+/// The loaded vectors must be of dimension `dim` and hold every key of `keys`, and no more;
+/// else why a rebuild is needed.
+fn check_loaded(index: &Index, keys: &[u64], dim: usize) -> Option<Attempt> {
+    if index.dimensions() != dim || index.size() != keys.len() {
+        return Some(Attempt::Rebuild(format!(
+            "{VECTORS_FILE} holds {} vectors of dimension {}, expected {} of dimension {dim}",
+            index.size(),
+            index.dimensions(),
+            keys.len()
+        )));
+    }
+    let key = keys.iter().find(|&&k| !index.contains(k))?;
+    Some(Attempt::Rebuild(format!("{VECTORS_FILE} lacks key {key}")))
+}
+
+/// The search engine's expansion factors set and its search contexts reserved (a view cannot
+/// grow: only the contexts; a loaded index also room for [`MIN_CAPACITY`] vectors). Returns
+/// the number of search threads.
+fn tune(index: &Index, view: bool) -> Result<usize, VectorError> {
+    index.change_expansion_search(EXPANSION_SEARCH);
+    index.change_expansion_add(EXPANSION_ADD);
+    let threads = search_threads();
+    if view {
+        index
+            .reserve_capacity_and_threads(index.capacity(), threads)
+            .map_err(engine("reserve search threads"))?;
+    } else {
+        index
+            .reserve_capacity_and_threads(index.capacity().max(MIN_CAPACITY), threads)
+            .map_err(engine("reserve memory"))?;
+    }
+    Ok(threads)
 }

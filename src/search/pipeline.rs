@@ -1,0 +1,699 @@
+//! The stages of a search, in order: [`retrieve`] → [`fuse`] → [`context`] → [`time`] →
+//! [`calibrate`] → [`lifecycle`] → [`select`]. Each stage reads and writes the candidates'
+//! [`Explain`] values in one [`State`]; `--explain` prints what they recorded.
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use jiff::Timestamp;
+
+use super::signals::Signals;
+use super::temporal::TimeSpan;
+use super::{
+    BELOW_THRESHOLD_SHOWN, BelowThreshold, Explain, LEXICAL_COVERAGE_SHARE, QueryReading,
+    SearchHit, SearchQuery, SearchResults, context as thread, fill_chunks, fusion, rank,
+    similarity_range, temporal, vector_reliability,
+};
+use crate::config::{SearchConfig, SearchProfile};
+use crate::index::keyword::{Expansion, KeywordFilter};
+use crate::index::manifest::{Entry, chunk_id, chunk_key, parse_chunk_id};
+use crate::index::store::{IndexError, Indexes, KeySet};
+use crate::vault::Vault;
+
+/// A memory and its manifest entry, as the vector filter lists them.
+type Listed<'a> = (&'a str, &'a Entry);
+
+/// A ranked chunk of a retrieval list: memory name, chunk ordinal, score.
+type Found = (String, usize, f32);
+
+/// Which stages a profile runs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stages {
+    context: bool,
+    rrf_calibration: bool,
+    unweighted_rrf: bool,
+    type_profile: bool,
+    recency: bool,
+    temperature: bool,
+    importance: bool,
+}
+
+fn stages(profile: SearchProfile) -> Stages {
+    let all = Stages {
+        context: true,
+        rrf_calibration: false,
+        unweighted_rrf: false,
+        type_profile: true,
+        recency: true,
+        temperature: true,
+        importance: false,
+    };
+    match profile {
+        SearchProfile::Balanced => all,
+        // ragdocs: equal-weight RRF, sigmoid over the raw RRF score, recency boost.
+        SearchProfile::Ragdocs => Stages {
+            context: false,
+            rrf_calibration: true,
+            unweighted_rrf: true,
+            type_profile: false,
+            temperature: false,
+            ..all
+        },
+        // Mnestra: per-type decay and weight, no recency bonus, no temperature.
+        SearchProfile::Mnestra => {
+            Stages { context: false, recency: false, temperature: false, ..all }
+        }
+        // remindb: relevance × temperature only.
+        SearchProfile::Remindb => {
+            Stages { context: false, type_profile: false, recency: false, ..all }
+        }
+        // MIRA: intent-weighted hybrid × importance (access, links, dates).
+        SearchProfile::Mira => Stages {
+            context: false,
+            type_profile: false,
+            recency: false,
+            temperature: false,
+            importance: true,
+            ..all
+        },
+    }
+}
+
+/// A query's settings, resolved once from the query and the config.
+pub(super) struct Setup<'a> {
+    vault: &'a Vault,
+    idx: &'a Indexes,
+    q: &'a SearchQuery,
+    cfg: &'a SearchConfig,
+    profile: SearchProfile,
+    st: Stages,
+    /// How many results (without a budget).
+    limit: usize,
+    /// How many chunks each retrieval list holds: max(min, factor × limit).
+    per_list: usize,
+    now: Timestamp,
+    filter: KeywordFilter,
+}
+
+impl<'a> Setup<'a> {
+    /// The settings of `q` over `vault` and `idx`.
+    pub(super) fn new(vault: &'a Vault, idx: &'a Indexes, q: &'a SearchQuery) -> Setup<'a> {
+        let cfg = &vault.config.search;
+        let profile = q.profile.unwrap_or(cfg.profile);
+        let limit = q.limit.unwrap_or(cfg.limit).max(1);
+        let fetch = if q.budget.is_some() { limit.max(50) } else { limit };
+        let mut statuses: Vec<String> = q.statuses.clone();
+        if statuses.is_empty() {
+            statuses.push("active".into());
+            if q.include_archived {
+                statuses.push("archived".into());
+            }
+        }
+        let filter = KeywordFilter {
+            types: q.types.clone(),
+            tags: q.tags.clone(),
+            statuses,
+            created_after: q.after.map(|t| t.as_second()),
+            created_before: q.before.map(|t| t.as_second()),
+        };
+        Setup {
+            vault,
+            idx,
+            q,
+            cfg,
+            profile,
+            st: stages(profile),
+            limit,
+            per_list: cfg.min_candidates.max(cfg.candidate_factor * fetch),
+            now: vault.clock.now(),
+            filter,
+        }
+    }
+
+    /// Whether a memory passes the hard filters (type, tags, status, time window).
+    fn allowed(&self, e: &Entry) -> bool {
+        let f = &self.filter;
+        (f.types.is_empty() || f.types.iter().any(|t| t.eq_ignore_ascii_case(&e.memory_type)))
+            && (f.tags.is_empty()
+                || e.tags.iter().any(|t| f.tags.iter().any(|g| g.eq_ignore_ascii_case(t))))
+            && f.statuses.iter().any(|s| s.eq_ignore_ascii_case(&e.status))
+            && f.created_after.is_none_or(|a| e.created >= a)
+            && f.created_before.is_none_or(|b| e.created < b)
+    }
+
+    fn question_weight(&self) -> f32 {
+        self.cfg.question_weight as f32
+    }
+
+    /// How query terms expand to abbreviations and the vault's sub-words
+    /// (`search.expand_terms`, `search.expansion_weight`).
+    fn expansion(&self) -> Expansion {
+        Expansion::new(self.cfg.expand_terms, self.cfg.expansion_weight as f32)
+    }
+}
+
+/// When each stage ended, since the search began (logged at debug level).
+#[derive(Default)]
+pub(super) struct Timings {
+    bm25: Duration,
+    embed: Duration,
+    vector: Duration,
+    cands: Duration,
+    evidence: Duration,
+    rank: Duration,
+}
+
+/// What retrieval found: the BM25 and vector lists, best first, and the query's vector.
+pub(super) struct Retrieved {
+    bm25: Vec<Found>,
+    vector: Vec<Found>,
+    qvec: Vec<f32>,
+    t0: Instant,
+    timings: Timings,
+}
+
+/// One candidate memory and every stage's value so far.
+struct Candidate<'a> {
+    name: &'a str,
+    entry: &'a Entry,
+    /// The chunk shown: the BM25 winner when BM25 ranks the memory at least as high as the
+    /// vector side, else the vector's.
+    ordinal: usize,
+    /// Who replaces the memory (stage 7).
+    superseded_by: Option<String>,
+    ex: Explain,
+}
+
+/// The state the stages after retrieval share.
+pub(super) struct State<'a> {
+    cands: Vec<Candidate<'a>>,
+    /// The query's analysed terms with their coverage weights.
+    query_terms: Vec<(String, f32)>,
+    /// The time the query names (stage 2c).
+    span: Option<TimeSpan>,
+    t0: Instant,
+    timings: Timings,
+}
+
+/// **Retrieve** (stage 1) C = max(min, factor × limit) chunks from the keyword index (BM25, the
+/// query's question words weighing `question_weight`) and as many from the vector index, the hard
+/// filters applied inside both. A query the model cannot embed is an error, not a keyword-only
+/// answer that would look like a full one.
+pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
+    let t0 = Instant::now();
+    let mut timings = Timings::default();
+    let kw_hits = s
+        .idx
+        .keyword()
+        .search_weighted(&s.q.text, s.question_weight(), s.expansion(), &s.filter, s.per_list)
+        .map_err(IndexError::from)?;
+    let bm25: Vec<Found> = kw_hits
+        .iter()
+        .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
+        .collect();
+    timings.bm25 = t0.elapsed();
+    let qvec = s.idx.embedder().embed_query(&s.q.text)?;
+    timings.embed = t0.elapsed();
+    let vector = retrieve_vectors(s, &qvec)?;
+    Ok(Retrieved { bm25, vector, qvec, t0, timings })
+}
+
+/// The vector side of [`retrieve`]. The filters become a set of vector keys, found once in the
+/// manifest: the vector index may run its filter over every key, so it must be one lookup. The
+/// set holds the allowed memories' chunk keys or the excluded ones', whichever is smaller; a
+/// filter that excludes nothing (the usual: every memory active) is no filter at all.
+fn retrieve_vectors(s: &Setup, qvec: &[f32]) -> crate::Result<Vec<Found>> {
+    if !qvec.iter().any(|x| *x != 0.0) {
+        return Ok(Vec::new());
+    }
+    let (mut let_in, mut keep_out): (Vec<Listed>, Vec<Listed>) = (Vec::new(), Vec::new());
+    for (name, e) in s.idx.manifest().entries() {
+        if s.allowed(e) { let_in.push((name, e)) } else { keep_out.push((name, e)) }
+    }
+    let chunks = |side: &[Listed]| side.iter().map(|(_, e)| e.chunks).sum::<usize>();
+    let listed_are_allowed = chunks(&let_in) <= chunks(&keep_out);
+    let listed = if listed_are_allowed { &let_in } else { &keep_out };
+    let mut keys = KeySet::default();
+    keys.reserve(chunks(listed));
+    for (name, e) in listed {
+        keys.extend((0..e.chunks).map(|ord| chunk_key(name, ord)));
+    }
+    let vec_filter = |key: u64| -> bool { keys.contains(&key) == listed_are_allowed };
+    let filter: Option<&dyn Fn(u64) -> bool> =
+        if keep_out.is_empty() { None } else { Some(&vec_filter) };
+    let raw = s.idx.vector().search(qvec, s.per_list, filter).map_err(IndexError::from)?;
+    let owners = s.idx.key_owners(&raw.iter().map(|(key, _)| *key).collect::<Vec<_>>());
+    Ok(raw
+        .iter()
+        .zip(owners)
+        .filter_map(|((_, sim), owner)| owner.map(|(n, o)| (n.to_owned(), o, *sim)))
+        .collect())
+}
+
+/// **Fuse** (stage 2) scores, not ranks. Each memory, represented by its best chunk in each list,
+/// gets a lexical score `(1 − share) × bm25_norm + share × coverage` and a vector score (the cosine
+/// rescaled by [`similarity_range`], uncapped); the fused score is their weighted mean with the
+/// intent's weights, the vector's scaled by [`vector_reliability`]. The absolute `evidence` is the
+/// same mean of `coverage` and the capped vector evidence. Weighted RRF is recorded for `--explain`
+/// and the `ragdocs` profile (which weighs both lists equally).
+pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
+    let Retrieved { bm25, vector, qvec, t0, mut timings } = r;
+    let weights = s.cfg.intents.get(s.q.intent);
+    let (wb, wv) = if s.st.unweighted_rrf { (1.0, 1.0) } else { (weights.bm25, weights.vector) };
+    timings.vector = t0.elapsed();
+    let bm_ranks = fusion::memory_ranks(&bm25);
+    let vec_ranks = fusion::memory_ranks(&vector);
+    let rrf = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks)], s.cfg.rrf_k);
+    let (mut cands, lexical_chunks) = candidates(s, &rrf, &bm_ranks, &vec_ranks);
+    let query_terms = s.idx.keyword().query_terms(&s.q.text, s.question_weight());
+    timings.cands = t0.elapsed();
+    // The query's best BM25 score: lexical scores are relative to it.
+    let bm25_top = bm_ranks.iter().map(|r| f64::from(r.3)).fold(0.0, f64::max);
+    lexical(s, &mut cands, &lexical_chunks, &query_terms, bm25_top)?;
+    let embedder_id = s.idx.embedder().id();
+    let (floor, ceiling) = similarity_range(embedder_id);
+    let (fb, fv) = (weights.bm25, weights.vector * vector_reliability(embedder_id));
+    for c in &mut cands {
+        let sim = match c.ex.vector_similarity {
+            Some(sim) => sim,
+            None => stored_similarity(s, c, &qvec)?,
+        };
+        let ex = &mut c.ex;
+        ex.vector_similarity = Some(sim);
+        ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
+        ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
+        ex.evidence = fusion::weighted_mean(ex.coverage, ex.vector_evidence, fb, fv);
+        ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
+    }
+    Ok(State { cands, query_terms, span: None, t0, timings })
+}
+
+/// The candidates of [`fuse`], in no particular order, from the manifest alone (no file is read):
+/// every memory of either list that is indexed with chunks and not fully faded past `expires_at` (a
+/// faded memory is no candidate, so it does not raise the gate either). With each, the id of the
+/// chunk its lexical evidence is measured on: the one BM25 scored, so that lexical evidence never
+/// depends on the vector side.
+fn candidates<'a>(
+    s: &'a Setup,
+    rrf: &HashMap<&str, f64>,
+    bm_ranks: &[fusion::Ranked],
+    vec_ranks: &[fusion::Ranked],
+) -> (Vec<Candidate<'a>>, Vec<String>) {
+    let bm_by: HashMap<&str, &fusion::Ranked> =
+        bm_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
+    let vec_by: HashMap<&str, &fusion::Ranked> =
+        vec_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
+    let manifest = s.idx.manifest();
+    let mut cands = Vec::with_capacity(rrf.len());
+    let mut lexical_chunks = Vec::with_capacity(rrf.len());
+    for (name, rrf) in rrf {
+        let Some((name, entry)) = manifest.entries().get_key_value(*name) else { continue };
+        let past = entry.expires_at.map(|e| (s.now.as_second() - e) as f64 / 86_400.0);
+        let Some(fade) = rank::expiry_factor(past, s.cfg.expiry_fade_days) else { continue };
+        if entry.chunks == 0 {
+            continue;
+        }
+        let bm = bm_by.get(name.as_str()).copied();
+        let vr = vec_by.get(name.as_str()).copied();
+        let ordinal = match (bm, vr) {
+            (Some(b), Some(v)) => {
+                if b.1 <= v.1 {
+                    b.2
+                } else {
+                    v.2
+                }
+            }
+            (Some(b), None) => b.2,
+            (None, Some(v)) => v.2,
+            (None, None) => 0,
+        };
+        let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
+        let lexical_ordinal = bm.map(|b| b.2).filter(|o| *o < entry.chunks).unwrap_or(ordinal);
+        lexical_chunks.push(chunk_id(name, lexical_ordinal));
+        let ex = Explain {
+            bm25_rank: bm.map(|b| b.1),
+            bm25_score: bm.map(|b| b.3),
+            vector_rank: vr.map(|v| v.1),
+            vector_similarity: vr.map(|v| v.3),
+            rrf: *rrf,
+            expiry_factor: fade,
+            ..Default::default()
+        };
+        cands.push(Candidate { name, entry, ordinal, superseded_by: None, ex });
+    }
+    (cands, lexical_chunks)
+}
+
+/// The lexical side of [`fuse`]: `coverage`, the IDF-weighted share of the query's terms found
+/// in the candidate's lexical chunk, title and tags (read from the keyword index's postings),
+/// `bm25_norm` = BM25 / the query's best BM25, and their mix `lexical`.
+fn lexical(
+    s: &Setup,
+    cands: &mut [Candidate],
+    lexical_chunks: &[String],
+    query_terms: &[(String, f32)],
+    bm25_top: f64,
+) -> crate::Result<()> {
+    let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
+    let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
+    let ids: Vec<&str> = lexical_chunks.iter().map(String::as_str).collect();
+    let present =
+        s.idx.keyword().term_matches(&ids, &terms, s.expansion()).map_err(IndexError::from)?;
+    for (c, present) in cands.iter_mut().zip(present) {
+        // A chunk missing from the keyword index (never after a reconcile): title and tags only.
+        // A term found only through an expansion counts at `search.expansion_weight`.
+        let present = present.map(|m| {
+            c.ex.expanded_terms = m.expanded.iter().map(ToString::to_string).collect();
+            m.weights
+        });
+        let present = present.unwrap_or_else(|| {
+            let mut own: HashSet<String> =
+                crate::index::keyword::text_terms(&c.entry.title).into_iter().collect();
+            for t in &c.entry.tags {
+                own.extend(crate::index::keyword::text_terms(t));
+            }
+            terms.iter().map(|t| if own.contains(*t) { 1.0 } else { 0.0 }).collect()
+        });
+        let ex = &mut c.ex;
+        ex.coverage = if idf_total > 0.0 {
+            query_terms
+                .iter()
+                .zip(&present)
+                .map(|((_, w), p)| f64::from(*w) * f64::from(*p))
+                .fold(0.0, |a, b| a + b)
+                / idf_total
+        } else {
+            0.0
+        };
+        ex.bm25_norm = fusion::relative_score(ex.bm25_score.map(f64::from), bm25_top);
+        ex.lexical = rank::lexical_score(ex.bm25_norm, ex.coverage, LEXICAL_COVERAGE_SHARE);
+    }
+    Ok(())
+}
+
+/// The cosine of a candidate the vector side did not retrieve: its chunk's stored vector
+/// (re-embedding the chunk only when the index lacks it), so a BM25-only candidate costs no
+/// model call. 0 for a query without a vector.
+fn stored_similarity(s: &Setup, c: &Candidate, qvec: &[f32]) -> crate::Result<f32> {
+    if !qvec.iter().any(|x| *x != 0.0) {
+        return Ok(0.0);
+    }
+    let idx = s.idx;
+    let v = match idx.vector().vector(chunk_key(c.name, c.ordinal)).ok().flatten() {
+        Some(v) => Some(v),
+        None => {
+            let id = chunk_id(c.name, c.ordinal);
+            match idx.keyword().chunk_texts(&[id.as_str()]).ok().and_then(|mut t| t.pop()) {
+                Some(Some(text)) => {
+                    let input =
+                        crate::index::store::embed_text(&c.entry.title, &text.headers, &text.body);
+                    idx.embedder().embed_batch(&[input.as_str()])?.pop()
+                }
+                _ => None,
+            }
+        }
+    };
+    Ok(v.map(|v| crate::index::math::cosine(qvec, &v)).unwrap_or(0.0))
+}
+
+/// **Thread context** (stage 2b, `balanced` only): a memory with evidence of its own gets
+/// `context_weight ×` the best fused score of its thread neighbours (memories of one folder
+/// written one after another), their own score before context. Context ranks a memory that
+/// matches the query among others; it never makes a result of a memory with no evidence of its
+/// own (the note written beside the answer, on another subject).
+pub(super) fn context(s: &Setup, state: &mut State) {
+    let cfg = s.cfg;
+    if !(s.st.context && cfg.context_weight > 0.0 && cfg.context_span > 0) {
+        return;
+    }
+    let names: Vec<&str> = state.cands.iter().map(|c| c.name).collect();
+    let gap = (cfg.context_gap_minutes * 60.0).round() as i64;
+    let near = thread::neighbours(s.idx.manifest(), &names, cfg.context_span, gap);
+    let own: HashMap<&str, f64> = state.cands.iter().map(|c| (c.name, c.ex.fused)).collect();
+    for c in &mut state.cands {
+        let best = near
+            .get(c.name)
+            .map_or(0.0, |ns| ns.iter().filter_map(|n| own.get(n)).copied().fold(0.0, f64::max));
+        c.ex.context = best;
+        if !thread::has_own_evidence(c.ex.evidence) {
+            continue;
+        }
+        c.ex.context_bonus = cfg.context_weight * best;
+        c.ex.fused += c.ex.context_bonus;
+    }
+}
+
+/// **Times in the query** (stage 2c, `balanced` only): when the query names a time, the fused
+/// score is multiplied by `1 − temporal_weight × (1 − closeness)` of the memory's creation to it.
+pub(super) fn time(s: &Setup, state: &mut State) {
+    let weight = s.cfg.temporal_weight;
+    state.span =
+        (s.st.context && weight > 0.0).then(|| temporal::find_span(&s.q.text, s.now)).flatten();
+    for c in &mut state.cands {
+        c.ex.time_closeness = state.span.map_or(1.0, |t| t.closeness(c.entry.created));
+        c.ex.time_factor = 1.0 - weight * (1.0 - c.ex.time_closeness);
+        if state.span.is_some() {
+            c.ex.fused *= c.ex.time_factor;
+        }
+    }
+    state.timings.evidence = state.t0.elapsed();
+}
+
+/// **Calibrate** (stage 3) to an absolute relevance in [0, 1]: `sigmoid(steepness × (gate −
+/// midpoint)) × fused / best fused`, the gate being the best `evidence` among the query's
+/// candidates; the `ragdocs` profile takes a sigmoid over the raw RRF score instead.
+pub(super) fn calibrate(s: &Setup, state: &mut State) {
+    let gate = state.cands.iter().map(|c| c.ex.evidence).fold(0.0, f64::max);
+    let fused_top = state.cands.iter().map(|c| c.ex.fused).fold(0.0, f64::max);
+    for c in &mut state.cands {
+        let ex = &mut c.ex;
+        ex.gate = gate;
+        ex.calibrated = if s.st.rrf_calibration {
+            rank::calibrate_rrf(ex.rrf, 0.035, 150.0)
+        } else {
+            rank::calibrate_fused(
+                gate,
+                fusion::relative_score(Some(ex.fused), fused_top),
+                s.cfg.calibration_midpoint,
+                s.cfg.calibration_steepness,
+            )
+        };
+    }
+}
+
+/// **Lifecycle** (stages 4–7): the calibrated relevance × the type profile, + the recency bonus,
+/// × the temperature factor (or, under `mira`, the importance factor), × the supersession
+/// penalty and the expiration fade, clamped to [0, 1] as `score`.
+pub(super) fn lifecycle(s: &Setup, signals: &Signals, state: &mut State) {
+    let now = s.now.as_second();
+    for c in &mut state.cands {
+        let ex = &mut c.ex;
+        ex.age_days = signals.age_days(c.entry.created, now).max(0.0);
+        let mut score = type_and_recency(s, &c.entry.memory_type, ex);
+        ex.temperature = signals.temperature(&c.entry.id, c.entry.pinned).clamp(0.0, 1.0);
+        ex.temperature_factor =
+            if s.st.temperature { rank::temperature_factor(ex.temperature) } else { 1.0 };
+        score *= ex.temperature_factor;
+        if s.st.importance
+            && let Some(i) = signals.importance(c.name)
+        {
+            let factor = rank::importance_factor(i);
+            (ex.importance, ex.importance_factor) = (Some(i), Some(factor));
+            score *= factor;
+        }
+        // Superseded by the frontmatter's `superseded_by` or another memory's `supersedes` link.
+        c.superseded_by = c
+            .entry
+            .superseded_by
+            .clone()
+            .or_else(|| s.idx.superseded_by_link(c.name).map(str::to_owned));
+        ex.supersession_factor =
+            if c.superseded_by.is_some() { s.cfg.supersession_penalty } else { 1.0 };
+        score *= ex.supersession_factor;
+        score *= ex.expiry_factor;
+        ex.score = score.clamp(0.0, 1.0);
+    }
+    state.timings.rank = state.t0.elapsed();
+}
+
+/// Stages 4–5 of [`lifecycle`] for a memory of type `memory_type`: the type's weight (bounded,
+/// `1 − (1 − r)^weight`) × its decay `1 / (1 + age / half-life)`, then + `max_boost ×
+/// rate^age` within the type's recency window. Outside `ragdocs` the bonus is scaled by the
+/// calibrated relevance (recency reorders good matches but never lifts a memory the query
+/// misses) and by the headroom below 1 (strong matches never reach the clamp, where ties would
+/// erase their order). Returns the score so far.
+fn type_and_recency(s: &Setup, memory_type: &str, ex: &mut Explain) -> f64 {
+    let mut score = ex.calibrated;
+    ex.type_weight = 1.0;
+    ex.type_decay = 1.0;
+    let Some(p) = s.vault.config.type_profile(memory_type) else { return score };
+    if s.st.type_profile {
+        ex.type_weight = p.weight;
+        ex.type_decay = rank::type_decay(ex.age_days, p.half_life_days);
+        score = rank::type_weighted(score, ex.type_weight) * ex.type_decay;
+    }
+    if s.st.recency {
+        ex.recency_bonus = rank::recency_bonus(
+            ex.age_days,
+            p.recency_window_days,
+            p.recency_max_boost,
+            p.recency_rate,
+        );
+        if !s.st.rrf_calibration {
+            ex.recency_bonus *= ex.calibrated * (1.0 - score).max(0.0);
+        }
+        score += ex.recency_bonus;
+    }
+    score
+}
+
+/// **Select** (stage 8): the threshold on the calibrated relevance of stage 3 (the lifecycle stages
+/// reorder what matches but never hide it; `ragdocs` filters its final score), sorted by score then
+/// name, cut to the limit or filled up to the token budget. When nothing passes, the closest
+/// candidates below the threshold are kept to say what almost matched.
+pub(super) fn select(s: &Setup, state: State) -> crate::Result<SearchResults> {
+    let State { cands, query_terms, span, t0, timings } = state;
+    let (vault, threshold) = (s.vault, s.cfg.score_threshold);
+    let mut hits: Vec<(SearchHit, usize)> = cands.into_iter().map(|c| hit(vault, c)).collect();
+    let candidates = hits.len();
+    let rrf_calibration = s.st.rrf_calibration;
+    let relevance = |h: &SearchHit| if rrf_calibration { h.score } else { h.explain.calibrated };
+    let mut below: Vec<(SearchHit, usize)> = Vec::new();
+    if !hits.iter().any(|(h, _)| relevance(h) >= threshold) {
+        below = hits.iter().filter(|(h, _)| relevance(h) > 0.0).cloned().collect();
+        below.sort_by(|(a, _), (b, _)| {
+            relevance(b).total_cmp(&relevance(a)).then_with(|| a.name.cmp(&b.name))
+        });
+        below.truncate(BELOW_THRESHOLD_SHOWN);
+    }
+    hits.retain(|(h, _)| relevance(h) >= threshold);
+    hits.sort_by(|(a, _), (b, _)| b.score.total_cmp(&a.score).then_with(|| a.name.cmp(&b.name)));
+    let t_rank = timings.rank;
+    let hits = match s.q.budget {
+        Some(budget) => fill_budget(s, hits, budget, &query_terms)?,
+        None => {
+            hits.truncate(s.limit);
+            fill_chunks(vault, s.idx, hits, &query_terms)?
+        }
+    };
+    log_timings(&timings, t0.elapsed() - t_rank, candidates);
+    let expanded = {
+        let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
+        s.idx.keyword().expand_terms(&terms, s.expansion()).map_err(IndexError::from)?
+    };
+    let expanded = expanded.iter().flatten().map(ToString::to_string).collect();
+    let query = reading(&s.q.text, query_terms, expanded, span);
+    let below_threshold = fill_chunks(vault, s.idx, below, &query.terms)?
+        .into_iter()
+        .map(|h| BelowThreshold {
+            score: relevance(&h),
+            memory_id: h.memory_id,
+            name: h.name,
+            id: h.id,
+            memory_type: h.memory_type,
+            snippet: h.snippet,
+            explain: h.explain,
+        })
+        .collect();
+    Ok(SearchResults {
+        query,
+        hits,
+        profile: s.profile,
+        intent: s.q.intent,
+        embedder: s.idx.embedder().id().to_owned(),
+        candidates,
+        threshold,
+        below_threshold,
+    })
+}
+
+/// A candidate as a result, with the ordinal of its chunk; the chunk's text, snippet and tokens
+/// are filled in for the results only ([`fill_chunks`]).
+fn hit(vault: &Vault, c: Candidate) -> (SearchHit, usize) {
+    let Candidate { name, entry, ordinal, superseded_by, ex } = c;
+    let h = SearchHit {
+        memory_id: format!("memory:{name}"),
+        name: name.to_owned(),
+        id: entry.id.clone(),
+        score: ex.score,
+        tokens: 0,
+        content: String::new(),
+        snippet: String::new(),
+        memory_type: entry.memory_type.clone(),
+        status: entry.status.clone(),
+        tags: entry.tags.clone(),
+        file_path: vault.root().join(format!("{name}.md")).display().to_string(),
+        header_path: String::new(),
+        superseded_by,
+        explain: ex,
+    };
+    (h, ordinal)
+}
+
+/// The results in order, filled a few at a time until `budget` estimated tokens are spent (at
+/// least one result).
+fn fill_budget(
+    s: &Setup,
+    hits: Vec<(SearchHit, usize)>,
+    budget: usize,
+    query_terms: &[(String, f32)],
+) -> crate::Result<Vec<SearchHit>> {
+    let mut used = 0;
+    let mut kept: Vec<SearchHit> = Vec::new();
+    let mut rest = hits.into_iter();
+    loop {
+        let part: Vec<(SearchHit, usize)> = rest.by_ref().take(8).collect();
+        if part.is_empty() {
+            return Ok(kept);
+        }
+        for h in fill_chunks(s.vault, s.idx, part, query_terms)? {
+            if !kept.is_empty() && used + h.tokens > budget {
+                return Ok(kept);
+            }
+            used += h.tokens;
+            kept.push(h);
+        }
+    }
+}
+
+/// How the query was read: its scoring terms, its question words (none when the query is
+/// nothing else), the vault terms its terms expand to, and the time it names.
+fn reading(
+    text: &str,
+    terms: Vec<(String, f32)>,
+    expanded_terms: Vec<String>,
+    span: Option<TimeSpan>,
+) -> QueryReading {
+    use crate::index::keyword::analyzer::{is_question_term, weighted_query_terms};
+    let fmt = |t: i64| {
+        jiff::Timestamp::from_second(t)
+            .map(crate::model::time::format_timestamp)
+            .unwrap_or_default()
+    };
+    let as_typed = weighted_query_terms(text, 1.0);
+    QueryReading {
+        question_words: if as_typed.iter().all(|(t, _)| is_question_term(t)) {
+            Vec::new()
+        } else {
+            as_typed.into_iter().filter(|(t, _)| is_question_term(t)).map(|(t, _)| t).collect()
+        },
+        expanded_terms,
+        terms,
+        time: span.map(|s| (fmt(s.start), fmt(s.end))),
+    }
+}
+
+fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    tracing::debug!(
+        bm25_ms = ms(t.bm25),
+        embed_ms = ms(t.embed - t.bm25),
+        vector_ms = ms(t.vector - t.embed),
+        candidates_ms = ms(t.cands - t.vector),
+        evidence_ms = ms(t.evidence - t.cands),
+        rank_ms = ms(t.rank - t.evidence),
+        fill_ms = ms(fill),
+        candidates,
+        "searched"
+    );
+}
