@@ -11,7 +11,7 @@ use rmcp::model::{
 
 use super::tools::MemlaneServer;
 use crate::model::time::format_timestamp;
-use crate::ops;
+use crate::ops::{self, Session};
 
 /// The scheme and authority of a memory's URI.
 pub const URI_PREFIX: &str = "memory://";
@@ -68,8 +68,7 @@ impl MemlaneServer {
     ) -> Result<ListResourcesResult, ErrorData> {
         let scrub = self.vault.config.privacy.scrub_secrets;
         let (resources, next) = self
-            .live
-            .with_indexes(|idx| {
+            .with_indexes(&|idx| {
                 let entries = idx.manifest().entries();
                 let after = cursor.map_or(Bound::Unbounded, Bound::Excluded);
                 let mut page: Vec<Resource> = Vec::new();

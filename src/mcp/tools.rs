@@ -570,11 +570,8 @@ impl Session for MemlaneServer {
         &self.vault
     }
 
-    fn with_indexes<R>(
-        &self,
-        f: &dyn Fn(&crate::index::store::Indexes) -> crate::Result<R>,
-    ) -> crate::Result<R> {
-        self.live.with_indexes(f)
+    fn indices(&self) -> crate::ops::session::Indices<'_> {
+        crate::ops::session::Indices::Server(self.live.indices())
     }
 
     fn usage_buffer(&self) -> Option<&crate::ops::usage::Buffered> {
@@ -583,10 +580,6 @@ impl Session for MemlaneServer {
 
     fn warm(&self, used: &[(String, bool)]) -> crate::Result<()> {
         self.live.usage().warm(&self.vault, used)
-    }
-
-    fn wrote(&self) {
-        self.live.wrote();
     }
 
     fn warn(&self, message: String) {

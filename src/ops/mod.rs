@@ -22,6 +22,7 @@ pub mod links;
 pub mod maintenance;
 pub mod memory;
 pub mod search;
+pub mod session;
 pub mod trash;
 pub mod usage;
 pub mod views;
@@ -31,7 +32,7 @@ pub mod wire;
 #[cfg(test)]
 mod architecture_check;
 
-use crate::index::store::Indexes;
+use crate::index::store::{Indexes, ReconcileReport};
 use crate::vault::Vault;
 
 /// How a front end holds the vault, its indices and its usage state.
@@ -39,11 +40,39 @@ pub trait Session {
     /// The vault the operations act on.
     fn vault(&self) -> &Vault;
 
+    /// How this session holds the indices: opened once for a one-command process, or kept
+    /// open between calls by a server (see [`session`]).
+    fn indices(&self) -> session::Indices<'_>;
+
+    /// Called with the report of every reconcile a [`session::Process`] does when it opens (or
+    /// rebuilds) the indices: what the front end tells the user about it.
+    fn reconciled(&self, report: &ReconcileReport) {
+        let _ = report;
+    }
+
     /// Runs `f` with indices that are up to date with the files.
     ///
     /// `f` may run more than once (the MCP server retries after rebuilding an index that
     /// failed), so it must not have side effects outside its result.
-    fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R>;
+    fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R> {
+        let vault = self.vault();
+        match self.indices() {
+            session::Indices::Process(p) => p.with_indexes(vault, &|r| self.reconciled(r), f),
+            session::Indices::Server(s) => {
+                let found = |ids: &[String]| match self.usage_buffer() {
+                    Some(b) => b.observe(vault, ids, usage::UseKind::Found),
+                    None => {
+                        let uses =
+                            usage::Use::observe_all(ids, usage::UseKind::Found, vault.clock.now());
+                        if let Err(e) = usage::record(vault, &uses) {
+                            self.warn(format!("cannot record usage state: {e}"));
+                        }
+                    }
+                };
+                s.with_indexes(vault, &found, f)
+            }
+        }
+    }
 
     /// The usage state (temperatures), as this session sees it: the file, plus warm-ups the
     /// session has buffered.
@@ -66,7 +95,9 @@ pub trait Session {
     /// now, so the load overlaps the opening of the indices. `query`: the search query the
     /// operation will embed, which that load may embed ahead too.
     fn will_embed(&self, query: Option<&str>) {
-        let _ = query;
+        if let session::Indices::Process(p) = self.indices() {
+            p.will_embed(self.vault(), query);
+        }
     }
 
     /// The usage this session buffers between calls, if it does (a long-lived session): the
@@ -104,8 +135,13 @@ pub trait Session {
     }
 
     /// Called after every write, whether it succeeded or not (a failed multi-step write may
-    /// have changed something): a front end that keeps indices open marks them stale.
-    fn wrote(&self) {}
+    /// have changed something): the indices held are marked stale.
+    fn wrote(&self) {
+        match self.indices() {
+            session::Indices::Process(p) => p.wrote(),
+            session::Indices::Server(s) => s.wrote(),
+        }
+    }
 
     /// A warning for the user: the operation went on, but something could not be done.
     fn warn(&self, message: String);
