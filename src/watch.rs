@@ -543,10 +543,14 @@ impl VaultWatcher {
         let n = self.shared.sync_sent.fetch_add(1, Ordering::SeqCst) + 1;
         let path = self.sync_dir.join(format!("{}{n}", sync_prefix()));
         // Never through a link (a planted link of that name makes the sync fail, never followed).
-        let created = std::fs::create_dir_all(&self.sync_dir).is_ok()
-            && crate::disk::Confined::beside(&path, "create")
-                .and_then(|(dir, name)| dir.write_in_place(&name, b""))
-                .is_ok();
+        // Beneath the vault root, which holds `state/`.
+        let root = self.sync_dir.parent().unwrap_or(Path::new("."));
+        let created = crate::disk::Confined::open_canonical(root, root.to_owned())
+            .and_then(|fs| {
+                fs.create_dir_all(&self.sync_dir)?;
+                fs.write_in_place(&path, b"")
+            })
+            .is_ok();
         if !created {
             return None;
         }

@@ -186,6 +186,30 @@ impl Confined {
         Ok((Confined { root: dir.to_owned(), canonical: dir.to_owned() }, PathBuf::from(name)))
     }
 
+    /// The vault root above `path` when `path` is in a vault's indices folder: the folder
+    /// holding the nearest folder named `indices` above it.
+    pub(crate) fn anchor_of(path: &Path) -> Option<&Path> {
+        path.ancestors()
+            .skip(1)
+            .find(|a| a.file_name().is_some_and(|n| n == "indices"))
+            .and_then(Path::parent)
+    }
+
+    /// A handle for memlane's own file at `path`, with `path` relative to it: in a vault's
+    /// indices folder, a handle on the vault root ([`anchor_of`](Self::anchor_of)), so that no
+    /// link is followed at `indices` or anywhere under it, whatever is swapped in between a
+    /// check and the write; elsewhere (the per-user config and models), as
+    /// [`beside`](Self::beside).
+    pub fn anchored(path: &Path, action: &'static str) -> Result<(Confined, PathBuf), PathError> {
+        let Some(base) = Confined::anchor_of(path) else {
+            return Confined::beside(path, action);
+        };
+        let base = if base.as_os_str().is_empty() { Path::new(".") } else { base };
+        let fs = Confined::open_canonical(base, base.to_owned())?;
+        let rel = fs.relative(path, action)?;
+        Ok((fs, rel))
+    }
+
     /// The root folder, as given to [`Confined::open`].
     pub fn root(&self) -> &Path {
         &self.root
@@ -773,6 +797,25 @@ impl Confined {
             let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p)?;
             f.write_all(bytes)?;
             f.sync_data()
+        });
+        res.map_err(|e| self.err("write", &rel, e))
+    }
+
+    /// Appends `bytes` to `path` (created when missing) in one write, not synced: a cache whose
+    /// lost tail only costs time later.
+    pub fn append_unsynced(&self, path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+        let rel = self.relative(path, "write")?;
+        #[cfg(unix)]
+        let res = (|| {
+            use rustix::fs::OFlags;
+            let mut f =
+                self.open_file(&rel, OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE, 0o666)?;
+            f.write_all(bytes)
+        })();
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(|p| {
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p)?;
+            f.write_all(bytes)
         });
         res.map_err(|e| self.err("write", &rel, e))
     }

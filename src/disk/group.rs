@@ -34,7 +34,7 @@ impl FileGroup {
     /// new file.
     pub(crate) fn temp_path(&self, name: &str) -> PathBuf {
         let path = self.dir.join(format!("{name}.tmp"));
-        if let Ok((dir, file)) = Confined::beside(&path, "write") {
+        if let Ok((dir, file)) = Confined::anchored(&path, "write") {
             let _ = dir.remove_file(&file);
         }
         path
@@ -48,7 +48,7 @@ impl FileGroup {
     /// Writes `bytes` as the new `name` (to its temporary file, synced).
     pub(crate) fn write(&mut self, name: &str, bytes: &[u8]) -> Result<(), PathError> {
         let path = self.dir.join(format!("{name}.tmp"));
-        let (dir, file) = Confined::beside(&path, "write")?;
+        let (dir, file) = Confined::anchored(&path, "write")?;
         dir.write_in_place(&file, bytes)?;
         self.staged(name);
         Ok(())
@@ -65,7 +65,7 @@ impl FileGroup {
     /// more changes in it.
     pub(crate) fn commit_unsynced(mut self) -> Result<(), PathError> {
         let staged = std::mem::take(&mut self.staged);
-        let dir = Confined::beside(&self.dir.join("x"), "rename")?.0;
+        let dir = Confined::anchored(&self.dir.join("x"), "rename")?.0;
         for (i, (tmp, target)) in staged.iter().enumerate() {
             if let Err(e) = dir.rename(tmp, target) {
                 // What is not renamed yet is removed on drop.
@@ -82,7 +82,7 @@ impl Drop for FileGroup {
         if self.staged.is_empty() {
             return;
         }
-        if let Ok((dir, _)) = Confined::beside(&self.dir.join("x"), "remove") {
+        if let Ok((dir, _)) = Confined::anchored(&self.dir.join("x"), "remove") {
             for (tmp, _) in &self.staged {
                 let _ = dir.remove_file(tmp);
             }

@@ -13,7 +13,7 @@ pub(crate) fn lock_file(
     poll: std::time::Duration,
 ) -> Result<Option<std::fs::File>, PathError> {
     // Never through a link: a planted link would make this create a file where it points.
-    let (dir, name) = super::Confined::beside(path, "open")?;
+    let (dir, name) = super::Confined::anchored(path, "open")?;
     let file = dir.open_lock_file(&name)?;
     lock_opened(file, path, timeout, poll)
 }

@@ -15,16 +15,7 @@ use crate::disk::{Confined, DirEntry, Stat};
 /// A handle on the folder holding the indices folder `path` is in (or `path`'s own folder), and
 /// `path` relative to it.
 fn beneath(path: &Path) -> std::io::Result<(Confined, PathBuf)> {
-    let base = path
-        .ancestors()
-        .find(|a| a.file_name().is_some_and(|n| n == "indices"))
-        .and_then(Path::parent)
-        .or_else(|| path.parent())
-        .unwrap_or(Path::new(""));
-    let rel = path.strip_prefix(base).unwrap_or(path).to_owned();
-    let base = if base.as_os_str().is_empty() { Path::new(".") } else { base };
-    let fs = Confined::open_canonical(base, base.to_owned()).map_err(|e| e.source)?;
-    Ok((fs, rel))
+    Confined::anchored(path, "read").map_err(|e| e.source)
 }
 
 /// The bytes of the file at `path` (an error when it or a folder on the way is a link).
@@ -66,6 +57,40 @@ pub(crate) fn exists(path: &Path) -> bool {
 pub(crate) fn open_dir(path: &Path) -> std::io::Result<crate::disk::ConfinedDir> {
     let (fs, rel) = beneath(path)?;
     fs.open_dir(&rel).map_err(|e| e.source)
+}
+
+/// Creates the folder at `path` and the missing ones above it, up to the indices folder (a link
+/// where a folder should be is refused).
+pub(crate) fn create_dir_all(path: &Path) -> std::io::Result<()> {
+    let (fs, rel) = beneath(path)?;
+    if rel.as_os_str().is_empty() {
+        return Ok(());
+    }
+    fs.create_dir_all(&rel).map_err(|e| e.source)
+}
+
+/// Removes the file at `path` (a link is removed, never followed).
+pub(crate) fn remove_file(path: &Path) -> std::io::Result<()> {
+    let (fs, rel) = beneath(path)?;
+    fs.remove_file(&rel).map_err(|e| e.source)
+}
+
+/// Removes whatever is at `path`: a folder with everything in it, never entering a link; a file
+/// or a link itself.
+pub(crate) fn remove_all(path: &Path) -> std::io::Result<()> {
+    let (fs, rel) = beneath(path)?;
+    match fs.stat(&rel).map_err(|e| e.source)? {
+        Some(s) if s.kind == crate::disk::Kind::Dir => fs.remove_dir_all(&rel),
+        Some(_) => fs.remove_file(&rel),
+        None => Ok(()),
+    }
+    .map_err(|e| e.source)
+}
+
+/// Appends `bytes` to the file at `path` (created when missing), not synced.
+pub(crate) fn append_unsynced(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let (fs, rel) = beneath(path)?;
+    fs.append_unsynced(&rel, bytes).map_err(|e| e.source)
 }
 
 /// The entries of the folder at `path` (a link is listed as one, never entered).
@@ -112,5 +137,63 @@ mod tests {
             assert!(!is_file(&p) && !exists(&p), "{}", p.display());
         }
         assert!(read_dir(&i).is_err());
+    }
+
+    /// What memlane writes in its indices folder (the manifest and graph files, the journals,
+    /// the vector index's files, the embedding cache, the lock file, a damaged store's removal)
+    /// never lands outside the vault through a link planted at a folder under `indices/`, or at
+    /// `indices/` itself, even when the link appears after every check.
+    #[test]
+    fn writes_under_the_indices_folder_never_follow_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let vault = tmp.path().join("vault");
+        let outside = tmp.path().join("outside");
+        let i = vault.join("indices");
+        std::fs::create_dir_all(i.join("graph")).unwrap();
+        std::fs::create_dir_all(outside.join("keep")).unwrap();
+        std::fs::write(outside.join("keep/precious"), "precious").unwrap();
+        // Through memlane's real folders, the same calls write and remove.
+        crate::disk::atomic_write(&i.join("graph/ghosts.tsv"), b"mine").unwrap();
+        crate::disk::append_synced(&i.join("manifest.journal"), b"+line\n").unwrap();
+        append_unsynced(&i.join("embeddings/shard-00"), b"x").unwrap_err(); // no folder yet
+        create_dir_all(&i.join("embeddings")).unwrap();
+        append_unsynced(&i.join("embeddings/shard-00"), b"x").unwrap();
+        remove_file(&i.join("manifest.journal")).unwrap();
+        assert_eq!(std::fs::read(i.join("graph/ghosts.tsv")).unwrap(), b"mine");
+
+        // A link as a folder under `indices/`.
+        std::fs::remove_dir_all(i.join("graph")).unwrap();
+        std::os::unix::fs::symlink(outside.join("keep"), i.join("graph")).unwrap();
+        assert!(crate::disk::atomic_write(&i.join("graph/ghosts.tsv"), b"x").is_err());
+        assert!(crate::disk::append_synced(&i.join("graph/journal"), b"x").is_err());
+        assert!(append_unsynced(&i.join("graph/shard-00"), b"x").is_err());
+        assert!(create_dir_all(&i.join("graph/vector")).is_err());
+        assert!(remove_file(&i.join("graph/precious")).is_err());
+        let lock = crate::disk::lock_file(
+            &i.join("graph/write.lock"),
+            std::time::Duration::ZERO,
+            std::time::Duration::ZERO,
+        );
+        assert!(lock.is_err());
+        let mut group = crate::disk::FileGroup::new(&i.join("graph"));
+        assert!(group.write("keys.bin", b"x").is_err());
+        // A damaged store's removal removes the link, never what it points to.
+        remove_all(&i.join("graph")).unwrap();
+        assert!(std::fs::symlink_metadata(i.join("graph")).is_err());
+
+        // `indices/` itself a link.
+        std::fs::rename(&i, vault.join("moved")).unwrap();
+        std::os::unix::fs::symlink(outside.join("keep"), &i).unwrap();
+        assert!(crate::disk::atomic_write(&i.join("manifest.tsv"), b"x").is_err());
+        assert!(create_dir_all(&i.join("keyword")).is_err());
+        assert!(remove_file(&i.join("precious")).is_err());
+
+        let mut left: Vec<String> = std::fs::read_dir(outside.join("keep"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["precious"], "nothing written or removed outside the vault");
+        assert_eq!(std::fs::read(outside.join("keep/precious")).unwrap(), b"precious");
     }
 }

@@ -41,8 +41,6 @@
 //! (`24 + 4·d` bytes, 1.6 KB for a 384-dimension model) per chunk text embedded.
 
 use std::collections::{HashMap, HashSet};
-use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -244,17 +242,13 @@ impl EmbedCache {
         if pending.is_empty() || !self.writable {
             return;
         }
-        if let Err(e) = fs::create_dir_all(dir) {
+        if let Err(e) = crate::index::confined_io::create_dir_all(dir) {
             tracing::debug!(error = %e, "cannot create the embedding cache");
             return;
         }
         for (s, bytes) in pending {
             let path = dir.join(shard_name(s));
-            let appended = fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .and_then(|mut f| f.write_all(&bytes));
+            let appended = crate::index::confined_io::append_unsynced(&path, &bytes);
             if let Err(e) = appended {
                 tracing::debug!(path = %path.display(), error = %e, "cannot append to the embedding cache");
             }
@@ -306,7 +300,7 @@ impl EmbedCache {
             }
             kept += keep_live.len() + keep_dead.len();
             if out.is_empty() {
-                fs::remove_file(&path)?;
+                crate::index::confined_io::remove_file(&path)?;
                 continue;
             }
             crate::disk::atomic_write(&path, &out).map_err(std::io::Error::other)?;
@@ -388,6 +382,8 @@ fn parse_record(b: &[u8]) -> Option<Record<'_>> {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     /// A deterministic "expensive" embedder that counts its calls.

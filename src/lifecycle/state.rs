@@ -38,7 +38,6 @@ use super::clock::{ActivityDays, age_days};
 use super::importance::ImportanceInputs;
 use crate::config::{ClockKind, LifecycleConfig};
 use crate::error::{IoResultExt, PathError};
-use crate::vault::atomic_write;
 
 /// The folder under the vault root that holds per-user derived state.
 pub const STATE_DIR: &str = "state";
@@ -291,7 +290,7 @@ impl UsageStore {
         let bytes = encode(&state, &path)?;
         if before.as_deref() != Some(bytes.as_slice()) {
             crate::failpoint::step("usage.write").at("write", &path)?;
-            atomic_write(&path, &bytes)?;
+            vault_fs(vault_root)?.write(&path, &bytes)?;
         }
         Ok((out, reset))
     }
@@ -301,7 +300,7 @@ impl UsageStore {
     pub fn save(&self) -> Result<(), LifecycleError> {
         let root = self.path.parent().and_then(Path::parent).unwrap_or(Path::new("."));
         let _lock = StateLock::acquire(root)?;
-        atomic_write(&self.path, &encode(&self.state, &self.path)?)?;
+        vault_fs(root)?.write(&self.path, &encode(&self.state, &self.path)?)?;
         Ok(())
     }
 
@@ -326,6 +325,13 @@ impl UsageStore {
     }
 }
 
+/// A handle on the vault root: the state folder and its files are reached beneath it, never
+/// through a link.
+fn vault_fs(vault_root: &Path) -> Result<crate::disk::Confined, PathError> {
+    let root = if vault_root.as_os_str().is_empty() { Path::new(".") } else { vault_root };
+    crate::disk::Confined::open_canonical(root, root.to_owned())
+}
+
 /// Reads the state file: the state, the bytes read (to skip rewriting an unchanged file) and a
 /// reset warning when the file could not be used.
 fn read(path: &Path) -> (UsageState, Option<Vec<u8>>, Option<StateReset>) {
@@ -333,8 +339,9 @@ fn read(path: &Path) -> (UsageState, Option<Vec<u8>>, Option<StateReset>) {
         tracing::warn!(path = %path.display(), %problem, "usage state reset");
         (UsageState::default(), None, Some(StateReset { path: path.to_owned(), problem }))
     };
-    // Never through a link (`state/` itself is checked when the vault opens).
-    let bytes = match crate::disk::Confined::beside(path, "read").and_then(|(d, f)| d.read(&f)) {
+    // Beneath the vault root: never through a link, at `state/` or at the file.
+    let root = path.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+    let bytes = match vault_fs(root).and_then(|fs| fs.read(path)) {
         Ok(bytes) => bytes,
         Err(e) if e.source.kind() == ErrorKind::NotFound => {
             return (UsageState::default(), None, None);
@@ -388,15 +395,10 @@ struct StateLock {
 
 impl StateLock {
     fn acquire(vault_root: &Path) -> Result<StateLock, PathError> {
-        let dir = vault_root.join(STATE_DIR);
-        match std::fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::AlreadyExists && dir.is_dir() => {}
-            Err(e) => return Err(e).at("create", &dir),
-        }
-        let path = dir.join(LOCK_FILE);
-        let (state, name) = crate::disk::Confined::beside(&path, "open")?;
-        let file = state.open_lock_file(&name)?;
+        let fs = vault_fs(vault_root)?;
+        fs.create_dir_all(Path::new(STATE_DIR))?;
+        let path = vault_root.join(STATE_DIR).join(LOCK_FILE);
+        let file = fs.open_lock_file(&path)?;
         match file.lock() {
             Ok(()) => {}
             // Some network file systems have no locks; a lost increment beats a failed command.
@@ -419,6 +421,29 @@ mod tests {
 
     fn vault() -> tempfile::TempDir {
         tempfile::tempdir().unwrap()
+    }
+
+    /// `state/` swapped for a link to a folder outside (after the vault's checks): the usage
+    /// state is neither read from there nor written there, and no lock file is created there.
+    #[cfg(unix)]
+    #[test]
+    fn a_state_folder_swapped_for_a_link_is_never_followed() {
+        let dir = vault();
+        let outside = tempfile::tempdir().unwrap();
+        let theirs = br#"{"version":1,"memories":{}}"#;
+        std::fs::write(outside.path().join(USAGE_FILE), theirs).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(STATE_DIR)).unwrap();
+        let (store, _) = UsageStore::open(dir.path()).unwrap();
+        assert!(store.state().is_empty(), "read through the link");
+        let updated = UsageStore::update(dir.path(), |s| s.touch_day(Timestamp::UNIX_EPOCH));
+        assert!(updated.is_err(), "the update went through the link");
+        let mut names: Vec<String> = std::fs::read_dir(outside.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [USAGE_FILE], "nothing written outside the vault");
+        assert_eq!(std::fs::read(outside.path().join(USAGE_FILE)).unwrap(), theirs);
     }
 
     #[test]
@@ -526,7 +551,7 @@ mod tests {
         let missing = dir.path().join("nope");
         let err = UsageStore::update(&missing, |s| s.len()).unwrap_err();
         let LifecycleError::Io(e) = &err else { panic!("{err:?}") };
-        assert_eq!(e.path, missing.join("state"));
+        assert_eq!(e.path, missing, "the missing vault folder is named");
         assert!(!missing.exists());
     }
 

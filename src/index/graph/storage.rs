@@ -430,7 +430,7 @@ impl LinkGraph {
         self.save_ghosts(dir)?;
         self.save_backlinks(dir)?;
         let journal = dir.join(JOURNAL);
-        match std::fs::remove_file(&journal) {
+        match crate::index::confined_io::remove_file(&journal) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => return Err(PathError { action: "remove", path: journal, source }.into()),

@@ -251,7 +251,7 @@ impl KeywordIndex {
     /// caller deletes the directory and rebuilds from the files.
     pub fn open_or_create(dir: &Path) -> Result<Self, KeywordError> {
         let (schema, fields) = build_schema();
-        std::fs::create_dir_all(dir)
+        crate::index::confined_io::create_dir_all(dir)
             .map_err(|source| KeywordError::CreateDir { path: dir.to_path_buf(), source })?;
         let open_err = |source| KeywordError::Open { path: dir.to_path_buf(), source };
         let directory = MmapDirectory::open(dir).map_err(|e| open_err(e.into()))?;

@@ -275,10 +275,8 @@ impl From<IndexError> for Error {
 /// Removes a damaged store's folder (derived data) so it can be created afresh (or a file where
 /// the folder should be).
 pub(super) fn remove_damaged(dir: &Path) -> crate::Result<()> {
-    let remove = || {
-        let not_a_folder = std::fs::symlink_metadata(dir).is_ok_and(|m| !m.is_dir());
-        if not_a_folder { std::fs::remove_file(dir) } else { std::fs::remove_dir_all(dir) }
-    };
+    // Beneath the vault root: a link at the folder is removed, never entered.
+    let remove = || crate::index::confined_io::remove_all(dir);
     let mut removed = remove();
     // Another reader may be creating files in it at this moment (it opens without the lock):
     // try again shortly.

@@ -15,7 +15,7 @@ impl VectorIndex {
         if self.read_only {
             return Err(VectorError::ReadOnly);
         }
-        fs::create_dir_all(&dir).at("create", &dir)?;
+        crate::index::confined_io::create_dir_all(&dir).at("create", &dir)?;
         if self.journal && self.delta.len() <= self.delta_max {
             write_delta(&dir, self.generation, self.dim, &self.delta)?;
         } else {
