@@ -43,8 +43,9 @@ fn search_query(vault: &Vault, p: SearchParams) -> crate::Result<SearchQuery> {
     q.types.dedup();
     q.tags = p.tags.unwrap_or_default();
     if let Some(st) = p.status {
-        if st != "active" && st != "archived" {
-            return Err(Error::UnknownChoice { what: "status", allowed: &["active", "archived"] });
+        if !crate::model::frontmatter::STATUSES.contains(&st.as_str()) {
+            let allowed = crate::model::frontmatter::STATUSES;
+            return Err(Error::UnknownChoice { what: "status", allowed });
         }
         q.statuses = vec![st];
     }
