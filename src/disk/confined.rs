@@ -196,10 +196,10 @@ impl Confined {
     }
 
     /// A handle for memlane's own file at `path`, with `path` relative to it: in a vault's
-    /// indices folder, a handle on the vault root (the folder holding the nearest `indices` folder above `path`), so that no
-    /// link is followed at `indices` or anywhere under it, whatever is swapped in between a
-    /// check and the write; elsewhere (the per-user config and models), as
-    /// [`beside`](Self::beside).
+    /// indices folder, a handle on the vault root (the folder holding the nearest `indices`
+    /// folder above `path`), so that no link is followed at `indices` or anywhere under it,
+    /// whatever is swapped in between a check and the write; elsewhere (the per-user config and
+    /// models), as [`beside`](Self::beside).
     pub fn anchored(path: &Path, action: &'static str) -> Result<(Confined, PathBuf), PathError> {
         let Some(base) = Confined::anchor_of(path) else {
             return Confined::beside(path, action);

@@ -1,8 +1,6 @@
 //! Every memory as an MCP resource, `memory://<name>`: listed a page at a time (the cursor is
 //! the last name of the page before), read redacted as `read_memory` reads it.
 
-use std::ops::Bound;
-
 use rmcp::ErrorData;
 use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource,
@@ -10,8 +8,7 @@ use rmcp::model::{
 };
 
 use super::tools::MemlaneServer;
-use crate::model::time::format_timestamp;
-use crate::ops::{self, Session};
+use crate::ops;
 
 /// The scheme and authority of a memory's URI.
 pub const URI_PREFIX: &str = "memory://";
@@ -66,40 +63,23 @@ impl MemlaneServer {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let scrub = self.vault.config.privacy.scrub_secrets;
-        let (resources, next) = self
-            .with_indexes(&|idx| {
-                let entries = idx.manifest().entries();
-                let after = cursor.map_or(Bound::Unbounded, Bound::Excluded);
-                let mut page: Vec<Resource> = Vec::new();
-                let mut more = false;
-                for (name, e) in entries.range::<str, _>((after, Bound::Unbounded)) {
-                    if page.len() == PAGE_SIZE {
-                        more = true;
-                        break;
-                    }
-                    // The title is the memory's first heading: shown redacted, as its content is.
-                    let title = crate::privacy::sanitize(&e.title, scrub).text;
-                    let updated = jiff::Timestamp::from_second(e.updated)
-                        .map(format_timestamp)
-                        .unwrap_or_default();
-                    let pinned = if e.pinned { ", pinned" } else { "" };
-                    let mut r = Resource::new(uri_of(name), name.clone())
-                        .with_description(format!(
-                            "{} memory ({}{pinned}), updated {updated}",
-                            e.memory_type, e.status
-                        ))
-                        .with_mime_type(MARKDOWN)
-                        .with_size(e.size);
-                    if !title.is_empty() && title != *name {
-                        r = r.with_title(title);
-                    }
-                    page.push(r);
-                }
-                let next = more.then(|| page.last().map(|r| r.name.clone())).flatten();
-                Ok((page, next))
+        let (listed, more) = ops::views::page(self, cursor, PAGE_SIZE).map_err(|e| internal(&e))?;
+        let next = more.then(|| listed.last().map(|m| m.name.clone())).flatten();
+        let resources: Vec<Resource> = listed
+            .into_iter()
+            .map(|m| {
+                let pinned = if m.pinned { ", pinned" } else { "" };
+                let r = Resource::new(uri_of(&m.name), m.name.clone())
+                    .with_description(format!(
+                        "{} memory ({}{pinned}), updated {}",
+                        m.memory_type, m.status, m.updated
+                    ))
+                    .with_mime_type(MARKDOWN)
+                    .with_size(m.size);
+                // The title is the memory's first heading, shown redacted as its content is.
+                if m.title.is_empty() || m.title == m.name { r } else { r.with_title(m.title) }
             })
-            .map_err(|e| internal(&e))?;
+            .collect();
         let mut result = ListResourcesResult::with_all_items(resources);
         result.next_cursor = next;
         Ok(result)

@@ -51,6 +51,10 @@ const VAULT_CALLS: &[&str] = &[
     "list",
 ];
 
+/// Calls that hand a front end the indices themselves (a closure given `&Indexes`) or their
+/// contents.
+const INDEX_CALLS: &[&str] = &[".with_indexes(", ".manifest()", ".keyword()", ".vector()"];
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let p = e.expect("a directory entry").path();
@@ -96,6 +100,14 @@ fn the_front_ends_reach_stores_only_through_ops() {
             for t in STORE_TYPES {
                 if names(line, t) {
                     found.push(format!("{rel}:{n}: names `{t}`: {}", line.trim()));
+                }
+            }
+            for c in INDEX_CALLS {
+                if line.contains(c) {
+                    found.push(format!(
+                        "{rel}:{n}: reaches into the indices (`{c}`): {}",
+                        line.trim()
+                    ));
                 }
             }
             for m in VAULT_CALLS {

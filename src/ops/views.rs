@@ -310,3 +310,55 @@ pub fn show<S: Session>(
     json.importance = importance.map(wire::level);
     Ok((m, json))
 }
+
+/// One memory as a listing of the whole vault shows it, from the indices (no file is read).
+#[derive(Debug, Clone)]
+pub struct PageEntry {
+    /// The memory's name.
+    pub name: String,
+    /// Its first heading, redacted as its content is.
+    pub title: String,
+    /// Its type.
+    pub memory_type: String,
+    /// Its status.
+    pub status: String,
+    /// Whether it is pinned.
+    pub pinned: bool,
+    /// When it was last updated (RFC 3339, UTC).
+    pub updated: String,
+    /// Its file's size in bytes.
+    pub size: u64,
+}
+
+/// Up to `limit` memories in name order after the name `after` (from the first when `None`),
+/// and whether more follow.
+pub fn page<S: Session>(
+    s: &S,
+    after: Option<&str>,
+    limit: usize,
+) -> crate::Result<(Vec<PageEntry>, bool)> {
+    use std::ops::Bound;
+    let scrub = s.vault().config.privacy.scrub_secrets;
+    s.with_indexes(&|idx| {
+        let entries = idx.manifest().entries();
+        let after = after.map_or(Bound::Unbounded, Bound::Excluded);
+        let mut page = Vec::new();
+        for (name, e) in entries.range::<str, _>((after, Bound::Unbounded)) {
+            if page.len() == limit {
+                return Ok((page, true));
+            }
+            page.push(PageEntry {
+                name: name.clone(),
+                title: crate::privacy::sanitize(&e.title, scrub).text,
+                memory_type: e.memory_type.clone(),
+                status: e.status.clone(),
+                pinned: e.pinned,
+                updated: jiff::Timestamp::from_second(e.updated)
+                    .map(crate::model::time::format_timestamp)
+                    .unwrap_or_default(),
+                size: e.size,
+            });
+        }
+        Ok((page, false))
+    })
+}
