@@ -66,7 +66,18 @@ pub(crate) fn create_dir_all(path: &Path) -> std::io::Result<()> {
     if rel.as_os_str().is_empty() {
         return Ok(());
     }
-    fs.create_dir_all(&rel).map_err(|e| e.source)
+    // Another process may remove a damaged store's folder while this one creates it (readers
+    // open the indices without the lock): create it again, as `std::fs::create_dir_all` does.
+    let mut tries = 0;
+    loop {
+        match fs.create_dir_all(&rel) {
+            Err(e) if e.source.kind() == std::io::ErrorKind::NotFound && tries < 20 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            r => return r.map_err(|e| e.source),
+        }
+    }
 }
 
 /// Removes the file at `path` (a link is removed, never followed).
