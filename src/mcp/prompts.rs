@@ -31,10 +31,10 @@ pub fn list() -> Vec<Prompt> {
         .with_title("Recall a topic"),
         Prompt::new(
             "record_session",
-            Some("Record what this session learned: decisions, fixes, preferences and facts, and a session summary"),
+            Some("Record what the work taught: decisions, fixes, preferences and facts, and a summary of it"),
             Some(vec![argument("focus", "What the session was about (optional)", false)]),
         )
-        .with_title("Record this session"),
+        .with_title("Record what was learned"),
         Prompt::new(
             "review_cold",
             Some("Review the memories that cooled down: summarize, pin or delete each"),
@@ -186,11 +186,11 @@ impl MemlaneServer {
 fn record_prompt(focus: Option<&str>) -> GetPromptResult {
     let about = focus.map(|f| format!(" (about: {f})")).unwrap_or_default();
     let text = format!(
-        "Record what this session{about} learned in the project's memory (memlane).\n\n\
+        "Record what the work{about} taught in the project's memory (memlane).\n\n\
          {STOP_REMINDER}\n\n\
-         Then save one summary of the session with remember and type session_summary: what was \
+         Then save one summary of the work with remember and type session_summary: what was \
          done, what was decided and why, what is left to do. Report the memories that helped with \
          mark_used, with context_for set to the summary's name.\n"
     );
-    result("Record what this session learned", text)
+    result("Record what the work taught", text)
 }

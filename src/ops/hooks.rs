@@ -25,7 +25,7 @@ const KEEP_SECS: i64 = 30 * 86_400;
 const MAX_SESSION_ID: usize = 200;
 
 /// What the stop hook asks the agent to do before it ends its turn, once per session.
-pub const STOP_REMINDER: &str = "Before you finish: record what this session taught that a later \
+pub const STOP_REMINDER: &str = "Before you finish: record what this work taught that a later \
 session should know, each as one short self-contained note with memlane's `remember` tool \
 (or `create_memory` with a name): decisions and their reasons (type decision), bugs fixed and how \
 (bug_fix), the user's preferences (preference), project facts and conventions (fact). Skip what \

@@ -40,7 +40,7 @@ pub trait Session {
     /// The vault the operations act on.
     fn vault(&self) -> &Vault;
 
-    /// How this session holds the indices: opened once for a one-command process, or kept
+    /// How the session holds the indices: opened once for a one-command process, or kept
     /// open between calls by a server (see [`session`]).
     fn indices(&self) -> session::Indices<'_>;
 
@@ -74,7 +74,7 @@ pub trait Session {
         }
     }
 
-    /// The usage state (temperatures), as this session sees it: the file, plus warm-ups the
+    /// The usage state (temperatures), as the session sees it: the file, plus warm-ups the
     /// session has buffered.
     fn with_usage<R>(
         &self,
@@ -100,7 +100,7 @@ pub trait Session {
         }
     }
 
-    /// The usage this session buffers between calls, if it does (a long-lived session): the
+    /// The usage the session buffers between calls, if it does (a long-lived session): the
     /// usage methods below then go through it.
     fn usage_buffer(&self) -> Option<&usage::Buffered> {
         None
