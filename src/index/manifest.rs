@@ -33,7 +33,14 @@ use serde::{Deserialize, Serialize};
 /// the header's `base` and the journal, finds the stores ahead of the file, and rebuilds.
 /// 6: a link whose target held private text or a secret is no longer in the graph, so a graph
 /// built before (which may hold such targets) is rebuilt.
-pub const FORMAT: u32 = 6;
+/// 7: each warning is recorded with its [`WarningKind`] (`kind:message`). A manifest of format 6
+/// (messages only) is still read: its warnings are classified as it loads, and its next save
+/// writes the whole file in this format (see [`OLDEST_READ`]).
+pub const FORMAT: u32 = 7;
+
+/// The oldest format [`Manifest::load`] reads (and upgrades in memory) instead of asking for a
+/// rebuild.
+pub const OLDEST_READ: u32 = 6;
 
 /// The file name of the manifest under `indices/`.
 pub const FILE: &str = "manifest.tsv";
@@ -124,13 +131,76 @@ pub struct Entry {
     /// `happens_at`, Unix seconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub happens_at: Option<i64>,
-    /// Problems found reading the file (shown by `doctor` and in `--json`).
+    /// Problems found reading the file (shown by `doctor` and in `--json`), each with its kind.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// xxh3 of the memory's outgoing links as last put in the graph: an edit that leaves them
     /// alone needs neither to load nor to save the graph.
     #[serde(default)]
     pub links: u64,
+}
+
+/// What a [`Warning`] is about: `doctor` reports each kind as its own problem.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// Frontmatter keys a merge could not settle, recorded under `merge_conflicts:`.
+    KeyConflict,
+    /// git's conflict markers in the body.
+    BodyConflict,
+    /// Any other problem reading the file's metadata (the value is read with a default).
+    Frontmatter,
+}
+
+impl WarningKind {
+    /// Its name in the manifest file.
+    fn as_str(self) -> &'static str {
+        match self {
+            WarningKind::KeyConflict => "key_conflict",
+            WarningKind::BodyConflict => "body_conflict",
+            WarningKind::Frontmatter => "frontmatter",
+        }
+    }
+
+    fn parse(s: &str) -> Option<WarningKind> {
+        Some(match s {
+            "key_conflict" => WarningKind::KeyConflict,
+            "body_conflict" => WarningKind::BodyConflict,
+            "frontmatter" => WarningKind::Frontmatter,
+            _ => return None,
+        })
+    }
+}
+
+/// A problem found reading a memory file: its kind and the message shown to the user.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Warning {
+    /// What it is about.
+    pub kind: WarningKind,
+    /// What the user reads.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning of the vault's loader ([`crate::vault::Memory`]'s `warnings`), with the kind its
+    /// message starts with ([`crate::vault::KEY_CONFLICT`], [`crate::vault::BODY_CONFLICT`]):
+    /// classified once, when the memory is indexed (or an older manifest is read).
+    pub fn from_loader(message: String) -> Warning {
+        let kind = if message.starts_with(crate::vault::KEY_CONFLICT) {
+            WarningKind::KeyConflict
+        } else if message.starts_with(crate::vault::BODY_CONFLICT) {
+            WarningKind::BodyConflict
+        } else {
+            WarningKind::Frontmatter
+        };
+        Warning { kind, message }
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 impl Manifest {
@@ -229,18 +299,22 @@ impl Manifest {
     }
 
     /// Reads the manifest of the indices folder `dir` (its file and journal); `None` when it is
-    /// missing, unreadable, or of another format.
+    /// missing, unreadable, or of a format older than [`OLDEST_READ`] or newer than [`FORMAT`].
+    ///
+    /// A manifest of an older format it reads is upgraded in memory (see [`FORMAT`]): it says
+    /// [`FORMAT`], and its next save writes the whole file.
     pub fn load(dir: &Path) -> Option<Manifest> {
         let text = crate::index::confined_io::read_to_string(&dir.join(FILE)).ok()?;
         let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
         let header: Header = serde_json::from_str(first).ok()?;
-        if header.format != FORMAT {
+        if !(OLDEST_READ..=FORMAT).contains(&header.format) {
             return None;
         }
+        let format = header.format;
         // Every command reads the manifest: at 10k memories the parse is most of its cost, so
         // a large one is parsed in two halves at once (the lines are independent).
         let parse = |part: &str| -> Option<Vec<(String, Entry)>> {
-            part.split('\n').filter(|l| !l.is_empty()).map(decode_entry).collect()
+            part.split('\n').filter(|l| !l.is_empty()).map(|l| decode_entry(l, format)).collect()
         };
         let mid = body.len() / 2;
         let split = body[mid..].find('\n').map(|i| mid + i + 1);
@@ -268,13 +342,18 @@ impl Manifest {
             entries,
             disk: DiskState { base: header.base, ..Default::default() },
         };
-        m.replay_journal(&dir.join(JOURNAL))?;
+        m.replay_journal(&dir.join(JOURNAL), format)?;
+        if m.format != FORMAT {
+            // Read in the older format: what is saved next is the whole file in this one.
+            m.format = FORMAT;
+            m.disk = DiskState { rewrite: true, ..Default::default() };
+        }
         Some(m)
     }
 
-    /// Applies the journal at `path` when it extends this manifest's base (see the module's
-    /// docs); `None` when a line does not parse.
-    fn replay_journal(&mut self, path: &Path) -> Option<()> {
+    /// Applies the journal at `path` (its lines in `format`) when it extends this manifest's base
+    /// (see the module's docs); `None` when a line does not parse.
+    fn replay_journal(&mut self, path: &Path, format: u32) -> Option<()> {
         let text = match crate::index::confined_io::read(path) {
             Ok(bytes) => String::from_utf8(bytes).ok()?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(()),
@@ -300,7 +379,7 @@ impl Manifest {
             if let Some(name) = line.strip_prefix('-') {
                 self.entries.remove(&unescape(name)?);
             } else {
-                let (name, entry) = decode_entry(line.strip_prefix('+')?)?;
+                let (name, entry) = decode_entry(line.strip_prefix('+')?, format)?;
                 self.entries.insert(name, entry);
             }
             self.disk.journal_lines += 1;
@@ -476,6 +555,34 @@ fn push_list(out: &mut String, items: &[String]) {
     }
 }
 
+/// Warnings as a list of `kind:message` items.
+fn push_warnings(out: &mut String, warnings: &[Warning]) {
+    for (i, w) in warnings.iter().enumerate() {
+        if i > 0 {
+            out.push(LIST_SEP);
+        }
+        out.push_str(w.kind.as_str());
+        out.push(':');
+        escape(out, &w.message);
+    }
+}
+
+/// The warnings field of a line in `format`: `kind:message` items, or (before format 7) the
+/// loader's messages, classified here.
+fn warnings(s: &str, format: u32) -> Option<Vec<Warning>> {
+    let items = list(s)?;
+    if format < 7 {
+        return Some(items.into_iter().map(Warning::from_loader).collect());
+    }
+    items
+        .into_iter()
+        .map(|item| {
+            let (kind, message) = item.split_once(':')?;
+            Some(Warning { kind: WarningKind::parse(kind)?, message: message.to_owned() })
+        })
+        .collect()
+}
+
 fn list(s: &str) -> Option<Vec<String>> {
     if s.is_empty() {
         return Some(Vec::new());
@@ -511,11 +618,12 @@ fn encode_entry(out: &mut String, name: &str, e: &Entry) {
         let _ = write!(out, "{x}");
     }
     out.push('\t');
-    push_list(out, &e.warnings);
+    push_warnings(out, &e.warnings);
     let _ = write!(out, "\t{:x}", e.links);
 }
 
-fn decode_entry(line: &str) -> Option<(String, Entry)> {
+/// An entry's line, written in `format`.
+fn decode_entry(line: &str, format: u32) -> Option<(String, Entry)> {
     let mut f = [""; 18];
     let mut fields = line.split('\t');
     for slot in &mut f {
@@ -543,7 +651,7 @@ fn decode_entry(line: &str) -> Option<(String, Entry)> {
             superseded_by: (!superseded.is_empty()).then_some(superseded),
             expires_at: opt_i64(f[14])?,
             happens_at: opt_i64(f[15])?,
-            warnings: list(f[16])?,
+            warnings: warnings(f[16], format)?,
             links: u64::from_str_radix(f[17], 16).ok()?,
         },
     ))
@@ -605,7 +713,10 @@ mod tests {
                 superseded_by: Some("v2".into()),
                 expires_at: Some(99),
                 happens_at: None,
-                warnings: vec!["broken YAML".into()],
+                warnings: vec![
+                    Warning { kind: WarningKind::Frontmatter, message: "broken: YAML".into() },
+                    Warning { kind: WarningKind::KeyConflict, message: "a\tb".into() },
+                ],
                 links: 0xdead_beef_0123,
             },
         );
@@ -619,6 +730,53 @@ mod tests {
         std::fs::write(&path, &text[..text.len() - 10]).unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
         std::fs::write(&path, "{not json\n").unwrap();
+        assert_eq!(Manifest::load(dir.path()), None);
+    }
+
+    #[test]
+    fn a_format_6_manifest_is_read_with_its_conflict_warnings_classified_and_saved_as_7() {
+        let dir = tempfile::tempdir().unwrap();
+        // A format-6 file and journal as that memlane wrote them: warnings were messages only.
+        let key = format!("{}: the merged branches set `status` differently", crate::vault::KEY_CONFLICT);
+        let body = format!("{} (line 9): both versions are there", crate::vault::BODY_CONFLICT);
+        let line = |name: &str, warnings: &str| {
+            format!("{name}\t12\t34\t00ff\t3kTqZ9pLx2A\t1\tT\tnote\tactive\t\t5\t6\t0\t\t\t\t{warnings}\t0\n")
+        };
+        let entries = line("conflicted", &format!("{key}\u{1f}`status` is neither active nor archived; read as active"))
+            + &line("plain", "");
+        let base = xxhash_rust::xxh3::xxh3_64(entries.as_bytes());
+        let header = format!(
+            "{{\"format\":6,\"embedder_id\":\"e\",\"dim\":8,\"entries\":2,\"base\":\"{base:016x}\"}}\n"
+        );
+        std::fs::write(dir.path().join(FILE), header + &entries).unwrap();
+        std::fs::write(
+            dir.path().join(JOURNAL),
+            format!("#{base:016x}\n+{}", line("merged", &body)),
+        )
+        .unwrap();
+
+        let mut m = Manifest::load(dir.path()).expect("a format-6 manifest is read");
+        assert_eq!(m.format, FORMAT);
+        let kinds = |m: &Manifest, name: &str| -> Vec<WarningKind> {
+            m.entries()[name].warnings.iter().map(|w| w.kind).collect()
+        };
+        assert_eq!(kinds(&m, "conflicted"), [WarningKind::KeyConflict, WarningKind::Frontmatter]);
+        assert_eq!(kinds(&m, "merged"), [WarningKind::BodyConflict]);
+        assert!(kinds(&m, "plain").is_empty());
+        assert_eq!(m.entries()["conflicted"].warnings[0].message, key);
+        assert_eq!(m.entries()["merged"].warnings[0].message, body);
+
+        // The next save writes the whole file in the current format, and drops the old journal.
+        m.save(dir.path()).unwrap();
+        assert!(!dir.path().join(JOURNAL).exists());
+        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
+        assert!(text.starts_with(&format!("{{\"format\":{FORMAT},")), "{text}");
+        assert!(text.contains("\tkey_conflict:unresolved merge conflict"), "{text}");
+        assert_eq!(Manifest::load(dir.path()), Some(m));
+
+        // A format older than the oldest read is rebuilt, as before.
+        let old = text.replacen(&format!("\"format\":{FORMAT}"), "\"format\":5", 1);
+        std::fs::write(dir.path().join(FILE), old).unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
     }
 

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::Error;
+use crate::index::manifest::{Warning, WarningKind};
 use crate::vault::{GitignoreAdvice, ScanProblem};
 
 use super::Session;
@@ -85,7 +86,7 @@ pub fn check<S: Session>(s: &S) -> crate::Result<Doctor> {
             graph: Some(idx.graph().stats().into()),
             ..Doctor::new(vault.root(), Vec::new())
         };
-        let entries: Vec<(String, Vec<String>)> = idx
+        let entries: Vec<(String, Vec<Warning>)> = idx
             .manifest()
             .entries()
             .iter()
@@ -176,15 +177,14 @@ pub fn check<S: Session>(s: &S) -> crate::Result<Doctor> {
     }
     for (name, ws) in warnings {
         for w in ws {
-            // The loader's own markers for a merge it could not settle.
-            let key = w.starts_with(crate::vault::KEY_CONFLICT);
-            let problem = if key || w.starts_with(crate::vault::BODY_CONFLICT) {
-                Problem {
-                    hint: Some(merged_conflict_hint(key).to_owned()),
-                    ..Problem::new(ProblemKind::MergeConflict, w)
-                }
-            } else {
-                Problem::new(ProblemKind::Frontmatter, w)
+            let problem = match w.kind {
+                WarningKind::KeyConflict | WarningKind::BodyConflict => Problem {
+                    hint: Some(
+                        merged_conflict_hint(w.kind == WarningKind::KeyConflict).to_owned(),
+                    ),
+                    ..Problem::new(ProblemKind::MergeConflict, w.message)
+                },
+                WarningKind::Frontmatter => Problem::new(ProblemKind::Frontmatter, w.message),
             };
             problems.push(Problem { memory: Some(name.clone()), ..problem });
         }
