@@ -208,6 +208,13 @@ pub enum Error {
         #[source]
         source: Box<crate::index::minilm::ModelError>,
     },
+    /// There is no user data directory to keep models in (no home directory).
+    #[error("cannot find the user data directory for models")]
+    NoModelDir,
+    /// A model pull from the Hugging Face Hub failed (a bad name is the caller's input; the rest
+    /// is the network's).
+    #[error(transparent)]
+    Hub(#[from] crate::index::hub::HubError),
     /// The embedding model loaded but failed to embed a text: nothing derived from it was stored
     /// (memories it could not index stay stale until an embedding works).
     #[error(transparent)]
@@ -860,7 +867,9 @@ impl Error {
             | Error::BadTime { .. }
             | Error::BadDuration { .. }
             | Error::EmptyWindow { .. }
-            | Error::Setup(_) => K::Invalid,
+            | Error::Setup(_)
+            | Error::NoModelDir
+            | Error::Hub(crate::index::hub::HubError::BadName(_)) => K::Invalid,
             Error::OverLimit { .. }
             | Error::OutsideVault(_)
             | Error::UnsafeFolder { .. }
@@ -875,7 +884,8 @@ impl Error {
             | Error::Watch(_)
             | Error::Editor { .. }
             | Error::Encode { .. }
-            | Error::Server { .. } => K::Internal,
+            | Error::Server { .. }
+            | Error::Hub(_) => K::Internal,
         }
     }
 

@@ -4,9 +4,8 @@
 use std::path::PathBuf;
 
 use memlane::ErrorKind;
-use memlane::index::hub::HubError;
 
-/// A command-line input memlane cannot use, or a model download that failed.
+/// A command-line input memlane cannot use.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
     /// `--now` / `MEMLANE_NOW` that does not parse.
@@ -26,9 +25,6 @@ pub(crate) enum CliError {
     /// A `--file` that is not UTF-8 text.
     #[error("{} is not UTF-8 text", .0.display())]
     FileNotUtf8(PathBuf),
-    /// There is no user data directory to keep models in.
-    #[error("cannot find the user data directory for models")]
-    NoModelDir,
     /// A `--debounce` past [`memlane::limits::MAX_DEBOUNCE_MS`].
     #[error("--debounce must be at most {max} ms (one hour); got {value}")]
     DebounceTooLong {
@@ -37,9 +33,6 @@ pub(crate) enum CliError {
         /// What was given.
         value: u64,
     },
-    /// A model pull that failed (a bad name is the user's input; the rest is the network's).
-    #[error(transparent)]
-    Hub(#[from] HubError),
 }
 
 impl CliError {
@@ -51,10 +44,7 @@ impl CliError {
             | CliError::NotKeyValue(_)
             | CliError::BadDuration { .. }
             | CliError::FileNotUtf8(_)
-            | CliError::NoModelDir
-            | CliError::DebounceTooLong { .. }
-            | CliError::Hub(HubError::BadName(_)) => ErrorKind::Invalid,
-            CliError::Hub(_) => ErrorKind::Internal,
+            | CliError::DebounceTooLong { .. } => ErrorKind::Invalid,
         }
     }
 }

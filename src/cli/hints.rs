@@ -30,8 +30,6 @@ fn cli_hint(e: &CliError) -> Option<String> {
         CliError::BadNow(_) => "use e.g. 2026-01-10T10:00:00Z or 2026-01-10".into(),
         CliError::NotKeyValue(_) => "e.g. `-c default_type=fact`".into(),
         CliError::BadDuration { .. } => "use e.g. 30d, 12h, 2w".into(),
-        CliError::NoModelDir => "set HOME".into(),
-        CliError::Hub(h) => return hub_hint(h),
         CliError::FileNotUtf8(_) | CliError::DebounceTooLong { .. } => return None,
     })
 }
@@ -65,6 +63,8 @@ pub(crate) fn hint(e: &Error) -> Option<String> {
         Error::UnknownType { ty, .. } => format!("add it under [types.{ty}] in .memories/config.toml"),
         Error::Frontmatter { .. } => "fix the YAML between the `---` lines".into(),
         Error::Setup(e) => setup_hint(e)?,
+        Error::NoModelDir => "set HOME".into(),
+        Error::Hub(h) => return hub_hint(h),
         Error::OverLimit { .. } => "shorten its frontmatter (between the `---` lines) or move the file out of the vault".into(),
         Error::LinkOutsideVault(_) => "memlane never reads outside `.memories/`; copy the file into the vault if you want it as a memory (`memlane doctor` lists such links)".into(),
         Error::NoSuchVersion { name, available, .. } if *available > 0 => format!("`memlane history {name}` lists them"),

@@ -191,17 +191,29 @@ impl Ctx {
         &self,
         vault_file: Option<&std::path::Path>,
     ) -> anyhow::Result<LoadedConfig> {
+        let loaded = self.with_config_inputs(|inputs| {
+            LoadedConfig::load(&ConfigInputs { vault_file, ..*inputs })
+        })?;
+        Ok(loaded.map_err(memlane::Error::from)?)
+    }
+
+    /// Runs `f` with the configuration layers this process has (the user file, the
+    /// environment, the flags), without a vault file.
+    pub fn with_config_inputs<R>(
+        &self,
+        f: impl FnOnce(&ConfigInputs<'_>) -> R,
+    ) -> anyhow::Result<R> {
         let explicit = std::env::var_os("MEMLANE_CONFIG").map(PathBuf::from);
         let user_file = explicit.clone().or_else(memlane::config::default_user_config_path);
         let flags = self.config_flags()?;
         let inputs = ConfigInputs {
             user_file: user_file.as_deref(),
             user_file_required: explicit.is_some(),
-            vault_file,
+            vault_file: None,
             env: &self.env,
             flags: &flags,
         };
-        Ok(LoadedConfig::load(&inputs).map_err(memlane::Error::from)?)
+        Ok(f(&inputs))
     }
 
     /// Where the vault is, per `--vault`, `MEMLANE_VAULT`, and `storage_strategy`.

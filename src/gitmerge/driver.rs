@@ -25,7 +25,7 @@ pub enum DriverAction {
 }
 
 /// One change to a repository (made, or to be made on a dry run).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(tag = "change", rename_all = "snake_case")]
 pub enum DriverChange {
     /// A line added to a `.gitattributes` file (created when missing).
@@ -76,7 +76,7 @@ impl std::fmt::Display for DriverChange {
 }
 
 /// What [`merge_driver_setup`] found and did.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct DriverSetup {
     /// The git work tree the vault is in; `None` when it is in none (or git is not installed),
     /// and then there is nothing to change.

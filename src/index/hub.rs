@@ -274,7 +274,7 @@ impl Progress for NoProgress {
 }
 
 /// What [`pull`] did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PullReport {
     /// `organisation/name`.
     pub repo: String,
@@ -647,7 +647,7 @@ fn set_default(root: &Path, dir_name: &str) -> Result<(), PathError> {
 }
 
 /// One installed model, for `memlane model list`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct InstalledModel {
     /// `organisation/name` for a pulled model; `default` for the one `memlane model import`
     /// installed.
@@ -691,7 +691,7 @@ pub fn installed_models(root: &Path) -> Vec<InstalledModel> {
 }
 
 /// A pull that broke off and left its downloads for the next pull to resume.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct InterruptedPull {
     /// `organisation/name`.
     pub name: String,

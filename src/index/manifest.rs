@@ -737,13 +737,18 @@ mod tests {
     fn a_format_6_manifest_is_read_with_its_conflict_warnings_classified_and_saved_as_7() {
         let dir = tempfile::tempdir().unwrap();
         // A format-6 file and journal as that memlane wrote them: warnings were messages only.
-        let key = format!("{}: the merged branches set `status` differently", crate::vault::KEY_CONFLICT);
+        let key =
+            format!("{}: the merged branches set `status` differently", crate::vault::KEY_CONFLICT);
         let body = format!("{} (line 9): both versions are there", crate::vault::BODY_CONFLICT);
         let line = |name: &str, warnings: &str| {
-            format!("{name}\t12\t34\t00ff\t3kTqZ9pLx2A\t1\tT\tnote\tactive\t\t5\t6\t0\t\t\t\t{warnings}\t0\n")
+            format!(
+                "{name}\t12\t34\t00ff\t3kTqZ9pLx2A\t1\tT\tnote\tactive\t\t5\t6\t0\t\t\t\t{warnings}\t0\n"
+            )
         };
-        let entries = line("conflicted", &format!("{key}\u{1f}`status` is neither active nor archived; read as active"))
-            + &line("plain", "");
+        let entries = line(
+            "conflicted",
+            &format!("{key}\u{1f}`status` is neither active nor archived; read as active"),
+        ) + &line("plain", "");
         let base = xxhash_rust::xxh3::xxh3_64(entries.as_bytes());
         let header = format!(
             "{{\"format\":6,\"embedder_id\":\"e\",\"dim\":8,\"entries\":2,\"base\":\"{base:016x}\"}}\n"

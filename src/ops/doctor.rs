@@ -179,9 +179,7 @@ pub fn check<S: Session>(s: &S) -> crate::Result<Doctor> {
         for w in ws {
             let problem = match w.kind {
                 WarningKind::KeyConflict | WarningKind::BodyConflict => Problem {
-                    hint: Some(
-                        merged_conflict_hint(w.kind == WarningKind::KeyConflict).to_owned(),
-                    ),
+                    hint: Some(merged_conflict_hint(w.kind == WarningKind::KeyConflict).to_owned()),
                     ..Problem::new(ProblemKind::MergeConflict, w.message)
                 },
                 WarningKind::Frontmatter => Problem::new(ProblemKind::Frontmatter, w.message),

@@ -14,15 +14,20 @@
 //! The JSON the front ends print (`--json`, MCP structured results) is defined once, in
 //! [`wire`].
 
+pub mod config;
 pub mod consolidate;
 pub mod context;
 pub mod doctor;
 pub mod hooks;
+pub mod init;
 pub mod links;
 pub mod maintenance;
 pub mod memory;
+pub mod merge_file;
+pub mod model;
 pub mod search;
 pub mod session;
+pub mod setup;
 pub mod trash;
 pub mod usage;
 pub mod views;

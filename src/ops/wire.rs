@@ -1155,3 +1155,157 @@ pub struct ColdNotice {
     /// The memories that just went cold.
     pub memories: Vec<ColdMemory>,
 }
+
+/// `init --json`: the vault made (or found), and git's merge driver.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Init {
+    /// The vault root (its `.memories` folder).
+    pub vault: std::path::PathBuf,
+    /// Whether the vault already existed (init is idempotent and never overwrites).
+    pub existed: bool,
+    /// Paths created, relative to the vault root.
+    pub created: Vec<String>,
+    /// The merge driver's set-up in the git work tree that holds the vault (`work_tree` is
+    /// `null` outside one); `null` when it could not be set up.
+    pub merge_driver: Option<crate::gitmerge::DriverSetup>,
+    /// Why the merge driver could not be set up (the vault is made all the same): a warning.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub merge_driver_error: Option<crate::Error>,
+}
+
+/// `config --json`: the effective configuration and where each value came from.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct EffectiveConfig {
+    /// Every setting, with its effective value.
+    pub config: Value,
+    /// Where each value came from, by dotted key (`search.limit`): `default`, a file, a
+    /// `MEMLANE_*` variable or a `-c` flag.
+    pub sources: std::collections::BTreeMap<String, String>,
+    /// The config files read, lowest precedence first.
+    pub files: Vec<String>,
+    /// The vault whose `config.toml` was applied; `null` outside a vault.
+    pub vault: Option<String>,
+    /// The configuration as commented TOML (the text output).
+    #[serde(skip)]
+    pub toml: String,
+}
+
+/// `model import --json`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ModelImported {
+    /// Where the model is installed (the default local model from now on).
+    pub installed: std::path::PathBuf,
+}
+
+/// `model list --json`: the installed models and which one the vault uses.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ModelList {
+    /// The installed models, by name.
+    pub models: Vec<ModelRow>,
+    /// Pulls that broke off, which the same `model pull` resumes.
+    pub interrupted: Vec<crate::index::hub::InterruptedPull>,
+    /// The vault here and the model it uses; `null` outside a vault.
+    pub vault: Option<ModelUse>,
+}
+
+/// One installed model of a [`ModelList`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ModelRow {
+    /// `organisation/name` for a pulled model; `default` for the imported one.
+    pub name: String,
+    /// Its directory.
+    pub dir: std::path::PathBuf,
+    /// The commit a pulled model was downloaded at; `null` for an imported one.
+    pub commit: Option<String>,
+    /// The total size of its files.
+    pub bytes: u64,
+    /// Whether `[embedding] model = "auto"` uses it.
+    pub auto: bool,
+    /// Whether the vault here uses it.
+    pub used_by_vault: bool,
+}
+
+/// The model a vault uses, in a [`ModelList`].
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ModelUse {
+    /// The vault root.
+    pub root: std::path::PathBuf,
+    /// Its `[embedding] model` setting.
+    pub setting: String,
+    /// The model directory that setting picks, or `builtin` for the built-in embedder.
+    pub uses: std::path::PathBuf,
+    /// Whether that is the built-in embedder.
+    #[serde(skip)]
+    pub builtin: bool,
+}
+
+/// `setup CLIENT --json`: the files that connect an agent client to this vault's MCP server.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SetUp {
+    /// The client.
+    pub client: crate::setup::Client,
+    /// The project folder the files are in.
+    pub project: std::path::PathBuf,
+    /// The command the entries run.
+    pub command: String,
+    /// Whether memlane's entries were taken out.
+    pub remove: bool,
+    /// Whether nothing was written (`--dry-run`).
+    pub dry_run: bool,
+    /// Whether any file changed (or, on a dry run, would change).
+    pub changed: bool,
+    /// Every file the client's set-up concerns, changed or not.
+    pub files: Vec<crate::setup::FileChange>,
+    /// What was deliberately not written, and why.
+    pub warnings: Vec<String>,
+    /// The vault, when it is not the project's `.memories/` (the client's server then finds it
+    /// only through `MEMLANE_VAULT`).
+    #[serde(skip)]
+    pub vault_elsewhere: Option<std::path::PathBuf>,
+    /// Whether the command runs here (on `PATH`, or a path that exists).
+    #[serde(skip)]
+    pub command_found: bool,
+}
+
+/// `setup git --json`: memlane's merge driver registered in (or removed from) this clone.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct GitSetUp {
+    /// Always `git`.
+    pub client: &'static str,
+    /// The git work tree the vault is in; `null` outside one (nothing to change).
+    pub work_tree: Option<std::path::PathBuf>,
+    /// Whether the driver was taken out.
+    pub remove: bool,
+    /// Whether nothing was written (`--dry-run`).
+    pub dry_run: bool,
+    /// Whether anything changed (or, on a dry run, would change).
+    pub changed: bool,
+    /// The changes made (or to be made).
+    pub changes: Vec<crate::gitmerge::DriverChange>,
+    /// The vault.
+    #[serde(skip)]
+    pub vault: std::path::PathBuf,
+}
+
+/// `merge-file --json`: a memory file merged as git's merge driver.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct MergedFile {
+    /// The file's path in the repository (git's `%P`), else the path of our version.
+    pub file_path: String,
+    /// Whether the merge is clean (the exit code is 0).
+    pub clean: bool,
+    /// The frontmatter keys both sides changed differently (kept as ours, recorded under
+    /// `merge_conflicts:`).
+    pub key_conflicts: Vec<crate::gitmerge::KeyConflict>,
+    /// Conflicting hunks of text left between git's markers.
+    pub text_conflicts: usize,
+    /// Whether the file was merged as plain text (its frontmatter did not read), so the
+    /// conflicts are in the whole file rather than the body.
+    #[serde(skip)]
+    pub as_text: bool,
+    /// Whether the file is not UTF-8 and git merged it as it merges any file (nothing else is
+    /// known of the conflicts).
+    #[serde(skip)]
+    pub by_git: bool,
+}

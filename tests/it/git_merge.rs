@@ -332,7 +332,7 @@ fn merge_file_by_hand_reports_as_json_and_merges_other_bytes_as_git_does() {
     let out =
         repo.run(&["--json", "merge-file", &p("base.md"), &p("ours.md"), &p("theirs.md"), "x.md"]);
     let v = out.success().json();
-    assert_eq!((v["path"].as_str(), v["clean"].as_bool()), (Some("x.md"), Some(true)), "{v}");
+    assert_eq!((v["file_path"].as_str(), v["clean"].as_bool()), (Some("x.md"), Some(true)), "{v}");
     let merged = std::fs::read_to_string(dir.join("ours.md")).unwrap();
     assert_eq!(merged, "---\nid: a1B2c3D4e5F\nstatus: archived\n---\n\nbody\nmore\n");
 

@@ -11,23 +11,21 @@ pub(crate) struct ConfigArgs {}
 
 pub(crate) fn run(ctx: &mut Ctx, _args: &ConfigArgs) -> anyhow::Result<()> {
     // Outside a vault the config is still shown, without the vault layer.
-    let root = ctx.location().ok().and_then(|loc| memlane::vault::locate(&loc).ok());
-    let loaded = ctx.load_config(root.as_ref().map(|r| r.join("config.toml")).as_deref())?;
+    let loc = ctx.location().ok();
+    let shown =
+        ctx.with_config_inputs(|inputs| memlane::ops::config::effective(inputs, loc.as_ref()))??;
     if ctx.out.json {
-        let mut v = loaded.to_json();
-        v["vault"] =
-            root.as_ref().map_or(serde_json::Value::Null, |r| r.display().to_string().into());
-        return ctx.out.json_exact(&v);
+        return ctx.out.json_exact(&shown);
     }
     let mut text = String::from("# effective memlane configuration\n");
-    match &root {
-        Some(r) => text.push_str(&format!("# vault: {}\n", r.display())),
+    match &shown.vault {
+        Some(r) => text.push_str(&format!("# vault: {r}\n")),
         None => text.push_str("# vault: none found (vault layer not applied)\n"),
     }
-    for f in &loaded.files {
-        text.push_str(&format!("# read: {}\n", f.display()));
+    for f in &shown.files {
+        text.push_str(&format!("# read: {f}\n"));
     }
     text.push('\n');
-    text.push_str(&loaded.render_toml());
+    text.push_str(&shown.toml);
     ctx.out.text(&text)
 }

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use memlane::gitmerge::DriverAction;
-use memlane::vault::{Location, init_target};
+use memlane::vault::Location;
 
 use crate::cli::Ctx;
 
@@ -30,40 +29,27 @@ pub(crate) fn run(ctx: &mut Ctx, args: &InitArgs) -> anyhow::Result<()> {
         }
         None => ctx.location()?,
     };
-    let root = init_target(&loc)?;
-    let report = memlane::vault::init(&root, &memlane::config::default_config_toml())?;
-    // Inside a git work tree: git merges memory files with `memlane merge-file`. A failure here
-    // leaves the vault as made and says so; git then merges memories as plain text.
-    let program = memlane::gitmerge::default_driver_program();
-    let git =
-        match memlane::gitmerge::merge_driver_setup(&root, DriverAction::Install, true, &program) {
-            Ok(setup) => Some(setup),
-            Err(e) => {
-                ctx.out.warn(format!(
-                    "the vault is ready, but the git merge driver is not set up: {e}"
-                ));
-                None
-            }
-        };
-    if ctx.out.json {
-        let mut v = serde_json::to_value(&report)?;
-        v["merge_driver"] = serde_json::to_value(&git)?;
-        return ctx.out.json(&v);
+    let init = memlane::ops::init::init(&loc)?;
+    if let Some(e) = &init.merge_driver_error {
+        ctx.out.warn(format!("the vault is ready, but the git merge driver is not set up: {e}"));
     }
-    let git_changes = git.as_ref().map_or(0, |g| g.changes.len());
-    if let Some(g) = git.as_ref().filter(|g| !g.changes.is_empty()) {
+    if ctx.out.json {
+        return ctx.out.json(&init);
+    }
+    let git_changes = init.merge_driver.as_ref().map_or(0, |g| g.changes.len());
+    if let Some(g) = init.merge_driver.as_ref().filter(|g| !g.changes.is_empty()) {
         for change in &g.changes {
             ctx.out.note(format!("git: {change}"));
         }
         ctx.out.note("git: memory files now merge key by key; commit `.gitattributes`");
     }
-    if report.existed && report.created.is_empty() && git_changes == 0 {
-        ctx.out.line(format!("vault already exists at {}", report.vault.display()))
+    if init.existed && init.created.is_empty() && git_changes == 0 {
+        ctx.out.line(format!("vault already exists at {}", init.vault.display()))
     } else {
         ctx.out.line(format!(
             "{} vault at {}",
-            if report.existed { "completed" } else { "created" },
-            report.vault.display()
+            if init.existed { "completed" } else { "created" },
+            init.vault.display()
         ))?;
         ctx.out.note("next: `memlane add <name> \"what to remember\"`");
         Ok(())

@@ -3,8 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context as _;
-use memlane::gitmerge::{CONFLICTS_KEY, Labels, MergeInput, git_merge_text, merge_memory};
+use memlane::gitmerge::CONFLICTS_KEY;
 
 use crate::cli::Ctx;
 
@@ -28,34 +27,17 @@ pub(crate) struct MergeFileArgs {
 }
 
 pub(crate) fn run(ctx: &mut Ctx, args: &MergeFileArgs) -> anyhow::Result<ExitCode> {
-    let read =
-        |p: &PathBuf| std::fs::read(p).with_context(|| format!("cannot read {}", p.display()));
-    let (base, ours, theirs) = (read(&args.base)?, read(&args.ours)?, read(&args.theirs)?);
-    let (Ok(base), Ok(ours), Ok(theirs)) =
-        (String::from_utf8(base), String::from_utf8(ours), String::from_utf8(theirs))
-    else {
-        // Not text memlane reads: git's own merge, in place, as git would have done.
-        let status = std::process::Command::new("git")
-            .args(["merge-file", "-L", "ours", "-L", "base", "-L", "theirs"])
-            .args([&args.ours, &args.base, &args.theirs])
-            .status()
-            .context("cannot run `git merge-file`")?;
-        return Ok(if status.success() { ExitCode::SUCCESS } else { ExitCode::from(1) });
-    };
-    let tmp_dir = match args.ours.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    };
-    let labels = Labels::default();
-    let text_merge = |b: &str, o: &str, t: &str| git_merge_text(b, o, t, &labels, &tmp_dir);
-    let merged =
-        merge_memory(MergeInput { base: &base, ours: &ours, theirs: &theirs }, &text_merge)
-            .map_err(memlane::Error::from)?;
-    if merged.text != ours {
-        memlane::disk::atomic_write(&args.ours, merged.text.as_bytes())
-            .map_err(memlane::Error::from)?;
+    let merged = memlane::ops::merge_file::merge_file(
+        &args.base,
+        &args.ours,
+        &args.theirs,
+        args.path.as_deref(),
+    )?;
+    if merged.by_git {
+        // git merged bytes memlane does not read, as git would have: git reports its markers.
+        return Ok(if merged.clean { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
-    let shown = args.path.clone().unwrap_or_else(|| args.ours.display().to_string());
+    let shown = &merged.file_path;
     for c in &merged.key_conflicts {
         ctx.out.warn(format!(
             "{shown}: both sides changed `{}` differently; ours is kept and both are recorded under `{CONFLICTS_KEY}:` in the frontmatter",
@@ -70,20 +52,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &MergeFileArgs) -> anyhow::Result<ExitCod
         ));
     }
     if ctx.out.json {
-        /// `merge-file --json`.
-        #[derive(serde::Serialize)]
-        struct MergedFile<'a, K: serde::Serialize> {
-            path: &'a str,
-            clean: bool,
-            key_conflicts: &'a K,
-            text_conflicts: usize,
-        }
-        ctx.out.json(&MergedFile {
-            path: &shown,
-            clean: merged.is_clean(),
-            key_conflicts: &merged.key_conflicts,
-            text_conflicts: merged.text_conflicts,
-        })?;
+        ctx.out.json(&merged)?;
     }
-    Ok(if merged.is_clean() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if merged.clean { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -1,8 +1,6 @@
 //! `memlane model import|pull|list`.
 
 use crate::cli::Ctx;
-use crate::cli::error::CliError;
-use memlane::Error;
 use std::path::PathBuf;
 
 /// Manage the local sentence-transformer model
@@ -33,22 +31,14 @@ enum ModelCommand {
 pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
     match &args.command {
         ModelCommand::Import { dir } => {
-            let dest = memlane::index::select::default_model_dir().ok_or(CliError::NoModelDir)?;
-            let installed = memlane::index::select::import_model(dir, &dest)?;
-            // The import is now the model `auto` uses, not an earlier pull.
-            memlane::index::hub::clear_default_pointer().map_err(Error::from)?;
+            let imported = memlane::ops::model::import(dir)?;
             if ctx.out.json {
-                /// `model import --json`.
-                #[derive(serde::Serialize)]
-                struct Imported<'a> {
-                    installed: &'a std::path::Path,
-                }
-                return ctx.out.json(&Imported { installed: &installed });
+                return ctx.out.json(&imported);
             }
             ctx.out.line(format!(
                 "installed the model from {} as {}",
                 dir.display(),
-                installed.display()
+                imported.installed.display()
             ))?;
             ctx.out.note("`[embedding] model = \"auto\"` (the default) now uses it; run `memlane reindex` in each vault");
             Ok(())

@@ -3,26 +3,23 @@
 use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
-use memlane::index::hub::{self, ModelRef};
-use memlane::index::select::{Choice, choose};
+use memlane::index::hub::{self, NoProgress};
 
 use crate::cli::Ctx;
-use crate::cli::error::CliError;
 
 /// `memlane model pull [NAME]`.
 pub(crate) fn pull(ctx: &mut Ctx, name: Option<&str>) -> anyhow::Result<()> {
-    let name = name.unwrap_or(hub::DEFAULT_MODEL);
-    let model = ModelRef::parse(name).map_err(CliError::Hub)?;
-    let root = hub::models_root().ok_or(CliError::NoModelDir)?;
-    let endpoint = hub::endpoint();
+    let target = memlane::ops::model::pull_target(name)?;
     let show = !ctx.out.quiet && !ctx.out.json && std::io::stderr().is_terminal();
-    ctx.out.note(format!("pulling {}@{} from {endpoint}", model.repo, model.revision));
+    ctx.out.note(format!(
+        "pulling {}@{} from {}",
+        target.model.repo, target.model.revision, target.endpoint
+    ));
     let report = if show {
-        hub::pull(&root, &model, &endpoint, &mut Bar::default())
+        memlane::ops::model::pull(&target, &mut Bar::default())
     } else {
-        hub::pull(&root, &model, &endpoint, &mut hub::NoProgress)
-    };
-    let report = report.map_err(CliError::Hub)?;
+        memlane::ops::model::pull(&target, &mut NoProgress)
+    }?;
     if ctx.out.json {
         return ctx.out.json(&report);
     }
@@ -55,75 +52,31 @@ pub(crate) fn pull(ctx: &mut Ctx, name: Option<&str>) -> anyhow::Result<()> {
 
 /// `memlane model list`.
 pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
-    let root = hub::models_root().ok_or(CliError::NoModelDir)?;
-    let models = hub::installed_models(&root);
-    let interrupted = hub::interrupted_pulls(&root);
     // The current vault's setting, when there is a vault here; else the user config's.
     let vault = ctx.open_vault().ok();
     let setting = match &vault {
-        Some(v) => v.config.embedding.model.clone(),
+        Some(_) => String::new(),
         None => ctx
             .load_config(None)
             .map(|c| c.config.embedding.model)
             .unwrap_or_else(|_| "auto".into()),
     };
-    let choice = choose(&setting);
-    let used = |dir: &std::path::Path| match &choice {
-        Choice::Model(d) => same_dir(d, dir),
-        Choice::Builtin => false,
-    };
+    let listed = memlane::ops::model::list(vault.as_ref(), &setting)?;
     if ctx.out.json {
-        /// `model list --json`.
-        #[derive(serde::Serialize)]
-        struct Listed<'a, I: serde::Serialize, S: serde::Serialize> {
-            models: Vec<Row<'a>>,
-            interrupted: &'a I,
-            vault: Option<VaultUse<'a, S>>,
-        }
-        #[derive(serde::Serialize)]
-        struct Row<'a> {
-            name: &'a str,
-            dir: &'a std::path::Path,
-            commit: Option<&'a str>,
-            bytes: u64,
-            auto: bool,
-            used_by_vault: bool,
-        }
-        #[derive(serde::Serialize)]
-        struct VaultUse<'a, S: serde::Serialize> {
-            root: &'a std::path::Path,
-            setting: &'a S,
-            uses: &'a std::path::Path,
-        }
-        let uses = match &choice {
-            Choice::Builtin => std::path::Path::new("builtin"),
-            Choice::Model(d) => d.as_path(),
-        };
-        let models = models
-            .iter()
-            .map(|m| Row {
-                name: &m.name,
-                dir: &m.dir,
-                commit: m.commit.as_deref(),
-                bytes: m.bytes,
-                auto: m.auto,
-                used_by_vault: vault.is_some() && used(&m.dir),
-            })
-            .collect();
-        let vault = vault.as_ref().map(|v| VaultUse { root: v.root(), setting: &setting, uses });
-        return ctx.out.json(&Listed { models, interrupted: &interrupted, vault });
+        return ctx.out.json(&listed);
     }
-    if models.is_empty() {
+    if listed.models.is_empty() {
         ctx.out.line("no models installed (search uses the built-in embedder)")?;
     }
-    let rows: Vec<Vec<String>> = models
+    let rows: Vec<Vec<String>> = listed
+        .models
         .iter()
         .map(|m| {
             let mut notes = Vec::new();
             if m.auto {
                 notes.push("auto".to_owned());
             }
-            if vault.is_some() && used(&m.dir) {
+            if m.used_by_vault {
                 notes.push("used by this vault".to_owned());
             }
             vec![
@@ -137,7 +90,7 @@ pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
     if !rows.is_empty() {
         ctx.out.text(&crate::cli::output::table(&["MODEL", "COMMIT", "SIZE", "NOTES"], &rows))?;
     }
-    for p in &interrupted {
+    for p in &listed.interrupted {
         ctx.out.line(format!(
             "interrupted pull of {} ({} so far): run `memlane model pull {}` to resume",
             p.name,
@@ -145,24 +98,22 @@ pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
             p.name
         ))?;
     }
-    if let Some(v) = &vault {
-        let what = match &choice {
-            Choice::Builtin => "the built-in embedder".to_owned(),
-            Choice::Model(d) => match models.iter().find(|m| same_dir(&m.dir, d)) {
+    if let Some(v) = &listed.vault {
+        let what = if v.builtin {
+            "the built-in embedder".to_owned()
+        } else {
+            match listed.models.iter().find(|m| m.used_by_vault) {
                 Some(m) => m.name.clone(),
-                None => d.display().to_string(),
-            },
+                None => v.uses.display().to_string(),
+            }
         };
         ctx.out.line(format!(
-            "this vault ({}) uses {what} (`[embedding] model = \"{setting}\"`)",
-            v.root().display()
+            "this vault ({}) uses {what} (`[embedding] model = \"{}\"`)",
+            v.root.display(),
+            v.setting
         ))?;
     }
     Ok(())
-}
-
-fn same_dir(a: &std::path::Path, b: &std::path::Path) -> bool {
-    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
 }
 
 fn short(commit: &str) -> &str {

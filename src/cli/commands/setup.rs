@@ -2,7 +2,9 @@
 
 use anyhow::Context as _;
 use clap::ValueEnum;
-use memlane::setup::{self, Client, FileAction, SetupRequest};
+use memlane::ops::setup::SetupOptions;
+use memlane::ops::wire::GitSetUp;
+use memlane::setup::{Client, FileAction};
 
 use crate::cli::Ctx;
 
@@ -67,75 +69,40 @@ impl ClientArg {
     }
 }
 
-/// Whether `command` runs without a path and is on PATH (or has a path that exists).
-fn command_found(command: &str) -> bool {
-    let p = std::path::Path::new(command);
-    if p.components().count() > 1 {
-        return p.is_file();
-    }
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|d| {
-            d.join(command).is_file()
-                || (cfg!(windows) && d.join(format!("{command}.exe")).is_file())
-        })
-    })
-}
-
 pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
     let Some(arg) = args.client else {
         return list(ctx);
     };
     let vault = memlane::vault::locate(&ctx.location()?)?;
+    let opts = SetupOptions {
+        command: args.command.as_deref(),
+        remove: args.remove,
+        dry_run: args.dry_run,
+    };
     let Some(client) = arg.client() else {
-        return git(ctx, args, &vault);
+        let done = memlane::ops::setup::git(&vault, opts)?;
+        return git(ctx, &done);
     };
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let project = setup::project_dir(&vault, &cwd);
-    let command = args.command.as_deref().unwrap_or(setup::DEFAULT_COMMAND);
-    let plan =
-        setup::plan(client, &SetupRequest { project: &project, command, remove: args.remove })?;
-    if !args.dry_run {
-        plan.apply()?;
-    }
-    for w in &plan.warnings {
-        ctx.out.warn(w.to_string());
+    let done = memlane::ops::setup::client(&vault, &cwd, client, opts)?;
+    for w in &done.warnings {
+        ctx.out.warn(w.clone());
     }
     if ctx.out.json {
-        /// `setup CLIENT --json`.
-        #[derive(serde::Serialize)]
-        struct SetUp<'a, C: serde::Serialize, F: serde::Serialize> {
-            client: &'a C,
-            project: &'a std::path::Path,
-            command: &'a str,
-            remove: bool,
-            dry_run: bool,
-            changed: bool,
-            files: &'a F,
-            warnings: Vec<String>,
-        }
-        return ctx.out.json(&SetUp {
-            client: &plan.client,
-            project: &plan.project,
-            command: &plan.command,
-            remove: plan.remove,
-            dry_run: args.dry_run,
-            changed: plan.changed(),
-            files: &plan.files,
-            warnings: plan.warnings.iter().map(ToString::to_string).collect(),
-        });
+        return ctx.out.json(&done);
     }
-    if args.dry_run {
-        for f in plan.files.iter().filter(|f| f.action != FileAction::Unchanged) {
+    if done.dry_run {
+        for f in done.files.iter().filter(|f| f.action != FileAction::Unchanged) {
             ctx.out.text(&f.diff)?;
         }
-        ctx.out.note(if plan.changed() {
+        ctx.out.note(if done.changed {
             "dry run: nothing was written"
         } else {
             "dry run: nothing would change"
         });
         return Ok(());
     }
-    for f in &plan.files {
+    for f in &done.files {
         let verb = match f.action {
             FileAction::Create => "created",
             FileAction::Update => "updated",
@@ -144,20 +111,21 @@ pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
         };
         ctx.out.line(format!("{verb:<9}  {}", f.path))?;
     }
-    if !args.remove {
-        if vault != project.join(".memories") {
+    if !done.remove {
+        if let Some(vault) = &done.vault_elsewhere {
             ctx.out.warn(format!(
                 "the vault {} is not this project's .memories/, so `memlane mcp` started in {} finds it only where MEMLANE_VAULT is set (or with `storage_strategy = \"user\"`)",
                 vault.display(),
-                project.display()
+                done.project.display()
             ));
         }
         for n in client.notes() {
             ctx.out.note(format!("note: {n}"));
         }
-        if !command_found(command) {
+        if !done.command_found {
             ctx.out.warn(format!(
-                "`{command}` is not on PATH here, so {} cannot start it; install memlane (`cargo install --path .`) or pass --command",
+                "`{}` is not on PATH here, so {} cannot start it; install memlane (`cargo install --path .`) or pass --command",
+                done.command,
                 client.title()
             ));
         }
@@ -166,46 +134,25 @@ pub(crate) fn run(ctx: &mut Ctx, args: &SetupArgs) -> anyhow::Result<()> {
 }
 
 /// `setup git`: the merge driver's registration, as `init` makes it in a git work tree.
-fn git(ctx: &mut Ctx, args: &SetupArgs, vault: &std::path::Path) -> anyhow::Result<()> {
-    use memlane::gitmerge::{DriverAction, default_driver_program, merge_driver_setup};
-    let action = if args.remove { DriverAction::Remove } else { DriverAction::Install };
-    let program = args.command.clone().unwrap_or_else(default_driver_program);
-    let done = merge_driver_setup(vault, action, !args.dry_run, &program)?;
+fn git(ctx: &mut Ctx, done: &GitSetUp) -> anyhow::Result<()> {
     if ctx.out.json {
-        /// `setup git --json`.
-        #[derive(serde::Serialize)]
-        struct GitSetUp<'a, C: serde::Serialize> {
-            client: &'static str,
-            work_tree: Option<&'a std::path::Path>,
-            remove: bool,
-            dry_run: bool,
-            changed: bool,
-            changes: &'a C,
-        }
-        return ctx.out.json(&GitSetUp {
-            client: "git",
-            work_tree: done.work_tree.as_deref(),
-            remove: args.remove,
-            dry_run: args.dry_run,
-            changed: !done.changes.is_empty(),
-            changes: &done.changes,
-        });
+        return ctx.out.json(done);
     }
     if done.work_tree.is_none() {
         ctx.out.warn(format!(
             "{} is not inside a git work tree (or git is not installed): there is no merge driver to {}",
-            vault.display(),
-            if args.remove { "remove" } else { "register" }
+            done.vault.display(),
+            if done.remove { "remove" } else { "register" }
         ));
         return Ok(());
     }
     for c in &done.changes {
-        ctx.out.line(if args.dry_run { format!("would {c}") } else { c.to_string() })?;
+        ctx.out.line(if done.dry_run { format!("would {c}") } else { c.to_string() })?;
     }
-    ctx.out.note(match (done.changes.is_empty(), args.dry_run) {
+    ctx.out.note(match (done.changes.is_empty(), done.dry_run) {
         (true, _) => "nothing to change: the merge driver is already as asked",
         (false, true) => "dry run: nothing was written",
-        (false, false) if args.remove => "the merge driver is removed from this clone",
+        (false, false) if done.remove => "the merge driver is removed from this clone",
         (false, false) => {
             "memory files now merge key by key; commit .gitattributes so colleagues get the rule (each clone runs `memlane setup git` or `memlane init` once)"
         }
@@ -214,7 +161,7 @@ fn git(ctx: &mut Ctx, args: &SetupArgs, vault: &std::path::Path) -> anyhow::Resu
 }
 
 fn list(ctx: &Ctx) -> anyhow::Result<()> {
-    let clients = setup::clients();
+    let clients = memlane::ops::setup::clients();
     if ctx.out.json {
         return ctx.out.json(&clients);
     }

@@ -1,0 +1,113 @@
+//! `model import`, `model pull` and `model list`: the local sentence-transformer models.
+//!
+//! The download itself (the Hugging Face Hub's API, resuming, checksums) is
+//! [`crate::index::hub`]; these functions are the operations a front end calls, and a front end
+//! only shows the progress it is given.
+
+use std::path::{Path, PathBuf};
+
+use crate::Error;
+use crate::index::hub::{self, ModelRef, Progress, PullReport};
+use crate::index::select::{Choice, choose};
+use crate::vault::Vault;
+
+use super::wire::{ModelImported, ModelList, ModelRow, ModelUse};
+
+/// Installs the sentence-transformer model directory `dir` as the default local model, the one
+/// `[embedding] model = "auto"` then uses (rather than a model pulled before).
+pub fn import(dir: &Path) -> crate::Result<ModelImported> {
+    let dest = crate::index::select::default_model_dir().ok_or(Error::NoModelDir)?;
+    let installed = crate::index::select::import_model(dir, &dest)?;
+    hub::clear_default_pointer()?;
+    Ok(ModelImported { installed })
+}
+
+/// A pull about to start: what a front end names before the download starts.
+#[derive(Debug, Clone)]
+pub struct PullTarget {
+    /// The model and revision.
+    pub model: ModelRef,
+    /// The hub it comes from.
+    pub endpoint: String,
+    /// Where models are installed.
+    root: PathBuf,
+}
+
+/// The pull of `name` (`organisation/name[@revision]`, by default [`hub::DEFAULT_MODEL`]):
+/// checks the name and finds where it goes, downloading nothing.
+pub fn pull_target(name: Option<&str>) -> crate::Result<PullTarget> {
+    let model = ModelRef::parse(name.unwrap_or(hub::DEFAULT_MODEL))?;
+    let root = hub::models_root().ok_or(Error::NoModelDir)?;
+    Ok(PullTarget { model, endpoint: hub::endpoint(), root })
+}
+
+/// Downloads `target`, verifies it and makes it the default local model (an interrupted pull
+/// resumes), telling `progress` how the download goes.
+pub fn pull(target: &PullTarget, progress: &mut dyn Progress) -> crate::Result<PullReport> {
+    Ok(hub::pull(&target.root, &target.model, &target.endpoint, progress)?)
+}
+
+/// The installed models, the interrupted pulls, and the model the vault `vault` uses (when
+/// there is one here; `setting` is the `[embedding] model` that applies without it).
+pub fn list(vault: Option<&Vault>, setting: &str) -> crate::Result<ModelList> {
+    let root = hub::models_root().ok_or(Error::NoModelDir)?;
+    Ok(list_in(&root, vault, setting))
+}
+
+fn list_in(root: &Path, vault: Option<&Vault>, setting: &str) -> ModelList {
+    let setting = vault.map_or(setting, |v| v.config.embedding.model.as_str()).to_owned();
+    let choice = choose(&setting);
+    let used = |dir: &Path| match &choice {
+        Choice::Model(d) => same_dir(d, dir),
+        Choice::Builtin => false,
+    };
+    let models = hub::installed_models(root)
+        .into_iter()
+        .map(|m| ModelRow {
+            used_by_vault: vault.is_some() && used(&m.dir),
+            name: m.name,
+            dir: m.dir,
+            commit: m.commit,
+            bytes: m.bytes,
+            auto: m.auto,
+        })
+        .collect();
+    let vault = vault.map(|v| {
+        let (uses, builtin) = match &choice {
+            Choice::Builtin => (PathBuf::from("builtin"), true),
+            Choice::Model(d) => (d.clone(), false),
+        };
+        ModelUse { root: v.root().to_owned(), setting: setting.clone(), uses, builtin }
+    });
+    ModelList { models, interrupted: hub::interrupted_pulls(root), vault }
+}
+
+/// Whether `a` and `b` are the same directory.
+fn same_dir(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_model_name_is_refused_before_anything_is_downloaded() {
+        let err = pull_target(Some("not a model")).unwrap_err();
+        assert!(matches!(err, Error::Hub(hub::HubError::BadName(_))), "{err:?}");
+        assert_eq!(err.kind(), crate::ErrorKind::Invalid);
+        let target = pull_target(Some("BAAI/bge-small-en-v1.5@v1")).unwrap();
+        assert_eq!(
+            (target.model.repo.as_str(), target.model.revision.as_str()),
+            ("BAAI/bge-small-en-v1.5", "v1")
+        );
+    }
+
+    #[test]
+    fn an_empty_models_folder_lists_nothing_and_no_vault_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let listed = list_in(dir.path(), None, "builtin");
+        assert!(listed.models.is_empty() && listed.interrupted.is_empty());
+        assert!(listed.vault.is_none());
+    }
+}
