@@ -198,7 +198,10 @@ fn a_front_end_file_that_writes_is_caught_except_where_allowed() {
     let files = [
         write("src/cli/commands/init.rs", "fn run() {\n    std::fs::create_dir_all(&dir)?;\n}\n"),
         write("src/cli/commands/config.rs", "    memlane::disk::atomic_write(&p, b\"x\")?;\n"),
-        write("src/cli/commands/setup.rs", "    let done = merge_driver_setup(&v, a, true, &p)?;\n"),
+        write(
+            "src/cli/commands/setup.rs",
+            "    let done = merge_driver_setup(&v, a, true, &p)?;\n",
+        ),
         write("src/mcp/tools.rs", "    let f = std::fs::OpenOptions::new();\n"),
         write("src/cli/commands/model.rs", "    // std::fs::write in a comment is no write\n"),
         write("src/cli/commands/generate/man.rs", "    std::fs::write(&out, page)?;\n"),
@@ -206,7 +209,11 @@ fn a_front_end_file_that_writes_is_caught_except_where_allowed() {
     ];
     let found = findings(root.path(), &files);
     let at = |rel: &str| found.iter().filter(|f| f.starts_with(rel)).count();
-    assert_eq!(at("src/cli/commands/init.rs:2: writes files itself (`create_dir`)"), 1, "{found:#?}");
+    assert_eq!(
+        at("src/cli/commands/init.rs:2: writes files itself (`create_dir`)"),
+        1,
+        "{found:#?}"
+    );
     assert_eq!(at("src/cli/commands/config.rs:1: writes files itself (`atomic_write`)"), 1);
     assert_eq!(at("src/cli/commands/setup.rs:1: calls the writer `merge_driver_setup`"), 1);
     assert_eq!(at("src/mcp/tools.rs:1: writes files itself (`OpenOptions`)"), 1);
