@@ -339,3 +339,70 @@ mod incremental {
         assert_eq!(appended, graph_state(&env), "the journal's graph is a rebuild's");
     }
 }
+
+/// Indices built by the previous release recorded the problems of each memory as messages only;
+/// this release records their kind. Such indices are read as they are (no rebuild, no "damaged"
+/// warning), and `doctor` still names both kinds of merge conflict, with their hints.
+#[test]
+fn indices_of_the_previous_manifest_format_keep_their_merge_conflicts_without_a_rebuild() {
+    let env = TestEnv::with_vault("basic");
+    env.write(
+        "decisions/queue.md",
+        "---\nstatus: active\nmerge_conflicts:\n  - { key: status, ours: active, theirs: archived }\n---\n\n# Queue\n\nWe use a queue.\n",
+    );
+    env.write(
+        "notes/standup.md",
+        "---\ntags: [team]\n---\n\n# Standup\n\n<<<<<<< ours\nat nine\n=======\nat ten\n>>>>>>> theirs\n",
+    );
+    let conflicts = |env: &TestEnv| {
+        let out = env.run(["doctor", "--json"]).success();
+        let doctor = out.json();
+        let mut found: Vec<(String, bool)> = doctor["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["kind"] == "merge_conflict")
+            .map(|p| {
+                let hint = p["hint"].as_str().unwrap_or_default();
+                (
+                    p["memory"].as_str().unwrap_or_default().to_owned(),
+                    hint.contains("merge_conflicts"),
+                )
+            })
+            .collect();
+        found.sort();
+        (found, out.stderr)
+    };
+    let expected = vec![("decisions/queue".to_owned(), true), ("notes/standup".to_owned(), false)];
+    env.run(["reindex"]).success();
+    assert_eq!(conflicts(&env).0, expected);
+
+    // The same manifest as the previous release wrote it: format 6, messages without kinds.
+    let path = env.vault().join("indices/manifest.tsv");
+    let now = std::fs::read_to_string(&path).unwrap();
+    assert!(now.starts_with("{\"format\":7,"), "{now}");
+    assert!(now.contains("\tkey_conflict:unresolved merge conflict"), "{now}");
+    let old = now
+        .replacen("{\"format\":7,", "{\"format\":6,", 1)
+        .replace("\tkey_conflict:", "\t")
+        .replace("\tbody_conflict:", "\t")
+        .replace("\tfrontmatter:", "\t")
+        .replace("\u{1f}frontmatter:", "\u{1f}")
+        .replace("\u{1f}key_conflict:", "\u{1f}")
+        .replace("\u{1f}body_conflict:", "\u{1f}");
+    std::fs::write(&path, &old).unwrap();
+    assert!(!env.exists("indices/manifest.journal"));
+
+    let (found, stderr) = conflicts(&env);
+    assert_eq!(found, expected);
+    assert!(!stderr.contains("damaged"), "an older manifest is not damage: {stderr}");
+    // Read, not rebuilt: the file is as it was until something changes.
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), old);
+    // The next change (indexed by the command after it) writes it whole, with the kinds.
+    env.run(["add", "notes/lunch", "Lunch is at noon."]).success();
+    assert_eq!(conflicts(&env).0, expected);
+    let upgraded = std::fs::read_to_string(&path).unwrap();
+    assert!(upgraded.starts_with("{\"format\":7,"), "{upgraded}");
+    assert!(upgraded.contains("notes/lunch\t"), "{upgraded}");
+    assert!(upgraded.contains("\tbody_conflict:unresolved merge conflict"), "{upgraded}");
+}
