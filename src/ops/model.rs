@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use crate::Error;
 use crate::index::hub::{self, ModelRef, Progress, PullReport};
 use crate::index::select::{Choice, choose};
-use crate::vault::Vault;
 
 use super::wire::{ModelImported, ModelList, ModelRow, ModelUse};
 
@@ -47,16 +46,15 @@ pub fn pull(target: &PullTarget, progress: &mut dyn Progress) -> crate::Result<P
     Ok(hub::pull(&target.root, &target.model, &target.endpoint, progress)?)
 }
 
-/// The installed models, the interrupted pulls, and the model the vault `vault` uses (when
-/// there is one here; `setting` is the `[embedding] model` that applies without it).
-pub fn list(vault: Option<&Vault>, setting: &str) -> crate::Result<ModelList> {
+/// The installed models, the interrupted pulls, and the model `setting` (an `[embedding] model`
+/// value) picks for the vault at `vault`, when there is a vault here.
+pub fn list(vault: Option<&Path>, setting: &str) -> crate::Result<ModelList> {
     let root = hub::models_root().ok_or(Error::NoModelDir)?;
     Ok(list_in(&root, vault, setting))
 }
 
-fn list_in(root: &Path, vault: Option<&Vault>, setting: &str) -> ModelList {
-    let setting = vault.map_or(setting, |v| v.config.embedding.model.as_str()).to_owned();
-    let choice = choose(&setting);
+fn list_in(root: &Path, vault: Option<&Path>, setting: &str) -> ModelList {
+    let choice = choose(setting);
     let used = |dir: &Path| match &choice {
         Choice::Model(d) => same_dir(d, dir),
         Choice::Builtin => false,
@@ -77,7 +75,7 @@ fn list_in(root: &Path, vault: Option<&Vault>, setting: &str) -> ModelList {
             Choice::Builtin => (PathBuf::from("builtin"), true),
             Choice::Model(d) => (d.clone(), false),
         };
-        ModelUse { root: v.root().to_owned(), setting: setting.clone(), uses, builtin }
+        ModelUse { root: v.to_owned(), setting: setting.to_owned(), uses, builtin }
     });
     ModelList { models, interrupted: hub::interrupted_pulls(root), vault }
 }
@@ -104,10 +102,15 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_models_folder_lists_nothing_and_no_vault_use() {
+    fn an_empty_models_folder_lists_nothing_and_the_vault_uses_the_builtin_embedder() {
         let dir = tempfile::tempdir().unwrap();
         let listed = list_in(dir.path(), None, "builtin");
         assert!(listed.models.is_empty() && listed.interrupted.is_empty());
         assert!(listed.vault.is_none());
+        let vault = dir.path().join(".memories");
+        let listed = list_in(dir.path(), Some(&vault), "builtin");
+        let used = listed.vault.expect("a vault here is listed");
+        assert!(used.builtin && used.uses == Path::new("builtin"), "{used:?}");
+        assert_eq!((used.root, used.setting.as_str()), (vault, "builtin"));
     }
 }

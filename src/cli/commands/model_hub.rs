@@ -55,13 +55,13 @@ pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
     // The current vault's setting, when there is a vault here; else the user config's.
     let vault = ctx.open_vault().ok();
     let setting = match &vault {
-        Some(_) => String::new(),
+        Some(v) => v.config.embedding.model.clone(),
         None => ctx
             .load_config(None)
             .map(|c| c.config.embedding.model)
             .unwrap_or_else(|_| "auto".into()),
     };
-    let listed = memlane::ops::model::list(vault.as_ref(), &setting)?;
+    let listed = memlane::ops::model::list(vault.as_ref().map(|v| v.root()), &setting)?;
     if ctx.out.json {
         return ctx.out.json(&listed);
     }
