@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::Error;
-use crate::index::hub::{self, ModelRef, Progress, PullReport};
+use crate::index::hub::{self, ModelRef, Progress};
 use crate::index::select::{Choice, choose};
 
-use super::wire::{ModelImported, ModelList, ModelRow, ModelUse};
+use super::wire::{ModelImported, ModelList, ModelRow, ModelUse, PullReport};
 
 /// Installs the sentence-transformer model directory `dir` as the default local model, the one
 /// `[embedding] model = "auto"` then uses (rather than a model pulled before).

@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use crate::gitmerge::{DriverAction, default_driver_program, merge_driver_setup};
-use crate::setup::{self, Client, ClientInfo, SetupRequest};
+use crate::setup::{self, Client, SetupRequest};
 
-use super::wire::{GitSetUp, SetUp};
+use super::wire::{ClientInfo, GitSetUp, SetUp};
 
 /// Every client with the files it writes.
 pub fn clients() -> Vec<ClientInfo> {

@@ -1191,6 +1191,12 @@ pub struct EffectiveConfig {
     pub toml: String,
 }
 
+/// `model pull --json`: the model installed (or found up to date).
+pub use crate::index::hub::PullReport;
+
+/// `setup --json` (no client named): every client and the files it writes.
+pub use crate::setup::ClientInfo;
+
 /// `model import --json`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ModelImported {
