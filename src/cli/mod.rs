@@ -8,6 +8,7 @@ mod commands;
 mod complete;
 mod error;
 mod hints;
+mod json_output;
 mod output;
 #[cfg(test)]
 mod reference_check;

@@ -110,28 +110,6 @@ impl MemoryJson {
     }
 }
 
-/// One search result as JSON (`search --json`, MCP `search_memories`): the hit with its score
-/// rounded, and every stage's value only when `explain` asks for it.
-pub fn hit(h: &crate::search::SearchHit, explain: bool) -> Value {
-    scored(h, h.score, explain)
-}
-
-/// One candidate below the threshold, as [`hit`] shapes a result.
-pub fn below(b: &crate::search::BelowThreshold, explain: bool) -> Value {
-    scored(b, b.score, explain)
-}
-
-fn scored<T: Serialize>(item: &T, value: f64, explain: bool) -> Value {
-    let mut v = serde_json::to_value(item).unwrap_or(Value::Null);
-    if let Some(map) = v.as_object_mut() {
-        map.insert("score".into(), serde_json::json!(score(value)));
-        if !explain {
-            map.remove("explain");
-        }
-    }
-    v
-}
-
 /// Rounds every fractional number in `v` to four decimals, in place: what a score, a weight or
 /// an importance means, without the float noise of `0.30000001192092896` (an `f32` read as
 /// `f64`) or `0.6499999999999999`. Whole numbers are left as they are.
@@ -948,37 +926,123 @@ pub struct SearchFound {
     pub warning: Option<String>,
 }
 
-/// One memory a search found: its id, name and score, and what the ranking knows of it
-/// (`id`, `content`, `snippet`, `type`, `status`, `tags`, `file_path`, `header_path`, `tokens`,
-/// `explain` with `--explain`, or, for a memory a link brought in, `edge_type` and
-/// `expanded_from`).
+/// One memory a search found: a result, a memory a link to a top result brought in
+/// (`expand`), or a candidate below the threshold. Which keys it has says which it is.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SearchItem {
     /// `memory:<name>`.
     pub memory_id: String,
     /// Its name.
     pub name: String,
-    /// Its relevance, 0 to 1 (rounded to four decimals).
+    /// Its relevance, 0 to 1. A result: the final score. Below the threshold: the relevance
+    /// compared with `search.score_threshold`. A memory a link brought in: the result's score
+    /// × the link's weight and confidence.
     pub score: f64,
-    /// The rest of what the ranking reports about it.
-    #[serde(flatten)]
-    pub fields: serde_json::Map<String, Value>,
+    /// Its 11-character id.
+    pub id: String,
+    /// The best chunk's text, redacted (a memory a link brought in: its whole content).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// A short excerpt around the first query term (results and candidates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// `active` or `archived` (results and linked memories).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Its tags (results and linked memories).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Its file (results and linked memories).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<String>,
+    /// The best chunk's heading path (`Goals > Risks`; empty before the first heading).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header_path: Option<String>,
+    /// The memory that replaces this one, when it is superseded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// Estimated tokens of `content` (results).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
+    /// The result whose link brought it in (`expand`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expanded_from: Option<String>,
+    /// The type of that link, in either direction (`expand`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edge_type: Option<String>,
+    /// Every ranking stage's value (`--explain`; see docs/internals/ranking.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<crate::search::Explain>,
 }
 
 impl SearchItem {
-    /// The item of a serialised hit, `memory_id`, `name` and `score` lifted out of it.
-    fn of(v: Value) -> SearchItem {
-        let mut fields = match v {
-            Value::Object(map) => map,
-            _ => serde_json::Map::new(),
-        };
-        let mut text = |k: &str| match fields.shift_remove(k) {
-            Some(Value::String(s)) => s,
-            _ => String::new(),
-        };
-        let (memory_id, name) = (text("memory_id"), text("name"));
-        let score = fields.shift_remove("score").and_then(|s| s.as_f64()).unwrap_or_default();
-        SearchItem { memory_id, name, score: self::score(score), fields }
+    /// A result; its stages only when `explain` asks for them.
+    fn hit(h: &crate::search::SearchHit, explain: bool) -> SearchItem {
+        SearchItem {
+            memory_id: h.memory_id.clone(),
+            name: h.name.clone(),
+            score: score(h.score),
+            id: h.id.clone(),
+            content: Some(h.content.clone()),
+            snippet: Some(h.snippet.clone()),
+            memory_type: h.memory_type.clone(),
+            status: Some(h.status.clone()),
+            tags: Some(h.tags.clone()),
+            file_path: Some(h.file_path.clone()),
+            header_path: Some(h.header_path.clone()),
+            superseded_by: h.superseded_by.clone(),
+            tokens: Some(h.tokens),
+            expanded_from: None,
+            edge_type: None,
+            explain: explain.then(|| h.explain.clone()),
+        }
+    }
+
+    /// A candidate below the threshold; its stages only when `explain` asks for them.
+    fn below(b: &crate::search::BelowThreshold, explain: bool) -> SearchItem {
+        SearchItem {
+            memory_id: b.memory_id.clone(),
+            name: b.name.clone(),
+            score: score(b.score),
+            id: b.id.clone(),
+            content: None,
+            snippet: Some(b.snippet.clone()),
+            memory_type: b.memory_type.clone(),
+            status: None,
+            tags: None,
+            file_path: None,
+            header_path: None,
+            superseded_by: None,
+            tokens: None,
+            expanded_from: None,
+            edge_type: None,
+            explain: explain.then(|| b.explain.clone()),
+        }
+    }
+
+    /// A memory a link to a top result brought in.
+    fn expanded(e: &super::search::Expanded) -> SearchItem {
+        SearchItem {
+            memory_id: e.memory_id.clone(),
+            name: e.name.clone(),
+            score: score(e.score),
+            id: e.id.clone(),
+            content: Some(e.content.clone()),
+            snippet: None,
+            memory_type: e.memory_type.clone(),
+            status: Some(e.status.clone()),
+            tags: Some(e.tags.clone()),
+            file_path: Some(e.file_path.clone()),
+            header_path: None,
+            superseded_by: None,
+            tokens: None,
+            expanded_from: Some(e.expanded_from.clone()),
+            edge_type: Some(e.edge_type.clone()),
+            explain: None,
+        }
     }
 }
 
@@ -986,15 +1050,10 @@ impl SearchItem {
 /// links brought in, and the candidates below the threshold.
 pub fn search_found(found: &super::search::Found, explain: bool) -> SearchFound {
     let mut results: Vec<SearchItem> =
-        found.results.hits.iter().map(|h| SearchItem::of(hit(h, explain))).collect();
-    results.extend(
-        found
-            .expanded
-            .iter()
-            .map(|e| SearchItem::of(serde_json::to_value(e).unwrap_or(Value::Null))),
-    );
+        found.results.hits.iter().map(|h| SearchItem::hit(h, explain)).collect();
+    results.extend(found.expanded.iter().map(SearchItem::expanded));
     let below_threshold =
-        found.results.below_threshold.iter().map(|b| SearchItem::of(below(b, explain))).collect();
+        found.results.below_threshold.iter().map(|b| SearchItem::below(b, explain)).collect();
     SearchFound { results, below_threshold, warning: None }
 }
 

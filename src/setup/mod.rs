@@ -50,7 +50,7 @@ const GITIGNORE_BLOCK: &str =
     "# Claude Code's per-user settings (approvals) stay out of git\n.claude/settings.local.json\n";
 
 /// An agent client `memlane setup` connects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Client {
     /// Claude Code: `.mcp.json`, hooks in `.claude/settings.json`, the approval in
@@ -67,7 +67,7 @@ pub enum Client {
 }
 
 /// A file a client's set-up writes, and why.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 pub struct ClientFile {
     /// The path, relative to the project folder.
     pub path: &'static str,
@@ -240,7 +240,7 @@ pub enum SetupError {
 }
 
 /// What `setup` does with one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FileAction {
     /// The file does not exist and is created.
@@ -254,7 +254,7 @@ pub enum FileAction {
 }
 
 /// One file of a plan: its text before and after.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct FileChange {
     /// The path, relative to the project folder (`/`-separated).
     pub path: String,
@@ -734,7 +734,7 @@ fn local_settings_need_ignoring(project: &Path) -> bool {
 }
 
 /// Every client with the files it writes, for `memlane setup` without a client.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ClientInfo {
     /// The name on the command line.
     pub client: Client,

@@ -1,0 +1,277 @@
+//! What the commands really print with `--json` is what `docs/reference/json.md` says: the
+//! output of the real binary on small vaults, checked against the JSON Schema of the type each
+//! command declares (`memlane generate schemas`, the declaration the page is generated from).
+//! Every key printed must be documented, every required key present, every value of the
+//! documented type.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::common::TestEnv;
+
+/// One declared output: its form (`object`, `array`, `lines`) and the schema of one value.
+struct Declared {
+    form: String,
+    schema: Value,
+}
+
+/// The declarations, by heading (`trash list`, `show --raw`).
+fn declared() -> BTreeMap<String, Declared> {
+    let env = TestEnv::empty();
+    let out = env.run(["generate", "schemas"]).success().json();
+    let mut map = BTreeMap::new();
+    for o in out["outputs"].as_array().expect("an `outputs` array") {
+        let (Some(form), Some(schema)) = (o["form"].as_str(), o.get("schema")) else { continue };
+        let command = o["command"].as_str().unwrap();
+        let heading = match o["case"].as_str() {
+            Some(case) => format!("{command} {case}"),
+            None => command.to_owned(),
+        };
+        map.insert(heading, Declared { form: form.to_owned(), schema: schema.clone() });
+    }
+    map
+}
+
+/// `schema` with a `$ref` followed (against `root`).
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => r
+            .trim_start_matches("#/")
+            .split('/')
+            .try_fold(root, |at, part| at.get(part))
+            .unwrap_or_else(|| panic!("unresolved {r}")),
+        None => schema,
+    }
+}
+
+/// Whether `value` has the JSON type `t`.
+fn has_type(value: &Value, t: &str) -> bool {
+    match t {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => true,
+    }
+}
+
+/// What is wrong with `value` against `schema`: a key the schema does not document, a
+/// required key missing, a value of another type or outside an enumeration.
+fn check(root: &Value, schema: &Value, value: &Value, at: &str) -> Vec<String> {
+    let schema = resolve(root, schema);
+    if schema == &Value::Bool(true) {
+        return vec![];
+    }
+    if let Some(vs) = schema.get("anyOf").or_else(|| schema.get("oneOf")).and_then(Value::as_array)
+    {
+        let tries: Vec<Vec<String>> = vs.iter().map(|v| check(root, v, value, at)).collect();
+        if tries.iter().any(Vec::is_empty) {
+            return vec![];
+        }
+        return tries.into_iter().min_by_key(Vec::len).unwrap_or_default();
+    }
+    if let Some(c) = schema.get("const")
+        && c != value
+    {
+        return vec![format!("{at}: {value} is not {c}")];
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array)
+        && !values.contains(value)
+    {
+        return vec![format!("{at}: {value} is not one of {values:?}")];
+    }
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    };
+    if !types.is_empty() && !types.iter().any(|t| has_type(value, t)) {
+        return vec![format!("{at}: {value} is not of type {}", types.join(" or "))];
+    }
+    let mut problems = Vec::new();
+    match value {
+        Value::Object(map) => {
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                for (key, v) in map {
+                    match props.get(key) {
+                        Some(p) => problems.extend(check(root, p, v, &format!("{at}.{key}"))),
+                        None => problems.push(format!("{at}.{key} is printed but not documented")),
+                    }
+                }
+                for key in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+                    let key = key.as_str().unwrap_or_default();
+                    if !map.contains_key(key) {
+                        problems.push(format!("{at}.{key} is required but missing"));
+                    }
+                }
+            } else if let Some(inner @ Value::Object(_)) = schema.get("additionalProperties") {
+                for (key, v) in map {
+                    problems.extend(check(root, inner, v, &format!("{at}.{key}")));
+                }
+            }
+        }
+        Value::Array(items) => {
+            let prefix = schema.get("prefixItems").and_then(Value::as_array);
+            for (i, item) in items.iter().enumerate() {
+                let inner = prefix.and_then(|p| p.get(i)).or_else(|| schema.get("items"));
+                if let Some(inner) = inner {
+                    problems.extend(check(root, inner, item, &format!("{at}[{i}]")));
+                }
+            }
+        }
+        _ => {}
+    }
+    problems
+}
+
+/// Checks the stdout of `memlane <args>` against the declaration `heading`; returns how many
+/// values were checked.
+fn check_output(declared: &BTreeMap<String, Declared>, heading: &str, stdout: &str) -> usize {
+    let d = declared
+        .get(heading)
+        .unwrap_or_else(|| panic!("`{heading}` has no declared `--json` output"));
+    let values: Vec<Value> = match d.form.as_str() {
+        "lines" => stdout.lines().map(|l| serde_json::from_str(l).unwrap()).collect(),
+        "array" => {
+            let v: Value = serde_json::from_str(stdout).unwrap();
+            v.as_array().unwrap_or_else(|| panic!("`{heading}` printed no array: {v}")).clone()
+        }
+        _ => vec![serde_json::from_str(stdout).unwrap()],
+    };
+    let mut problems = Vec::new();
+    for v in &values {
+        problems.extend(check(&d.schema, &d.schema, v, heading));
+    }
+    assert!(
+        problems.is_empty(),
+        "`memlane {heading} --json` does not match the type declared in src/cli/json_output.rs \
+         (document the field on its type, then `cargo run -- generate docs --out-dir .`):\n  {}\n{stdout}",
+        problems.join("\n  ")
+    );
+    values.len()
+}
+
+/// The checker itself: an undocumented key, a missing required key and a wrong type are caught.
+#[test]
+fn the_checker_finds_undocumented_missing_and_mistyped_keys() {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "n": {"type": "integer"}},
+        "required": ["name"]
+    });
+    let ok = serde_json::json!({"name": "a", "n": 1});
+    assert!(check(&schema, &schema, &ok, "x").is_empty());
+    let bad = serde_json::json!({"n": 1.5, "extra": true});
+    let problems = check(&schema, &schema, &bad, "x").join("\n");
+    assert!(problems.contains("x.extra is printed but not documented"), "{problems}");
+    assert!(problems.contains("x.name is required but missing"), "{problems}");
+    assert!(problems.contains("x.n: 1.5 is not of type integer"), "{problems}");
+}
+
+/// The memory commands, on the basic vault: reads, writes, the trash and the history.
+#[test]
+fn memory_commands_print_their_declared_json() {
+    let declared = declared();
+    let env = TestEnv::with_vault("basic");
+    let run = |heading: &str, args: &[&str]| {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let out = env.run(&all).success();
+        assert!(check_output(&declared, heading, &out.stdout) > 0, "{heading}: nothing printed");
+        out.json()
+    };
+    run("reindex", &["reindex"]);
+    run("add", &["add", "notes/cache", "API cache entries live ten minutes.", "--tag", "api"]);
+    run("update", &["update", "notes/cache", "API cache entries live five minutes."]);
+    run("append", &["append", "notes/cache", "They are dropped on each deploy."]);
+    run("show", &["show", "notes/cache"]);
+    run("show --raw", &["show", "notes/cache", "--raw"]);
+    run("list", &["list"]);
+    run("list", &["list", "--sort", "temperature"]);
+    let listed = run("list", &["list", "--sort", "importance"]);
+    assert!(listed[0].get("importance").is_some(), "{listed}");
+    run("search", &["search", "session store"]);
+    let explained = run("search", &["search", "session store", "--explain"]);
+    assert!(explained["results"][0].get("explain").is_some(), "{explained}");
+    // A threshold nothing passes: the candidates below it are listed, with their stages.
+    let below = run(
+        "search",
+        &["search", "session store", "--explain", "-c", "search.score_threshold=1.0"],
+    );
+    assert!(!below["below_threshold"].as_array().unwrap().is_empty(), "{below}");
+    run("context", &["context"]);
+    run("hook session-start", &["hook", "session-start"]);
+    run("tree", &["tree"]);
+    run("cold", &["cold"]);
+    run("pin", &["pin", "notes/cache"]);
+    run("unpin", &["unpin", "notes/cache"]);
+    run("history", &["history", "notes/cache"]);
+    run("restore", &["restore", "notes/cache", "--version", "1"]);
+    run("mv", &["mv", "notes/cache", "notes/api-cache"]);
+    run("doctor", &["doctor"]);
+    run("maintain", &["maintain"]);
+    run("suggest-merges", &["suggest-merges"]);
+    let removed = run("rm", &["rm", "notes/api-cache"]);
+    assert_eq!(removed[0]["status"], "deleted", "{removed}");
+    let trash = run("trash list", &["trash", "list"]);
+    let entry = trash["entries"][0]["entry"].as_str().unwrap().to_owned();
+    run("trash restore", &["trash", "restore", &entry]);
+    run("rm", &["rm", "notes/api-cache"]);
+    run("trash empty", &["trash", "empty"]);
+    run("config", &["config"]);
+}
+
+/// The graph commands, on the vault whose memories link to each other and to documents.
+#[test]
+fn graph_commands_print_their_declared_json() {
+    let declared = declared();
+    let env = TestEnv::with_vault("links");
+    let run = |heading: &str, args: &[&str]| {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let out = env.run(&all).success();
+        assert!(check_output(&declared, heading, &out.stdout) > 0, "{heading}: nothing printed");
+        out.json()
+    };
+    let linked = run("linked", &["linked", "src/auth.py"]);
+    assert!(!linked["results"].as_array().unwrap().is_empty(), "{linked}");
+    let rel = run("relationships", &["relationships", "auth-v2"]);
+    assert!(!rel["outgoing"].as_array().unwrap().is_empty(), "{rel}");
+    run("related", &["related", "auth-v2", "--depth", "2"]);
+    run("link", &["link", "onboarding", "key-rotation"]);
+    run("unlink", &["unlink", "onboarding", "key-rotation"]);
+    let expanded = run("search", &["search", "auth", "--expand", "2"]);
+    let results = expanded["results"].as_array().unwrap();
+    assert!(results.iter().any(|r| r.get("expanded_from").is_some()), "{expanded}");
+    run(
+        "add",
+        &["add", "guide", "# Guide\n\n## Setup\n\nRun make.\n\n## Deploy\n\nRun make deploy.\n"],
+    );
+    run("split", &["split", "guide"]);
+    run("merge", &["merge", "auth-v1", "auth-v2", "--into", "auth-history"]);
+    run("summarize", &["summarize", "auth-history", "--content", "Sessions live in Redis."]);
+}
+
+/// The commands around the vault: `init`, `setup`, `completions`, `model list`.
+#[test]
+fn setup_commands_print_their_declared_json() {
+    let declared = declared();
+    let env = TestEnv::empty();
+    let run = |heading: &str, args: &[&str]| {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let out = env.run(&all).success();
+        assert!(check_output(&declared, heading, &out.stdout) > 0, "{heading}: nothing printed");
+        out.json()
+    };
+    run("init", &["init"]);
+    run("setup", &["setup"]);
+    run("setup CLIENT", &["setup", "claude-code", "--dry-run"]);
+    run("setup git", &["setup", "git", "--dry-run"]);
+    run("completions", &["completions", "bash"]);
+    run("model list", &["model", "list"]);
+}
