@@ -67,152 +67,113 @@ pub(crate) fn schema<T: JsonSchema>() -> Value {
     value
 }
 
-const fn one(command: &'static str, schema: fn() -> Value, note: &'static str) -> JsonOutput {
-    JsonOutput { command, case: None, form: Some(Form::Object), schema: Some(schema), note }
+/// `command` prints one `T`.
+fn one<T: JsonSchema>(command: &'static str) -> JsonOutput {
+    JsonOutput {
+        command,
+        case: None,
+        form: Some(Form::Object),
+        schema: Some(schema::<T>),
+        note: "",
+    }
 }
 
-const fn case(
-    command: &'static str,
-    case: &'static str,
-    form: Form,
-    schema: fn() -> Value,
-    note: &'static str,
-) -> JsonOutput {
-    JsonOutput { command, case: Some(case), form: Some(form), schema: Some(schema), note }
+/// `command` prints a JSON array of `T`.
+fn array<T: JsonSchema>(command: &'static str) -> JsonOutput {
+    JsonOutput { form: Some(Form::Array), ..one::<T>(command) }
 }
 
-const fn array(command: &'static str, schema: fn() -> Value, note: &'static str) -> JsonOutput {
-    JsonOutput { command, case: None, form: Some(Form::Array), schema: Some(schema), note }
+impl JsonOutput {
+    /// This shape is the one these arguments select.
+    fn case(self, case: &'static str) -> JsonOutput {
+        JsonOutput { case: Some(case), ..self }
+    }
+
+    /// With what the field descriptions do not say.
+    fn note(self, note: &'static str) -> JsonOutput {
+        JsonOutput { note, ..self }
+    }
 }
 
 const WRITE: &str = "The write result every writing command prints (and every writing MCP tool \
                      returns). A `skipped` write stored nothing: the content was empty after \
                      redaction, and `reason` says so.";
+const SHOW: &str = "The memory with its redacted frontmatter and content, its temperature after \
+                    this read's warm-up and its importance (MCP `read_memory` returns the same \
+                    object).";
+const LIST: &str = "One object per memory, without `frontmatter` and `content`; `--sort \
+                    temperature` adds `temperature` and `--sort importance` adds `importance`.";
+const SEARCH: &str = "The shape of MCP `search_memories`. Scores are in [0, 1], rounded to four \
+                      decimals. `below_threshold` is filled only when `results` is empty: up to \
+                      three candidates that did not pass `search.score_threshold`, best first, \
+                      each `score` being the relevance compared with the threshold. With \
+                      `--expand N`, the memories linked to the top N hits follow the hits in \
+                      `results`, with `expanded_from` and `edge_type`.";
+const DOCTOR: &str = "When one of memlane's own folders is a symbolic link or a file, the answer \
+                      holds only `vault` and one `unsafe_folder` problem: nothing else is \
+                      checked until it is fixed. The text output prints a problem's `hint` on a \
+                      `hint:` line under it.";
+const WATCH: &str = "One object per line, one per pass, told apart by `event`.";
+const MCP: &str = "stdout is the MCP protocol (JSON-RPC), with or without `--json`; the tools' \
+                   results are in [mcp.md](mcp.md).";
+const MERGE_FILE: &str = "The exit code follows git's merge-driver convention: 0 for a clean \
+                          merge, 1 for a conflict.";
+const STOP: &str = "Claude Code's hook answer, with or without `--json`, the first time the \
+                    agent stops after writing no memory; nothing otherwise (see \
+                    [agents](../agents/tools.md#session-start-and-stop)).";
 
 /// Every command's `--json` output, in the order of `memlane --help`.
 pub(crate) fn outputs() -> Vec<JsonOutput> {
+    use wire::*;
     vec![
-        one("init", schema::<InitJson>, ""),
-        one("add", schema::<wire::Written>, WRITE),
-        one(
-            "show",
-            schema::<wire::MemoryJson>,
-            "The memory with its redacted frontmatter and content, its temperature after this \
-             read's warm-up and its importance (MCP `read_memory` returns the same object).",
-        ),
-        case(
-            "show",
-            "--raw",
-            Form::Object,
-            schema::<wire::RawMemory>,
-            "The file exactly as it is on disk.",
-        ),
-        one("edit", schema::<wire::Written>, WRITE),
-        one("update", schema::<wire::Written>, WRITE),
-        one("append", schema::<wire::Written>, WRITE),
-        array("rm", schema::<wire::Written>, "One write result per memory deleted."),
-        one("mv", schema::<wire::Moved>, ""),
-        array(
-            "list",
-            schema::<wire::MemoryJson>,
-            "One object per memory, without `frontmatter` and `content`; `--sort temperature` \
-             adds `temperature` and `--sort importance` adds `importance`.",
-        ),
-        one(
-            "search",
-            schema::<wire::SearchFound>,
-            "The shape of MCP `search_memories`. Scores are in [0, 1], rounded to four \
-             decimals. `below_threshold` is filled only when `results` is empty: up to three \
-             candidates that did not pass `search.score_threshold`, best first, each `score` \
-             being the relevance compared with the threshold. With `--expand N`, the memories \
-             linked to the top N hits follow the hits in `results`, with `expanded_from` and \
-             `edge_type`.",
-        ),
-        one(
-            "context",
-            schema::<wire::ContextDigest>,
-            "`memlane hook session-start --json` prints the same object.",
-        ),
-        one("reindex", schema::<wire::Reindexed>, ""),
-        one("linked", schema::<wire::Linked>, "The shape of MCP `search_linked_memories`."),
-        one(
-            "relationships",
-            schema::<wire::Relationships>,
-            "Node keys are `memory:<name>`, `ghost:<document>` or `entity:<Name>`.",
-        ),
-        one("related", schema::<wire::RelatedMemories>, ""),
-        one("link", schema::<wire::Written>, WRITE),
-        one("unlink", schema::<wire::Written>, WRITE),
-        one(
-            "doctor",
-            schema::<wire::Doctor>,
-            "When one of memlane's own folders is a symbolic link or a file, the answer holds \
-             only `vault` and one `unsafe_folder` problem: nothing else is checked until it is \
-             fixed. The text output prints a problem's `hint` on a `hint:` line under it.",
-        ),
-        one("pin", schema::<wire::Written>, WRITE),
-        one("unpin", schema::<wire::Written>, WRITE),
-        one("cold", schema::<wire::ColdList>, "The shape of MCP `get_cold_memories`."),
-        one("tree", schema::<wire::Tree>, "The shape of MCP `memory_tree`."),
-        one("summarize", schema::<wire::Written>, WRITE),
-        one("merge", schema::<wire::Merged>, "The shape of MCP `merge_memories`."),
-        one(
-            "suggest-merges",
-            schema::<wire::MergeSuggestions>,
-            "The shape of MCP `suggest_memory_merges`.",
-        ),
-        one("split", schema::<wire::Split>, "The shape of MCP `split_memory`."),
-        one("maintain", schema::<wire::MaintainedReport>, ""),
-        one("model import", schema::<ModelImported>, ""),
-        one("model pull", schema::<ModelPulled>, ""),
-        one("model list", schema::<ModelList>, ""),
-        one("trash list", schema::<wire::TrashList>, "The shape of MCP `list_trash`."),
-        one("trash restore", schema::<wire::Written>, WRITE),
-        one("trash empty", schema::<wire::TrashEmptied>, ""),
-        one("history", schema::<wire::History>, "The shape of MCP `memory_history`."),
-        one("restore", schema::<wire::Written>, WRITE),
-        one(
-            "config",
-            schema::<ConfigJson>,
-            "Numbers are printed exactly as they are set, not rounded.",
-        ),
-        JsonOutput {
-            command: "watch",
-            case: None,
-            form: Some(Form::Lines),
-            schema: Some(schema::<wire::WatchEvent>),
-            note: "One object per line, one per pass, told apart by `event`.",
-        },
-        JsonOutput {
-            command: "mcp",
-            case: None,
-            form: None,
-            schema: None,
-            note: "stdout is the MCP protocol (JSON-RPC), with or without `--json`; the tools' \
-                   results are in [mcp.md](mcp.md).",
-        },
-        one(
-            "merge-file",
-            schema::<MergeFileJson>,
-            "The exit code follows git's merge-driver convention: 0 for a clean merge, 1 for a \
-             conflict.",
-        ),
-        array(
-            "setup",
-            schema::<memlane::setup::ClientInfo>,
-            "Without a client: one object per client `memlane setup` knows.",
-        ),
-        case("setup", "CLIENT", Form::Object, schema::<SetupJson>, ""),
-        case("setup", "git", Form::Object, schema::<SetupGitJson>, ""),
-        one("hook session-start", schema::<wire::ContextDigest>, "The object `context` prints."),
-        one(
-            "hook stop",
-            schema::<StopDecision>,
-            "Claude Code's hook answer, with or without `--json`, the first time the agent \
-             stops after writing no memory; nothing otherwise (see \
-             [agents](../agents/tools.md#session-start-and-stop)).",
-        ),
-        one("completions", schema::<crate::cli::commands::generate::Script>, ""),
+        one::<InitJson>("init"),
+        one::<Written>("add").note(WRITE),
+        one::<MemoryJson>("show").note(SHOW),
+        one::<RawMemory>("show").case("--raw").note("The file exactly as it is on disk."),
+        one::<Written>("edit").note(WRITE),
+        one::<Written>("update").note(WRITE),
+        one::<Written>("append").note(WRITE),
+        array::<Written>("rm").note("One write result per memory deleted."),
+        one::<Moved>("mv"),
+        array::<MemoryJson>("list").note(LIST),
+        one::<SearchFound>("search").note(SEARCH),
+        one::<ContextDigest>("context").note("`hook session-start --json` prints the same."),
+        one::<Reindexed>("reindex"),
+        one::<Linked>("linked").note("The shape of MCP `search_linked_memories`."),
+        one::<Relationships>("relationships")
+            .note("Node keys are `memory:<name>`, `ghost:<document>` or `entity:<Name>`."),
+        one::<RelatedMemories>("related"),
+        one::<Written>("link").note(WRITE),
+        one::<Written>("unlink").note(WRITE),
+        one::<Doctor>("doctor").note(DOCTOR),
+        one::<Written>("pin").note(WRITE),
+        one::<Written>("unpin").note(WRITE),
+        one::<ColdList>("cold").note("The shape of MCP `get_cold_memories`."),
+        one::<Tree>("tree").note("The shape of MCP `memory_tree`."),
+        one::<Written>("summarize").note(WRITE),
+        one::<Merged>("merge").note("The shape of MCP `merge_memories`."),
+        one::<MergeSuggestions>("suggest-merges").note("The shape of MCP `suggest_memory_merges`."),
+        one::<Split>("split").note("The shape of MCP `split_memory`."),
+        one::<MaintainedReport>("maintain"),
+        one::<ModelImported>("model import"),
+        one::<ModelPulled>("model pull"),
+        one::<ModelList>("model list"),
+        one::<TrashList>("trash list").note("The shape of MCP `list_trash`."),
+        one::<Written>("trash restore").note(WRITE),
+        one::<TrashEmptied>("trash empty"),
+        one::<History>("history").note("The shape of MCP `memory_history`."),
+        one::<Written>("restore").note(WRITE),
+        one::<ConfigJson>("config").note("Numbers are printed exactly as set, not rounded."),
+        JsonOutput { form: Some(Form::Lines), ..one::<WatchEvent>("watch") }.note(WATCH),
+        JsonOutput { form: None, schema: None, ..one::<()>("mcp") }.note(MCP),
+        one::<MergeFileJson>("merge-file").note(MERGE_FILE),
+        array::<memlane::setup::ClientInfo>("setup")
+            .note("Without a client: one object per client `memlane setup` knows."),
+        one::<SetupJson>("setup").case("CLIENT"),
+        one::<SetupGitJson>("setup").case("git"),
+        one::<ContextDigest>("hook session-start").note("The object `context` prints."),
+        one::<StopDecision>("hook stop").note(STOP),
+        one::<crate::cli::commands::generate::Script<'static>>("completions"),
     ]
 }
 

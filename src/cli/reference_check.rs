@@ -128,9 +128,16 @@ fn config_reference_lists_every_key() {
     assert_eq!(page, reference::config(), "docs/reference/config.md is stale: {REGENERATE}");
 }
 
-/// The field names of an object schema and of the objects inside it (by `$ref`, items and
-/// variants), each once.
-fn schema_fields(root: &Value, schema: &Value, out: &mut BTreeSet<String>, depth: usize) {
+/// Calls `visit(path, name, property)` for every property of an object schema and of the
+/// objects inside it (by `$ref`, items and variants); `path` is where the property sits
+/// (`.problems`).
+fn walk_properties(
+    root: &Value,
+    schema: &Value,
+    at: &str,
+    depth: usize,
+    visit: &mut dyn FnMut(&str, &str, &Value),
+) {
     if depth > 8 {
         return;
     }
@@ -144,20 +151,27 @@ fn schema_fields(root: &Value, schema: &Value, out: &mut BTreeSet<String>, depth
     };
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (name, prop) in props {
-            out.insert(name.clone());
-            schema_fields(root, prop, out, depth + 1);
+            visit(at, name, prop);
+            walk_properties(root, prop, &format!("{at}.{name}"), depth + 1, visit);
         }
     }
     for key in ["items", "additionalProperties"] {
         if let Some(inner @ Value::Object(_)) = schema.get(key) {
-            schema_fields(root, inner, out, depth + 1);
+            walk_properties(root, inner, at, depth + 1, visit);
         }
     }
     for key in ["anyOf", "oneOf", "allOf"] {
         for inner in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
-            schema_fields(root, inner, out, depth + 1);
+            walk_properties(root, inner, at, depth + 1, visit);
         }
     }
+}
+
+/// The field names of an object schema and of the objects inside it, each once.
+fn schema_fields(schema: &Value, out: &mut BTreeSet<String>) {
+    walk_properties(schema, schema, "", 0, &mut |_, name, _| {
+        out.insert(name.to_owned());
+    });
 }
 
 #[test]
@@ -176,11 +190,9 @@ fn mcp_reference_lists_every_tool_parameter_and_result_field() {
             problems.push(format!("the tool `{name}` has no description"));
         }
         let mut names = BTreeSet::new();
-        let input = Value::Object((*tool.input_schema).clone());
-        schema_fields(&input, &input, &mut names, 0);
+        schema_fields(&Value::Object((*tool.input_schema).clone()), &mut names);
         if let Some(output) = &tool.output_schema {
-            let output = Value::Object((**output).clone());
-            schema_fields(&output, &output, &mut names, 0);
+            schema_fields(&Value::Object((**output).clone()), &mut names);
         } else {
             problems.push(format!("the tool `{name}` has no outputSchema"));
         }
@@ -266,41 +278,15 @@ fn every_command_declares_its_json_output() {
 
 /// The properties of a schema (and of the objects inside it) that have no description: a field
 /// a reader cannot know the meaning of. A constant (an enum's tag) is described by its variant.
-fn undescribed(root: &Value, schema: &Value, at: &str, out: &mut BTreeSet<String>, depth: usize) {
-    if depth > 8 {
-        return;
-    }
-    let schema = match schema.get("$ref").and_then(Value::as_str) {
-        Some(r) => r
-            .trim_start_matches("#/")
-            .split('/')
-            .try_fold(root, |at, part| at.get(part))
-            .unwrap_or(schema),
-        None => schema,
-    };
-    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-        for (name, prop) in props {
-            let described = prop
-                .get("description")
-                .and_then(Value::as_str)
-                .is_some_and(|d| !d.trim().is_empty())
-                || prop.get("const").is_some();
-            if !described {
-                out.insert(format!("{at}.{name}"));
-            }
-            undescribed(root, prop, &format!("{at}.{name}"), out, depth + 1);
+fn undescribed(schema: &Value) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    walk_properties(schema, schema, "", 0, &mut |at, name, prop| {
+        let text = prop.get("description").and_then(Value::as_str).unwrap_or_default();
+        if text.trim().is_empty() && prop.get("const").is_none() {
+            out.insert(format!("{at}.{name}").trim_start_matches('.').to_owned());
         }
-    }
-    for key in ["items", "additionalProperties"] {
-        if let Some(inner @ Value::Object(_)) = schema.get(key) {
-            undescribed(root, inner, at, out, depth + 1);
-        }
-    }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        for inner in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
-            undescribed(root, inner, at, out, depth + 1);
-        }
-    }
+    });
+    out
 }
 
 /// The generated `--json` page has a section for every declared output that lists every field
@@ -331,18 +317,15 @@ fn json_reference_lists_every_command_and_described_field() {
             text = to.and_then(|h| section(&h)).unwrap_or_default();
         }
         let mut names = BTreeSet::new();
-        schema_fields(&schema, &schema, &mut names, 0);
+        schema_fields(&schema, &mut names);
         for field in names {
             if !text.contains(&format!("`{field}` (")) {
                 problems.push(format!("`{heading}`: the field `{field}` is missing"));
             }
         }
-        let mut bare = BTreeSet::new();
-        undescribed(&schema, &schema, "", &mut bare, 0);
-        for field in bare {
+        for field in undescribed(&schema) {
             problems.push(format!(
-                "`{heading}`: the field `{}` has no description: add a `///` line to it",
-                field.trim_start_matches('.')
+                "`{heading}`: the field `{field}` has no description: add a `///` line to it"
             ));
         }
     }

@@ -50,16 +50,18 @@ pub struct MemoryJson {
     pub size: usize,
     /// Problems found reading it.
     pub warnings: Vec<String>,
-    /// The frontmatter, redacted (with content only).
+    /// Every frontmatter key, unknown ones too, redacted (`show` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frontmatter: Option<Value>,
-    /// The content, redacted (with content only).
+    /// The Markdown body, redacted (`show` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    /// Its temperature after this read (`show` only).
+    /// Its temperature, 0 to 1: after this read's warm-up for `show`, now for `list --sort
+    /// temperature`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    /// Its MIRA importance (`show` only, when the indices could be read).
+    /// Its MIRA importance, 0 to 1 (`show`, `null` when the indices could not be opened; `list
+    /// --sort importance`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub importance: Option<f64>,
 }
@@ -392,7 +394,7 @@ pub struct TrashEmptied {
 pub struct Linked {
     /// The document, normalised (`src/auth.py`).
     pub target_document: String,
-    /// Best first.
+    /// The memories linking to it, best first.
     pub results: Vec<LinkedMemory>,
 }
 
@@ -420,7 +422,7 @@ pub struct LinkedMemory {
 pub struct MergeSuggestions {
     /// How similar the members of a cluster all are, at least.
     pub threshold: f64,
-    /// Most similar first.
+    /// The clusters of near-duplicates, most similar first.
     pub clusters: Vec<MergeCluster>,
 }
 
@@ -587,7 +589,7 @@ pub struct RelatedMemories {
     pub name: String,
     /// How many links away.
     pub depth: usize,
-    /// Best connected first.
+    /// The nodes that far away, best connected first.
     pub related: Vec<RelatedMemory>,
 }
 
@@ -643,25 +645,31 @@ impl Doctor {
 pub enum ProblemKind {
     /// One of memlane's own folders is a link or not a folder.
     UnsafeFolder,
-    /// A memory file with merge-conflict markers, or keys a merge could not settle.
+    /// A memory file with git conflict markers, or frontmatter keys a merge could not settle
+    /// (recorded under `merge_conflicts:`).
     MergeConflict,
     /// A memory file that does not load.
     Unreadable,
     /// Memories that share an id.
     DuplicateId,
-    /// An interrupted operation waiting to be rolled back.
+    /// An operation killed midway, which the next write rolls back.
     InterruptedOperation,
-    /// An undo log memlane did not write.
+    /// A folder in `state/intents/` memlane did not write and never replays (`path`; `hint`
+    /// is the command that deletes it once you have looked at it).
     UntrustedIntent,
     /// A temp file left by a killed writer.
     TempFile,
-    /// A symbolic link out of the vault.
+    /// A symbolic link memlane does not follow (`memory` is the link, `target` where it
+    /// leads).
     LinkOutsideVault,
-    /// A `.gitignore` that lets git track the history or the trash.
+    /// `.memories/.gitignore` is missing or lacks a line, so git would track the indices, the
+    /// state, the history or the trash (see docs/teams-and-git.md).
     Gitignore,
-    /// The git merge driver is not set up in this clone.
+    /// The vault is in a git work tree where git would merge memory files as plain text:
+    /// `.gitattributes` lacks the rule or this clone's config lacks the driver (`memlane setup
+    /// git`).
     MergeDriver,
-    /// A file no command can name.
+    /// A `.md` file no command can name.
     Unreachable,
     /// A frontmatter problem.
     Frontmatter,
@@ -674,7 +682,7 @@ pub enum ProblemKind {
 pub struct Problem {
     /// Its kind.
     pub kind: ProblemKind,
-    /// The memory it is about.
+    /// The memory it is about (`link_outside_vault`: the link's path).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<String>,
     /// The id memories share (`duplicate_id`).
@@ -697,7 +705,7 @@ pub struct Problem {
     pub successor: Option<String>,
     /// What is wrong, in words.
     pub message: String,
-    /// What to do about it.
+    /// What to do about it, when there is something to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
@@ -884,7 +892,7 @@ pub struct Merged {
     pub memory_type: String,
     /// Its tags: the union of the sources' tags.
     pub tags: Vec<String>,
-    /// One outcome per source, in the order given: `deleted` or, archived, `updated`.
+    /// One outcome per source, in the order given: `deleted`, or `updated` when archived.
     pub sources: Vec<Written>,
     /// The other memories whose links to a source now point to the target.
     pub relinked: Vec<Written>,
@@ -979,38 +987,16 @@ pub struct SearchItem {
 }
 
 impl SearchItem {
-    /// A result; its stages only when `explain` asks for them.
-    fn hit(h: &crate::search::SearchHit, explain: bool) -> SearchItem {
+    /// The keys every item has; the others absent.
+    fn new(memory_id: &str, name: &str, relevance: f64, id: &str, memory_type: &str) -> Self {
         SearchItem {
-            memory_id: h.memory_id.clone(),
-            name: h.name.clone(),
-            score: score(h.score),
-            id: h.id.clone(),
-            content: Some(h.content.clone()),
-            snippet: Some(h.snippet.clone()),
-            memory_type: h.memory_type.clone(),
-            status: Some(h.status.clone()),
-            tags: Some(h.tags.clone()),
-            file_path: Some(h.file_path.clone()),
-            header_path: Some(h.header_path.clone()),
-            superseded_by: h.superseded_by.clone(),
-            tokens: Some(h.tokens),
-            expanded_from: None,
-            edge_type: None,
-            explain: explain.then(|| h.explain.clone()),
-        }
-    }
-
-    /// A candidate below the threshold; its stages only when `explain` asks for them.
-    fn below(b: &crate::search::BelowThreshold, explain: bool) -> SearchItem {
-        SearchItem {
-            memory_id: b.memory_id.clone(),
-            name: b.name.clone(),
-            score: score(b.score),
-            id: b.id.clone(),
+            memory_id: memory_id.to_owned(),
+            name: name.to_owned(),
+            score: score(relevance),
+            id: id.to_owned(),
+            memory_type: memory_type.to_owned(),
             content: None,
-            snippet: Some(b.snippet.clone()),
-            memory_type: b.memory_type.clone(),
+            snippet: None,
             status: None,
             tags: None,
             file_path: None,
@@ -1019,29 +1005,45 @@ impl SearchItem {
             tokens: None,
             expanded_from: None,
             edge_type: None,
+            explain: None,
+        }
+    }
+
+    /// A result; its stages only when `explain` asks for them.
+    fn hit(h: &crate::search::SearchHit, explain: bool) -> SearchItem {
+        SearchItem {
+            content: Some(h.content.clone()),
+            snippet: Some(h.snippet.clone()),
+            status: Some(h.status.clone()),
+            tags: Some(h.tags.clone()),
+            file_path: Some(h.file_path.clone()),
+            header_path: Some(h.header_path.clone()),
+            superseded_by: h.superseded_by.clone(),
+            tokens: Some(h.tokens),
+            explain: explain.then(|| h.explain.clone()),
+            ..SearchItem::new(&h.memory_id, &h.name, h.score, &h.id, &h.memory_type)
+        }
+    }
+
+    /// A candidate below the threshold; its stages only when `explain` asks for them.
+    fn below(b: &crate::search::BelowThreshold, explain: bool) -> SearchItem {
+        SearchItem {
+            snippet: Some(b.snippet.clone()),
             explain: explain.then(|| b.explain.clone()),
+            ..SearchItem::new(&b.memory_id, &b.name, b.score, &b.id, &b.memory_type)
         }
     }
 
     /// A memory a link to a top result brought in.
     fn expanded(e: &super::search::Expanded) -> SearchItem {
         SearchItem {
-            memory_id: e.memory_id.clone(),
-            name: e.name.clone(),
-            score: score(e.score),
-            id: e.id.clone(),
             content: Some(e.content.clone()),
-            snippet: None,
-            memory_type: e.memory_type.clone(),
             status: Some(e.status.clone()),
             tags: Some(e.tags.clone()),
             file_path: Some(e.file_path.clone()),
-            header_path: None,
-            superseded_by: None,
-            tokens: None,
             expanded_from: Some(e.expanded_from.clone()),
             edge_type: Some(e.edge_type.clone()),
-            explain: None,
+            ..SearchItem::new(&e.memory_id, &e.name, e.score, &e.id, &e.memory_type)
         }
     }
 }
@@ -1157,7 +1159,7 @@ pub struct Reindexed {
     pub reused: usize,
     /// The embedder's id.
     pub embedder: String,
-    /// How long it took.
+    /// How long it took, in milliseconds.
     pub elapsed_ms: u64,
     /// Problems met.
     pub problems: Vec<String>,
@@ -1184,7 +1186,7 @@ pub enum WatchEvent {
         updated: usize,
         /// How many did not change.
         unchanged: usize,
-        /// How long it took.
+        /// How long it took, in milliseconds.
         elapsed_ms: u64,
     },
     /// `maintain` ran.

@@ -155,6 +155,21 @@ fn check_output(declared: &BTreeMap<String, Declared>, heading: &str, stdout: &s
     values.len()
 }
 
+/// Runs `memlane <args> --json`, checks what it prints against the declaration `heading`, and
+/// returns it.
+fn run_checked(
+    env: &TestEnv,
+    declared: &BTreeMap<String, Declared>,
+    heading: &str,
+    args: &[&str],
+) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = env.run(&all).success();
+    assert!(check_output(declared, heading, &out.stdout) > 0, "{heading}: nothing printed");
+    out.json()
+}
+
 /// The checker itself: an undocumented key, a missing required key and a wrong type are caught.
 #[test]
 fn the_checker_finds_undocumented_missing_and_mistyped_keys() {
@@ -167,9 +182,13 @@ fn the_checker_finds_undocumented_missing_and_mistyped_keys() {
     assert!(check(&schema, &schema, &ok, "x").is_empty());
     let bad = serde_json::json!({"n": 1.5, "extra": true});
     let problems = check(&schema, &schema, &bad, "x").join("\n");
-    assert!(problems.contains("x.extra is printed but not documented"), "{problems}");
-    assert!(problems.contains("x.name is required but missing"), "{problems}");
-    assert!(problems.contains("x.n: 1.5 is not of type integer"), "{problems}");
+    for expected in [
+        "x.extra is printed but not documented",
+        "x.name is required but missing",
+        "x.n: 1.5 is not of type integer",
+    ] {
+        assert!(problems.contains(expected), "{problems}");
+    }
 }
 
 /// The memory commands, on the basic vault: reads, writes, the trash and the history.
@@ -177,13 +196,7 @@ fn the_checker_finds_undocumented_missing_and_mistyped_keys() {
 fn memory_commands_print_their_declared_json() {
     let declared = declared();
     let env = TestEnv::with_vault("basic");
-    let run = |heading: &str, args: &[&str]| {
-        let mut all = args.to_vec();
-        all.push("--json");
-        let out = env.run(&all).success();
-        assert!(check_output(&declared, heading, &out.stdout) > 0, "{heading}: nothing printed");
-        out.json()
-    };
+    let run = |heading: &str, args: &[&str]| run_checked(&env, &declared, heading, args);
     run("reindex", &["reindex"]);
     run("add", &["add", "notes/cache", "API cache entries live ten minutes.", "--tag", "api"]);
     run("update", &["update", "notes/cache", "API cache entries live five minutes."]);
@@ -230,13 +243,7 @@ fn memory_commands_print_their_declared_json() {
 fn graph_commands_print_their_declared_json() {
     let declared = declared();
     let env = TestEnv::with_vault("links");
-    let run = |heading: &str, args: &[&str]| {
-        let mut all = args.to_vec();
-        all.push("--json");
-        let out = env.run(&all).success();
-        assert!(check_output(&declared, heading, &out.stdout) > 0, "{heading}: nothing printed");
-        out.json()
-    };
+    let run = |heading: &str, args: &[&str]| run_checked(&env, &declared, heading, args);
     let linked = run("linked", &["linked", "src/auth.py"]);
     assert!(!linked["results"].as_array().unwrap().is_empty(), "{linked}");
     let rel = run("relationships", &["relationships", "auth-v2"]);
@@ -261,13 +268,7 @@ fn graph_commands_print_their_declared_json() {
 fn setup_commands_print_their_declared_json() {
     let declared = declared();
     let env = TestEnv::empty();
-    let run = |heading: &str, args: &[&str]| {
-        let mut all = args.to_vec();
-        all.push("--json");
-        let out = env.run(&all).success();
-        assert!(check_output(&declared, heading, &out.stdout) > 0, "{heading}: nothing printed");
-        out.json()
-    };
+    let run = |heading: &str, args: &[&str]| run_checked(&env, &declared, heading, args);
     run("init", &["init"]);
     run("setup", &["setup"]);
     run("setup CLIENT", &["setup", "claude-code", "--dry-run"]);

@@ -440,7 +440,13 @@ fn value_docs(root: &Value, schema: &Value) -> String {
 }
 
 /// The fields of an object schema as a nested list.
-fn fields(root: &Value, schema: &Value, indent: usize, out: &mut String, seen: &mut Vec<String>) {
+fn fields(
+    root: &Value,
+    schema: &Value,
+    indent: usize,
+    out: &mut String,
+    seen: &mut Vec<(String, String)>,
+) {
     let schema = resolve(root, schema);
     let Some(props) = schema.get("properties").and_then(Value::as_object) else { return };
     let required: Vec<&str> = schema
@@ -475,16 +481,21 @@ fn fields(root: &Value, schema: &Value, indent: usize, out: &mut String, seen: &
         if !values.is_empty() {
             description = format!("{description} {values}").trim().to_owned();
         }
+        // A type listed above (or the one being listed) is named, not listed again.
+        let reference = type_ref(prop);
+        let earlier = reference.as_ref().and_then(|r| seen.iter().find(|(s, _)| s == r));
+        if let Some((_, first)) = earlier {
+            description = format!("{description} Fields as in `{first}` above.").trim().to_owned();
+        }
         if !description.is_empty() {
             let _ = write!(line, ": {}", escape(&description));
         }
         let _ = writeln!(out, "{line}");
-        let reference = prop.get("$ref").and_then(Value::as_str).map(str::to_owned);
-        if reference.as_ref().is_some_and(|r| seen.contains(r)) || indent > 6 {
+        if earlier.is_some() || indent > 6 {
             continue;
         }
         if let Some(r) = &reference {
-            seen.push(r.clone());
+            seen.push((r.clone(), name.clone()));
         }
         let inner = nested(root, prop, 0);
         if inner.len() > 1 {
@@ -499,10 +510,22 @@ fn fields(root: &Value, schema: &Value, indent: usize, out: &mut String, seen: &
                 fields(root, shape, indent + 1, out, seen);
             }
         }
-        if reference.is_some() {
-            seen.pop();
-        }
     }
+}
+
+/// The `$ref` a field's type names: its own, its items' or its one non-null variant's.
+fn type_ref(schema: &Value) -> Option<String> {
+    let named = |v: &Value| v.get("$ref").and_then(Value::as_str).map(str::to_owned);
+    if let Some(r) = named(schema) {
+        return Some(r);
+    }
+    if let Some(items) = schema.get("items") {
+        return type_ref(items);
+    }
+    let list = schema.get("anyOf").or_else(|| schema.get("oneOf"))?.as_array()?;
+    let refs: Vec<String> = list.iter().filter_map(named).collect();
+    let others = list.iter().filter(|v| v.get("type").and_then(Value::as_str) != Some("null"));
+    if refs.len() == 1 && others.count() == 1 { refs.into_iter().next() } else { None }
 }
 
 /// The MCP reference: every tool with its parameters and result fields, the resources and the
@@ -774,9 +797,17 @@ mod tests {
             ),
             "{out}"
         );
-        assert!(out.contains("- `next` (object or null, optional)\n"), "{out}");
+        assert!(
+            out.contains("- `next` (object or null, optional): Fields as in `results` above.\n"),
+            "{out}"
+        );
         assert!(out.contains("- `kind` (`\"a\"` or `\"b\"`): The kind\n"), "{out}");
-        assert!(out.contains("  - `parent` (object or null, optional)\n"), "{out}");
+        assert!(
+            out.contains(
+                "  - `parent` (object or null, optional): Fields as in `results` above.\n"
+            ),
+            "{out}"
+        );
     }
 
     #[test]
