@@ -2,9 +2,11 @@
 //! command has several), naming the type it serialises.
 //!
 //! `docs/reference/json.md` is generated from this table (`memlane generate docs`), the hidden
-//! `memlane generate schemas` prints the JSON Schema of each entry, and the tests check that
-//! every visible command has an entry and that the real output of the commands matches the
-//! schema of the type declared here. A command that gains a `--json` shape gets its line here.
+//! `memlane generate schemas` prints the JSON Schema of each entry, and a debug build checks
+//! everything a command prints with `--json` against the schemas it declares here
+//! ([`check_printed`], called by `Out`), so every test that reads `--json` holds the output to
+//! its reference. The tests also check that every visible command has an entry. A command that
+//! gains a `--json` shape gets its line here.
 //!
 //! Most entries name a wire type of `memlane::ops::wire`, the structs the MCP tools return too.
 //! A few commands still build their JSON inside the command; their shape is declared by the
@@ -14,6 +16,8 @@ use schemars::JsonSchema;
 use serde_json::Value;
 
 use memlane::ops::wire;
+
+use crate::cli::json_check;
 
 /// How a command prints values of its declared type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,6 +179,31 @@ pub(crate) fn outputs() -> Vec<JsonOutput> {
         one::<StopDecision>("hook stop").note(STOP),
         one::<crate::cli::commands::generate::Script<'static>>("completions"),
     ]
+}
+
+/// Whether `value`, which `command` (`trash list`) is about to print, is one of the shapes the
+/// command declares; `line` is one line of a stream (`watch`). `Err` says what is not: a key its
+/// type does not document, a required key missing, a value of another type. A command that
+/// declares nothing (the hidden `generate`) passes.
+pub(crate) fn check_printed(command: &str, value: &Value, line: bool) -> Result<(), String> {
+    let mut problems = Vec::new();
+    for o in outputs().iter().filter(|o| o.command == command) {
+        let (Some(form), Some(schema)) = (o.form, o.schema) else { continue };
+        let schema = schema();
+        let found = match (form, value) {
+            (Form::Lines, v) if line => json_check::mismatches(&schema, v, command),
+            (Form::Object, v) if !line => json_check::mismatches(&schema, v, command),
+            (Form::Array, Value::Array(items)) if !line => {
+                items.iter().flat_map(|v| json_check::mismatches(&schema, v, command)).collect()
+            }
+            _ => vec![format!("{command}: not printed as declared ({})", form.as_str())],
+        };
+        if found.is_empty() {
+            return Ok(());
+        }
+        problems.extend(found);
+    }
+    if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
 }
 
 // ---------------------------------------------------------------------------------------------
