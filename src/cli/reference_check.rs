@@ -308,7 +308,8 @@ fn json_reference_lists_every_command_and_described_field() {
         };
         let Some(schema) = o.schema.map(|s| s()) else { continue };
         // A shape described in another section is linked from this one.
-        if let Some(linked) = text.split("describes.").next().and_then(|t| t.split("](#").nth(1)) {
+        let link = text.lines().find(|l| l.starts_with("Prints ") && l.ends_with(" describes."));
+        if let Some(linked) = link.and_then(|l| l.split("](#").nth(1)) {
             let target = linked.split(')').next().unwrap_or_default();
             let to = json_output::outputs()
                 .into_iter()

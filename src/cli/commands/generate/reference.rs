@@ -674,7 +674,7 @@ pub(crate) fn json() -> String {
          share an operation ([mcp.md](mcp.md)). A failure prints \
          `{\"error\": {\"kind\", \"message\", \"hint\"}}` instead ([errors.md](errors.md)). \
          Timestamps are UTC ISO-8601 (`2026-01-10T10:00:00Z`), names always use `/`, and \
-         fractional numbers (scores, temperatures, importance) are rounded to four decimals. \
+         fractional numbers (scores, temperatures, importance) have at most four decimals. \
          A field marked *optional* is left out when it has no value. \
          `memlane generate schemas` prints the JSON Schema of each shape.\n\n",
     );
