@@ -17,8 +17,6 @@ use serde_json::Value;
 
 use memlane::ops::wire;
 
-use crate::cli::json_check;
-
 /// How a command prints values of its declared type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Form {
@@ -185,7 +183,9 @@ pub(crate) fn outputs() -> Vec<JsonOutput> {
 /// command declares; `line` is one line of a stream (`watch`). `Err` says what is not: a key its
 /// type does not document, a required key missing, a value of another type. A command that
 /// declares nothing (the hidden `generate`) passes.
+#[cfg(debug_assertions)]
 pub(crate) fn check_printed(command: &str, value: &Value, line: bool) -> Result<(), String> {
+    use crate::cli::json_check;
     let mut problems = Vec::new();
     for o in outputs().iter().filter(|o| o.command == command) {
         let (Some(form), Some(schema)) = (o.form, o.schema) else { continue };

@@ -8,6 +8,7 @@ mod commands;
 mod complete;
 mod error;
 mod hints;
+#[cfg(any(debug_assertions, test))]
 mod json_check;
 mod json_output;
 mod output;

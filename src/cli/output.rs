@@ -46,6 +46,7 @@ pub(crate) struct Out {
     pub unwritable_warned: std::cell::Cell<bool>,
     /// The command running (`trash list`): a debug build checks what it prints with `--json`
     /// against the shapes it declares (`crate::cli::json_output`).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub command: String,
 }
 
