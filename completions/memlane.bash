@@ -701,7 +701,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__generate)
-            opts="-q -v -c -h --out-dir --vault --json --quiet --verbose --color --now --config --help all completions man docs"
+            opts="-q -v -c -h --out-dir --vault --json --quiet --verbose --color --now --config --help all completions man docs schemas"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -8,6 +8,9 @@ mod commands;
 mod complete;
 mod error;
 mod hints;
+#[cfg(any(debug_assertions, test))]
+mod json_check;
+mod json_output;
 mod output;
 #[cfg(test)]
 mod reference_check;
@@ -374,6 +377,24 @@ fn without_echo(mut e: clap::Error) -> clap::Error {
     e
 }
 
+/// The command line's (sub)command names, `trash list`: what [`Out`] checks `--json` against.
+/// Only debug builds check, so only they read the command line again.
+fn command_path() -> String {
+    if !cfg!(debug_assertions) {
+        return String::new();
+    }
+    let Ok(matches) = <Cli as clap::CommandFactory>::command().try_get_matches() else {
+        return String::new();
+    };
+    let mut names = Vec::new();
+    let mut at = &matches;
+    while let Some((name, sub)) = at.subcommand() {
+        names.push(name.to_owned());
+        at = sub;
+    }
+    names.join(" ")
+}
+
 /// Runs the CLI and returns the process exit code.
 pub(crate) fn main() -> ExitCode {
     // `COMPLETE=bash memlane` prints the shell's completion hook; the hook calls back here.
@@ -414,6 +435,7 @@ pub(crate) fn main() -> ExitCode {
         quiet: cli.global.quiet,
         color: !cli.global.json && cli.global.color.enabled(std::io::stdout().is_terminal()),
         unwritable_warned: Default::default(),
+        command: command_path(),
     };
     // An unknown `MEMLANE_*` variable (a user's own `MEMLANE_BIN`, say) is ignored with one
     // warning, as cargo and git do with unknown variables of their prefix.

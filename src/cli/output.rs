@@ -44,6 +44,10 @@ pub(crate) struct Out {
     pub color: bool,
     /// Whether [`Out::warn_unwritable`] has spoken (the warning is given once per command).
     pub unwritable_warned: std::cell::Cell<bool>,
+    /// The command running (`trash list`): a debug build checks what it prints with `--json`
+    /// against the shapes it declares (`crate::cli::json_output`).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
+    pub command: String,
 }
 
 impl Out {
@@ -115,9 +119,31 @@ impl Out {
 
     /// Prints a value as pretty JSON, numbers exactly as they are (`config`: a user's values).
     pub fn json_exact<T: Serialize + ?Sized>(&self, v: &T) -> anyhow::Result<()> {
+        #[cfg(debug_assertions)]
+        self.check_declared(&serde_json::to_value(v)?, false);
         let mut s = serde_json::to_string_pretty(v)?;
         s.push('\n');
         self.text(&s)
+    }
+
+    /// Prints a value as JSON on one line: one document of a stream (`watch --json`).
+    pub fn json_line<T: Serialize + ?Sized>(&self, v: &T) -> anyhow::Result<()> {
+        #[cfg(debug_assertions)]
+        self.check_declared(&serde_json::to_value(v)?, true);
+        self.line(serde_json::to_string(v)?)
+    }
+
+    /// Debug builds: stops with what is wrong when `value` is not a shape the running command
+    /// declares, so every test that reads a command's `--json` holds it to its reference.
+    #[cfg(debug_assertions)]
+    fn check_declared(&self, value: &serde_json::Value, line: bool) {
+        if let Err(problems) = crate::cli::json_output::check_printed(&self.command, value, line) {
+            panic!(
+                "`memlane {} --json` printed what src/cli/json_output.rs does not declare \
+                 (document it on the declared type, then `cargo run -- generate docs --out-dir .`):\n{problems}",
+                self.command
+            );
+        }
     }
 
     /// A note for a person on stderr (suppressed by `--quiet` and `--json`).

@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::Cli;
 use super::commands::generate::reference;
+use super::json_output;
 
 const REGENERATE: &str = "run `cargo run -- generate docs --out-dir .` and commit";
 
@@ -127,9 +128,16 @@ fn config_reference_lists_every_key() {
     assert_eq!(page, reference::config(), "docs/reference/config.md is stale: {REGENERATE}");
 }
 
-/// The field names of an object schema and of the objects inside it (by `$ref`, items and
-/// variants), each once.
-fn schema_fields(root: &Value, schema: &Value, out: &mut BTreeSet<String>, depth: usize) {
+/// Calls `visit(path, name, property)` for every property of an object schema and of the
+/// objects inside it (by `$ref`, items and variants); `path` is where the property sits
+/// (`.problems`).
+fn walk_properties(
+    root: &Value,
+    schema: &Value,
+    at: &str,
+    depth: usize,
+    visit: &mut dyn FnMut(&str, &str, &Value),
+) {
     if depth > 8 {
         return;
     }
@@ -143,20 +151,27 @@ fn schema_fields(root: &Value, schema: &Value, out: &mut BTreeSet<String>, depth
     };
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (name, prop) in props {
-            out.insert(name.clone());
-            schema_fields(root, prop, out, depth + 1);
+            visit(at, name, prop);
+            walk_properties(root, prop, &format!("{at}.{name}"), depth + 1, visit);
         }
     }
     for key in ["items", "additionalProperties"] {
         if let Some(inner @ Value::Object(_)) = schema.get(key) {
-            schema_fields(root, inner, out, depth + 1);
+            walk_properties(root, inner, at, depth + 1, visit);
         }
     }
     for key in ["anyOf", "oneOf", "allOf"] {
         for inner in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
-            schema_fields(root, inner, out, depth + 1);
+            walk_properties(root, inner, at, depth + 1, visit);
         }
     }
+}
+
+/// The field names of an object schema and of the objects inside it, each once.
+fn schema_fields(schema: &Value, out: &mut BTreeSet<String>) {
+    walk_properties(schema, schema, "", 0, &mut |_, name, _| {
+        out.insert(name.to_owned());
+    });
 }
 
 #[test]
@@ -175,11 +190,9 @@ fn mcp_reference_lists_every_tool_parameter_and_result_field() {
             problems.push(format!("the tool `{name}` has no description"));
         }
         let mut names = BTreeSet::new();
-        let input = Value::Object((*tool.input_schema).clone());
-        schema_fields(&input, &input, &mut names, 0);
+        schema_fields(&Value::Object((*tool.input_schema).clone()), &mut names);
         if let Some(output) = &tool.output_schema {
-            let output = Value::Object((**output).clone());
-            schema_fields(&output, &output, &mut names, 0);
+            schema_fields(&Value::Object((**output).clone()), &mut names);
         } else {
             problems.push(format!("the tool `{name}` has no outputSchema"));
         }
@@ -222,25 +235,107 @@ fn error_reference_lists_every_kind_and_exit_code() {
     assert_eq!(page, reference::errors(), "docs/reference/errors.md is stale: {REGENERATE}");
 }
 
-/// The hand-written `--json` page names every command whose output a plugin reads.
+/// Every command a user can run has its `--json` output declared in
+/// [`crate::cli::json_output`], and every declaration names a command that exists.
 #[test]
-fn json_reference_describes_every_command() {
-    let page = read("docs/reference/json.md");
-    let mut missing = Vec::new();
-    for (name, cmd) in commands().into_iter().skip(1) {
-        if cmd.has_subcommands() && name != "memlane setup" {
-            continue;
+fn every_command_declares_its_json_output() {
+    let outputs = json_output::outputs();
+    let mut problems = Vec::new();
+    let runnable: Vec<String> = commands()
+        .into_iter()
+        .skip(1)
+        .filter(|(_, cmd)| !cmd.has_subcommands())
+        .map(|(name, _)| name.trim_start_matches("memlane ").to_owned())
+        .collect();
+    for name in &runnable {
+        if !outputs.iter().any(|o| o.command == name) {
+            problems.push(format!(
+                "`memlane {name}` has no entry: declare the type its `--json` prints in src/cli/json_output.rs"
+            ));
         }
-        let short = name.trim_start_matches("memlane ");
-        if !page.contains(&format!("**`{short}`**")) {
-            missing.push(short.to_owned());
+    }
+    for o in &outputs {
+        if !runnable.iter().any(|n| n == o.command) {
+            problems.push(format!("`{}` is declared but is no command", o.command));
+        }
+        if o.form.is_some() != o.schema.is_some() {
+            problems.push(format!("`{}` declares a form without a schema", o.command));
+        }
+        if o.form.is_none() && o.note.trim().is_empty() {
+            problems
+                .push(format!("`{}` prints no JSON and does not say what it prints", o.command));
+        }
+    }
+    let mut headings: Vec<String> = outputs.iter().map(reference::json_heading).collect();
+    headings.sort();
+    let before = headings.len();
+    headings.dedup();
+    if headings.len() != before {
+        problems.push("two entries share a command and case".to_owned());
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The properties of a schema (and of the objects inside it) that have no description: a field
+/// a reader cannot know the meaning of. A constant (an enum's tag) is described by its variant.
+fn undescribed(schema: &Value) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    walk_properties(schema, schema, "", 0, &mut |at, name, prop| {
+        let text = prop.get("description").and_then(Value::as_str).unwrap_or_default();
+        if text.trim().is_empty() && prop.get("const").is_none() {
+            out.insert(format!("{at}.{name}").trim_start_matches('.').to_owned());
+        }
+    });
+    out
+}
+
+/// The generated `--json` page has a section for every declared output that lists every field
+/// of its type (or links to the section that does), and every field has a description: a
+/// field added to a wire type without a `///` line fails here.
+#[test]
+fn json_reference_lists_every_command_and_described_field() {
+    let page = read("docs/reference/json.md");
+    let mut problems = Vec::new();
+    let section = |heading: &str| -> Option<String> {
+        let s = page.split(&format!("\n## {heading}\n")).nth(1)?;
+        Some(s.split("\n## ").next().unwrap_or(s).to_owned())
+    };
+    for o in json_output::outputs() {
+        let heading = reference::json_heading(&o);
+        let Some(mut text) = section(&heading) else {
+            problems.push(format!("`{heading}` has no section"));
+            continue;
+        };
+        let Some(schema) = o.schema.map(|s| s()) else { continue };
+        // A shape described in another section is linked from this one.
+        let link = text.lines().find(|l| l.starts_with("Prints ") && l.ends_with(" describes."));
+        if let Some(linked) = link.and_then(|l| l.split("](#").nth(1)) {
+            let target = linked.split(')').next().unwrap_or_default();
+            let to = json_output::outputs()
+                .into_iter()
+                .map(|p| reference::json_heading(&p))
+                .find(|h| reference::anchor(h) == target);
+            text = to.and_then(|h| section(&h)).unwrap_or_default();
+        }
+        let mut names = BTreeSet::new();
+        schema_fields(&schema, &mut names);
+        for field in names {
+            if !text.contains(&format!("`{field}` (")) {
+                problems.push(format!("`{heading}`: the field `{field}` is missing"));
+            }
+        }
+        for field in undescribed(&schema) {
+            problems.push(format!(
+                "`{heading}`: the field `{field}` has no description: add a `///` line to it"
+            ));
         }
     }
     assert!(
-        missing.is_empty(),
-        "docs/reference/json.md has no **`command`** entry for: {} (describe its `--json` output there)",
-        missing.join(", ")
+        problems.is_empty(),
+        "docs/reference/json.md is stale or incomplete ({REGENERATE}):\n  {}",
+        problems.join("\n  ")
     );
+    assert_eq!(page, reference::json(), "docs/reference/json.md is stale: {REGENERATE}");
 }
 
 /// The Markdown files of the repository a reader follows links through.

@@ -48,7 +48,7 @@ pub enum DriverChange {
         key: String,
         /// The value.
         value: String,
-        /// The value it replaces, `None` when the key was not set.
+        /// The value it replaces; `null` when the key was not set.
         previous: Option<String>,
     },
     /// A key removed from the repository's local git config.
@@ -78,7 +78,7 @@ impl std::fmt::Display for DriverChange {
 /// What [`merge_driver_setup`] found and did.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct DriverSetup {
-    /// The git work tree the vault is in; `None` when it is in none (or git is not installed),
+    /// The git work tree the vault is in; `null` when it is in none (or git is not installed),
     /// and then there is nothing to change.
     pub work_tree: Option<PathBuf>,
     /// The changes made (or, on a dry run, to be made); empty when everything is in place

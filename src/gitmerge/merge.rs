@@ -44,10 +44,10 @@ pub struct MergeInput<'a> {
 pub struct KeyConflict {
     /// The key.
     pub key: String,
-    /// Our value (kept in the file), `None` when we removed the key.
+    /// Our value (kept in the file); `null` when we removed the key.
     #[schemars(with = "Option<serde_json::Value>")]
     pub ours: Option<Value>,
-    /// Their value, `None` when they removed the key.
+    /// Their value; `null` when they removed the key.
     #[schemars(with = "Option<serde_json::Value>")]
     pub theirs: Option<Value>,
 }

@@ -50,16 +50,18 @@ pub struct MemoryJson {
     pub size: usize,
     /// Problems found reading it.
     pub warnings: Vec<String>,
-    /// The frontmatter, redacted (with content only).
+    /// Every frontmatter key, unknown ones too, redacted (`show` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frontmatter: Option<Value>,
-    /// The content, redacted (with content only).
+    /// The Markdown body, redacted (`show` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    /// Its temperature after this read (`show` only).
+    /// Its temperature, 0 to 1: after this read's warm-up for `show`, now for `list --sort
+    /// temperature`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
-    /// Its MIRA importance (`show` only, when the indices could be read).
+    /// Its MIRA importance, 0 to 1 (`show`, `null` when the indices could not be opened; `list
+    /// --sort importance`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub importance: Option<f64>,
 }
@@ -108,28 +110,6 @@ impl MemoryJson {
             importance: None,
         }
     }
-}
-
-/// One search result as JSON (`search --json`, MCP `search_memories`): the hit with its score
-/// rounded, and every stage's value only when `explain` asks for it.
-pub fn hit(h: &crate::search::SearchHit, explain: bool) -> Value {
-    scored(h, h.score, explain)
-}
-
-/// One candidate below the threshold, as [`hit`] shapes a result.
-pub fn below(b: &crate::search::BelowThreshold, explain: bool) -> Value {
-    scored(b, b.score, explain)
-}
-
-fn scored<T: Serialize>(item: &T, value: f64, explain: bool) -> Value {
-    let mut v = serde_json::to_value(item).unwrap_or(Value::Null);
-    if let Some(map) = v.as_object_mut() {
-        map.insert("score".into(), serde_json::json!(score(value)));
-        if !explain {
-            map.remove("explain");
-        }
-    }
-    v
 }
 
 /// Rounds every fractional number in `v` to four decimals, in place: what a score, a weight or
@@ -414,7 +394,7 @@ pub struct TrashEmptied {
 pub struct Linked {
     /// The document, normalised (`src/auth.py`).
     pub target_document: String,
-    /// Best first.
+    /// The memories linking to it, best first.
     pub results: Vec<LinkedMemory>,
 }
 
@@ -442,7 +422,7 @@ pub struct LinkedMemory {
 pub struct MergeSuggestions {
     /// How similar the members of a cluster all are, at least.
     pub threshold: f64,
-    /// Most similar first.
+    /// The clusters of near-duplicates, most similar first.
     pub clusters: Vec<MergeCluster>,
 }
 
@@ -609,7 +589,7 @@ pub struct RelatedMemories {
     pub name: String,
     /// How many links away.
     pub depth: usize,
-    /// Best connected first.
+    /// The nodes that far away, best connected first.
     pub related: Vec<RelatedMemory>,
 }
 
@@ -665,25 +645,31 @@ impl Doctor {
 pub enum ProblemKind {
     /// One of memlane's own folders is a link or not a folder.
     UnsafeFolder,
-    /// A memory file with merge-conflict markers, or keys a merge could not settle.
+    /// A memory file with git conflict markers, or frontmatter keys a merge could not settle
+    /// (recorded under `merge_conflicts:`).
     MergeConflict,
     /// A memory file that does not load.
     Unreadable,
     /// Memories that share an id.
     DuplicateId,
-    /// An interrupted operation waiting to be rolled back.
+    /// An operation killed midway, which the next write rolls back.
     InterruptedOperation,
-    /// An undo log memlane did not write.
+    /// A folder in `state/intents/` memlane did not write and never replays (`path`; `hint`
+    /// is the command that deletes it once you have looked at it).
     UntrustedIntent,
     /// A temp file left by a killed writer.
     TempFile,
-    /// A symbolic link out of the vault.
+    /// A symbolic link memlane does not follow (`memory` is the link, `target` where it
+    /// leads).
     LinkOutsideVault,
-    /// A `.gitignore` that lets git track the history or the trash.
+    /// `.memories/.gitignore` is missing or lacks a line, so git would track the indices, the
+    /// state, the history or the trash (see docs/teams-and-git.md).
     Gitignore,
-    /// The git merge driver is not set up in this clone.
+    /// The vault is in a git work tree where git would merge memory files as plain text:
+    /// `.gitattributes` lacks the rule or this clone's config lacks the driver (`memlane setup
+    /// git`).
     MergeDriver,
-    /// A file no command can name.
+    /// A `.md` file no command can name.
     Unreachable,
     /// A frontmatter problem.
     Frontmatter,
@@ -696,7 +682,7 @@ pub enum ProblemKind {
 pub struct Problem {
     /// Its kind.
     pub kind: ProblemKind,
-    /// The memory it is about.
+    /// The memory it is about (`link_outside_vault`: the link's path).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<String>,
     /// The id memories share (`duplicate_id`).
@@ -719,7 +705,7 @@ pub struct Problem {
     pub successor: Option<String>,
     /// What is wrong, in words.
     pub message: String,
-    /// What to do about it.
+    /// What to do about it, when there is something to do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
 }
@@ -906,7 +892,7 @@ pub struct Merged {
     pub memory_type: String,
     /// Its tags: the union of the sources' tags.
     pub tags: Vec<String>,
-    /// One outcome per source, in the order given: `deleted` or, archived, `updated`.
+    /// One outcome per source, in the order given: `deleted`, or `updated` when archived.
     pub sources: Vec<Written>,
     /// The other memories whose links to a source now point to the target.
     pub relinked: Vec<Written>,
@@ -948,37 +934,117 @@ pub struct SearchFound {
     pub warning: Option<String>,
 }
 
-/// One memory a search found: its id, name and score, and what the ranking knows of it
-/// (`id`, `content`, `snippet`, `type`, `status`, `tags`, `file_path`, `header_path`, `tokens`,
-/// `explain` with `--explain`, or, for a memory a link brought in, `edge_type` and
-/// `expanded_from`).
+/// One memory a search found: a result, a memory a link to a top result brought in
+/// (`expand`), or a candidate below the threshold. Which keys it has says which it is.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SearchItem {
     /// `memory:<name>`.
     pub memory_id: String,
     /// Its name.
     pub name: String,
-    /// Its relevance, 0 to 1 (rounded to four decimals).
+    /// Its relevance, 0 to 1. A result: the final score. Below the threshold: the relevance
+    /// compared with `search.score_threshold`. A memory a link brought in: the result's score
+    /// × the link's weight and confidence.
     pub score: f64,
-    /// The rest of what the ranking reports about it.
-    #[serde(flatten)]
-    pub fields: serde_json::Map<String, Value>,
+    /// Its 11-character id.
+    pub id: String,
+    /// The best chunk's text, redacted (a memory a link brought in: its whole content).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// A short excerpt around the first query term (results and candidates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub memory_type: String,
+    /// `active` or `archived` (results and linked memories).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Its tags (results and linked memories).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    /// Its file (results and linked memories).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<String>,
+    /// The best chunk's heading path (`Goals > Risks`; empty before the first heading).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header_path: Option<String>,
+    /// The memory that replaces this one, when it is superseded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// Estimated tokens of `content` (results).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<usize>,
+    /// The result whose link brought it in (`expand`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expanded_from: Option<String>,
+    /// The type of that link, in either direction (`expand`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edge_type: Option<String>,
+    /// Every ranking stage's value (`--explain`; see docs/internals/ranking.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<crate::search::Explain>,
 }
 
 impl SearchItem {
-    /// The item of a serialised hit, `memory_id`, `name` and `score` lifted out of it.
-    fn of(v: Value) -> SearchItem {
-        let mut fields = match v {
-            Value::Object(map) => map,
-            _ => serde_json::Map::new(),
-        };
-        let mut text = |k: &str| match fields.shift_remove(k) {
-            Some(Value::String(s)) => s,
-            _ => String::new(),
-        };
-        let (memory_id, name) = (text("memory_id"), text("name"));
-        let score = fields.shift_remove("score").and_then(|s| s.as_f64()).unwrap_or_default();
-        SearchItem { memory_id, name, score: self::score(score), fields }
+    /// The keys every item has; the others absent.
+    fn new(memory_id: &str, name: &str, relevance: f64, id: &str, memory_type: &str) -> Self {
+        SearchItem {
+            memory_id: memory_id.to_owned(),
+            name: name.to_owned(),
+            score: score(relevance),
+            id: id.to_owned(),
+            memory_type: memory_type.to_owned(),
+            content: None,
+            snippet: None,
+            status: None,
+            tags: None,
+            file_path: None,
+            header_path: None,
+            superseded_by: None,
+            tokens: None,
+            expanded_from: None,
+            edge_type: None,
+            explain: None,
+        }
+    }
+
+    /// A result; its stages only when `explain` asks for them.
+    fn hit(h: &crate::search::SearchHit, explain: bool) -> SearchItem {
+        SearchItem {
+            content: Some(h.content.clone()),
+            snippet: Some(h.snippet.clone()),
+            status: Some(h.status.clone()),
+            tags: Some(h.tags.clone()),
+            file_path: Some(h.file_path.clone()),
+            header_path: Some(h.header_path.clone()),
+            superseded_by: h.superseded_by.clone(),
+            tokens: Some(h.tokens),
+            explain: explain.then(|| h.explain.clone()),
+            ..SearchItem::new(&h.memory_id, &h.name, h.score, &h.id, &h.memory_type)
+        }
+    }
+
+    /// A candidate below the threshold; its stages only when `explain` asks for them.
+    fn below(b: &crate::search::BelowThreshold, explain: bool) -> SearchItem {
+        SearchItem {
+            snippet: Some(b.snippet.clone()),
+            explain: explain.then(|| b.explain.clone()),
+            ..SearchItem::new(&b.memory_id, &b.name, b.score, &b.id, &b.memory_type)
+        }
+    }
+
+    /// A memory a link to a top result brought in.
+    fn expanded(e: &super::search::Expanded) -> SearchItem {
+        SearchItem {
+            content: Some(e.content.clone()),
+            status: Some(e.status.clone()),
+            tags: Some(e.tags.clone()),
+            file_path: Some(e.file_path.clone()),
+            expanded_from: Some(e.expanded_from.clone()),
+            edge_type: Some(e.edge_type.clone()),
+            ..SearchItem::new(&e.memory_id, &e.name, e.score, &e.id, &e.memory_type)
+        }
     }
 }
 
@@ -986,15 +1052,10 @@ impl SearchItem {
 /// links brought in, and the candidates below the threshold.
 pub fn search_found(found: &super::search::Found, explain: bool) -> SearchFound {
     let mut results: Vec<SearchItem> =
-        found.results.hits.iter().map(|h| SearchItem::of(hit(h, explain))).collect();
-    results.extend(
-        found
-            .expanded
-            .iter()
-            .map(|e| SearchItem::of(serde_json::to_value(e).unwrap_or(Value::Null))),
-    );
+        found.results.hits.iter().map(|h| SearchItem::hit(h, explain)).collect();
+    results.extend(found.expanded.iter().map(SearchItem::expanded));
     let below_threshold =
-        found.results.below_threshold.iter().map(|b| SearchItem::of(below(b, explain))).collect();
+        found.results.below_threshold.iter().map(|b| SearchItem::below(b, explain)).collect();
     SearchFound { results, below_threshold, warning: None }
 }
 
@@ -1098,7 +1159,7 @@ pub struct Reindexed {
     pub reused: usize,
     /// The embedder's id.
     pub embedder: String,
-    /// How long it took.
+    /// How long it took, in milliseconds.
     pub elapsed_ms: u64,
     /// Problems met.
     pub problems: Vec<String>,
@@ -1125,7 +1186,7 @@ pub enum WatchEvent {
         updated: usize,
         /// How many did not change.
         unchanged: usize,
-        /// How long it took.
+        /// How long it took, in milliseconds.
         elapsed_ms: u64,
     },
     /// `maintain` ran.

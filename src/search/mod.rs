@@ -131,7 +131,7 @@ impl SearchQuery {
 }
 
 /// Every stage's value for one result (`--explain`).
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, schemars::JsonSchema)]
 pub struct Explain {
     /// Rank of the memory's best chunk in the BM25 list (1-based).
     pub bm25_rank: Option<usize>,
@@ -152,9 +152,9 @@ pub struct Explain {
     pub expanded_terms: Vec<String>,
     /// BM25 score relative to the query's best BM25 score (0 when BM25 did not retrieve it).
     pub bm25_norm: f64,
-    /// Lexical score: a mix of `bm25_norm` and `coverage` ([`LEXICAL_COVERAGE_SHARE`]).
+    /// Lexical score: an even mix of `bm25_norm` and `coverage` (`LEXICAL_COVERAGE_SHARE`).
     pub lexical: f64,
-    /// Vector similarity normalised to [0, 1] for this embedder ([`similarity_range`]).
+    /// Vector similarity normalised to [0, 1] for this embedder (`similarity_range`).
     pub vector_evidence: f64,
     /// The same rescaling without the cap at 1 (a near-duplicate still outranks a paraphrase):
     /// the vector side of the fused score.
@@ -162,14 +162,15 @@ pub struct Explain {
     /// Absolute evidence: the intent-weighted mean of `coverage` and `vector_evidence`.
     pub evidence: f64,
     /// Stage 2: the fused score that orders results — the weighted mean of `lexical` and
-    /// `vector_score` (intent weights, the vector's scaled by [`vector_reliability`]).
+    /// `vector_score` (intent weights, the vector's scaled by how far the embedder is trusted:
+    /// `vector_reliability`).
     pub fused: f64,
     /// Stage 2b: the best fused score among the memory's thread neighbours
-    /// ([`context`], `search.context_weight`), before their own context.
+    /// (`search.context_weight`), before their own context.
     pub context: f64,
     /// Stage 2b: what the thread context added to `fused` (`context_weight × context`).
     pub context_bonus: f64,
-    /// Stage 2c: how close the memory's creation is to a time the query names ([`temporal`]):
+    /// Stage 2c: how close the memory's creation is to a time the query names (`temporal`):
     /// 1 inside it (or when the query names none), down to 0 far from it.
     pub time_closeness: f64,
     /// Stage 2c: the factor on `fused`, `1 − temporal_weight × (1 − time_closeness)`.
@@ -193,7 +194,7 @@ pub struct Explain {
     /// Stage 6, `mira` profile only: the memory's MIRA importance.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub importance: Option<f64>,
-    /// Stage 6, `mira` profile only: its factor ([`rank::importance_factor`]).
+    /// Stage 6, `mira` profile only: its factor (`rank::importance_factor`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub importance_factor: Option<f64>,
     /// Stage 7: the supersession factor.

@@ -41,8 +41,8 @@ fn completions_and_man_pages_are_fresh() {
     assert!(out_dir.join("man/memlane-trash-restore.1").is_file());
 }
 
-/// The references under `docs/reference/` (CLI, configuration, MCP, errors) are what
-/// `memlane generate docs` writes from this build; `json.md` beside them is written by hand.
+/// The references under `docs/reference/` (CLI, configuration, MCP, `--json`, errors) are what
+/// `memlane generate docs` writes from this build.
 #[test]
 fn reference_docs_are_fresh() {
     let env = TestEnv::empty();
@@ -52,7 +52,7 @@ fn reference_docs_are_fresh() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let fresh = read_dir_sorted(&out_dir.join("docs/reference"));
     let names: Vec<&str> = fresh.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["cli.md", "config.md", "errors.md", "mcp.md"]);
+    assert_eq!(names, ["cli.md", "config.md", "errors.md", "json.md", "mcp.md"]);
     for (name, bytes) in &fresh {
         let committed = std::fs::read(repo.join("docs/reference").join(name)).unwrap_or_default();
         assert!(

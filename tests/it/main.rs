@@ -21,6 +21,7 @@ mod graph;
 mod hardening;
 mod hints;
 mod intents;
+mod json_output;
 mod lifecycle;
 mod local_trust;
 mod mcp;

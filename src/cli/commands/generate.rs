@@ -22,12 +22,22 @@ pub(crate) struct CompletionsArgs {
 /// Write completions, man pages and the reference docs (for maintainers)
 #[derive(Debug, clap::Args)]
 pub(crate) struct GenerateArgs {
-    /// What to write: `docs` is `docs/reference/` (CLI, configuration, MCP, errors)
-    #[arg(value_parser = ["all", "completions", "man", "docs"], default_value = "all")]
+    /// What to write: `docs` is `docs/reference/` (CLI, configuration, MCP, errors, `--json`);
+    /// `schemas` prints the JSON Schema of every command's `--json` output on stdout instead
+    #[arg(value_parser = ["all", "completions", "man", "docs", "schemas"], default_value = "all")]
     what: String,
     /// The folder that receives `completions/`, `man/` and `docs/reference/`
     #[arg(long, default_value = ".")]
     out_dir: PathBuf,
+}
+
+/// `completions --json`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub(crate) struct Script<'a> {
+    /// The shell.
+    shell: String,
+    /// The completion script, as `completions SHELL` prints it.
+    script: &'a str,
 }
 
 const SHELLS: &[(Shell, &str)] = &[
@@ -43,12 +53,6 @@ pub(crate) fn completions(ctx: &mut Ctx, args: &CompletionsArgs) -> anyhow::Resu
     clap_complete::generate(args.shell, &mut Cli::command(), "memlane", &mut buf);
     let script = String::from_utf8_lossy(&buf);
     if ctx.out.json {
-        /// `completions --json`.
-        #[derive(serde::Serialize)]
-        struct Script<'a> {
-            shell: String,
-            script: &'a str,
-        }
         return ctx.out.json(&Script { shell: args.shell.to_string(), script: &script });
     }
     ctx.out.text(&script)
@@ -59,6 +63,9 @@ fn write(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 pub(crate) fn run(ctx: &mut Ctx, args: &GenerateArgs) -> anyhow::Result<()> {
+    if args.what == "schemas" {
+        return ctx.out.json_exact(&json_schemas());
+    }
     let mut written = Vec::new();
     let all = args.what == "all";
     if all || args.what == "completions" {
@@ -97,6 +104,23 @@ pub(crate) fn run(ctx: &mut Ctx, args: &GenerateArgs) -> anyhow::Result<()> {
         ctx.out.line(p.display().to_string())?;
     }
     Ok(())
+}
+
+/// Every command's `--json` output ([`crate::cli::json_output`]) with the JSON Schema of one
+/// value: `{"outputs": [{"command", "case", "form", "schema"}]}`.
+fn json_schemas() -> serde_json::Value {
+    let outputs: Vec<serde_json::Value> = crate::cli::json_output::outputs()
+        .iter()
+        .map(|o| {
+            serde_json::json!({
+                "command": o.command,
+                "case": o.case,
+                "form": o.form.map(|f| f.as_str()),
+                "schema": o.schema.map(|s| s()),
+            })
+        })
+        .collect();
+    serde_json::json!({ "outputs": outputs })
 }
 
 /// One man page per (sub)command: `memlane.1`, `memlane-add.1`, `memlane-trash-list.1` …

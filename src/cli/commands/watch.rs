@@ -71,7 +71,7 @@ fn print_report(ctx: &Ctx, r: &BatchReport) -> anyhow::Result<()> {
     let events = memlane::ops::maintenance::watch_events(r);
     if ctx.out.json {
         for e in &events {
-            ctx.out.line(serde_json::to_string(e)?)?;
+            ctx.out.json_line(e)?;
         }
         return Ok(());
     }
