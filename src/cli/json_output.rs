@@ -128,7 +128,7 @@ const STOP: &str = "Claude Code's hook answer, with or without `--json`, the fir
 pub(crate) fn outputs() -> Vec<JsonOutput> {
     use wire::*;
     vec![
-        one::<InitJson>("init"),
+        one::<wire::Init>("init"),
         one::<Written>("add").note(WRITE),
         one::<MemoryJson>("show").note(SHOW),
         one::<RawMemory>("show").case("--raw").note("The file exactly as it is on disk."),
@@ -157,24 +157,24 @@ pub(crate) fn outputs() -> Vec<JsonOutput> {
         one::<MergeSuggestions>("suggest-merges").note("The shape of MCP `suggest_memory_merges`."),
         one::<Split>("split").note("The shape of MCP `split_memory`."),
         one::<MaintainedReport>("maintain"),
-        one::<ModelImported>("model import"),
-        one::<ModelPulled>("model pull"),
-        one::<ModelList>("model list"),
+        one::<wire::ModelImported>("model import"),
+        one::<wire::PullReport>("model pull"),
+        one::<wire::ModelList>("model list"),
         one::<TrashList>("trash list").note("The shape of MCP `list_trash`."),
         one::<Written>("trash restore").note(WRITE),
         one::<TrashEmptied>("trash empty"),
         one::<History>("history").note("The shape of MCP `memory_history`."),
         one::<Written>("restore").note(WRITE),
-        one::<ConfigJson>("config").note("Numbers are printed exactly as set, not rounded."),
+        one::<wire::EffectiveConfig>("config").note("Numbers are printed exactly as set, not rounded."),
         JsonOutput { form: Some(Form::Lines), ..one::<WatchEvent>("watch") }.note(WATCH),
         JsonOutput { form: None, schema: None, ..one::<()>("mcp") }.note(MCP),
-        one::<MergeFileJson>("merge-file").note(MERGE_FILE),
+        one::<wire::MergedFile>("merge-file").note(MERGE_FILE),
         array::<memlane::setup::ClientInfo>("setup")
             .note("Without a client: one object per client `memlane setup` knows."),
-        one::<SetupJson>("setup").case("CLIENT"),
-        one::<SetupGitJson>("setup").case("git"),
+        one::<wire::SetUp>("setup").case("CLIENT"),
+        one::<wire::GitSetUp>("setup").case("git"),
         one::<ContextDigest>("hook session-start").note("The object `context` prints."),
-        one::<StopDecision>("hook stop").note(STOP),
+        one::<wire::StopDecision>("hook stop").note(STOP),
         one::<crate::cli::commands::generate::Script<'static>>("completions"),
     ]
 }
@@ -204,184 +204,4 @@ pub(crate) fn check_printed(command: &str, value: &Value, line: bool) -> Result<
         problems.extend(found);
     }
     if problems.is_empty() { Ok(()) } else { Err(problems.join("\n")) }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Shapes the commands still build themselves
-
-/// `init --json`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct InitJson {
-    /// The vault's folder.
-    vault: String,
-    /// Whether the vault was there already (`init` never overwrites).
-    existed: bool,
-    /// The paths created, relative to the vault.
-    created: Vec<String>,
-    /// The git merge driver's set-up for memory files (as `setup git` makes it); `null` when it
-    /// failed, with a warning on stderr.
-    merge_driver: Option<memlane::gitmerge::DriverSetup>,
-}
-
-/// `model import --json`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct ModelImported {
-    /// The folder the model was installed in.
-    installed: String,
-}
-
-/// `model pull --json`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct ModelPulled {
-    /// `organisation/name`.
-    repo: String,
-    /// The commit installed.
-    commit: String,
-    /// Where it is installed.
-    dir: String,
-    /// The embedder id of the installed model.
-    embedder: String,
-    /// Bytes downloaded by this pull.
-    downloaded_bytes: u64,
-    /// Bytes of interrupted downloads this pull resumed instead of downloading again.
-    resumed_bytes: u64,
-    /// Whether the model was installed at this commit already (nothing was downloaded).
-    up_to_date: bool,
-}
-
-/// `model list --json`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct ModelList {
-    /// The installed models.
-    models: Vec<InstalledModel>,
-    /// Pulls that broke off; the next `model pull` resumes them.
-    interrupted: Vec<InterruptedPull>,
-    /// The model the vault here uses; `null` outside a vault.
-    vault: Option<VaultModel>,
-}
-
-/// One installed model of [`ModelList`].
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct InstalledModel {
-    /// `organisation/name`, or the folder's name for an imported model.
-    name: String,
-    /// Its folder.
-    dir: String,
-    /// The commit installed, when it was pulled.
-    commit: Option<String>,
-    /// Its size in bytes.
-    bytes: u64,
-    /// Whether `[embedding] model = "auto"` uses it.
-    auto: bool,
-    /// Whether the vault here uses it.
-    used_by_vault: bool,
-}
-
-/// One interrupted pull of [`ModelList`].
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct InterruptedPull {
-    /// `organisation/name`.
-    name: String,
-    /// The commit being pulled.
-    commit: String,
-    /// Bytes downloaded so far.
-    bytes: u64,
-}
-
-/// The vault's model of [`ModelList`].
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct VaultModel {
-    /// The vault's folder.
-    root: String,
-    /// Its `embedding.model` setting.
-    setting: String,
-    /// What that setting picks: `builtin` or a model's folder.
-    uses: String,
-}
-
-/// `config --json`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct ConfigJson {
-    /// The effective configuration, every key (see [config.md](config.md)).
-    config: serde_json::Map<String, Value>,
-    /// Where each value came from, by dotted key (`default`, a file, `MEMLANE_*`, `-c`).
-    sources: std::collections::BTreeMap<String, String>,
-    /// The configuration files read, lowest layer first.
-    files: Vec<String>,
-    /// The vault whose `config.toml` was applied; `null` outside a vault.
-    vault: Option<String>,
-}
-
-/// `merge-file --json`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct MergeFileJson {
-    /// The file merged, as git named it.
-    path: String,
-    /// Whether the merge is clean (no conflict of either kind).
-    clean: bool,
-    /// The frontmatter keys both sides changed differently: ours is kept, both are recorded
-    /// under `merge_conflicts:` in the frontmatter.
-    key_conflicts: Vec<memlane::gitmerge::KeyConflict>,
-    /// How many conflicting changes were left between `<<<<<<<` and `>>>>>>>` markers.
-    text_conflicts: usize,
-}
-
-/// `setup CLIENT --json`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct SetupJson {
-    /// The client.
-    client: memlane::setup::Client,
-    /// The project folder the files are in.
-    project: String,
-    /// The command the client runs.
-    command: String,
-    /// Whether memlane's entries were taken out (`--remove`).
-    remove: bool,
-    /// Whether nothing was written (`--dry-run`).
-    dry_run: bool,
-    /// Whether a file changed (or, on a dry run, would change).
-    changed: bool,
-    /// Every file the client's set-up concerns, changed or not; `path` is relative to
-    /// `project`.
-    files: Vec<memlane::setup::FileChange>,
-    /// What was deliberately not written, and why.
-    warnings: Vec<String>,
-}
-
-/// `setup git --json`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct SetupGitJson {
-    /// `git`.
-    client: String,
-    /// The git work tree the vault is in; `null` outside one (nothing to change).
-    work_tree: Option<String>,
-    /// Whether the merge driver was taken out (`--remove`).
-    remove: bool,
-    /// Whether nothing was written (`--dry-run`).
-    dry_run: bool,
-    /// Whether anything changed (or, on a dry run, would change).
-    changed: bool,
-    /// The changes made, or to be made on a dry run.
-    changes: Vec<memlane::gitmerge::DriverChange>,
-}
-
-/// `hook stop`.
-#[derive(JsonSchema)]
-#[allow(dead_code)]
-struct StopDecision {
-    /// `block`: the agent is asked to go on.
-    decision: String,
-    /// What the agent is asked to do: record what it learnt with `remember`.
-    reason: String,
 }

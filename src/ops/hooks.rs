@@ -109,7 +109,7 @@ pub fn stop_reminder(vault: &Vault, event: &HookEvent) -> crate::Result<Option<&
     Ok(Some(STOP_REMINDER))
 }
 
-/// The JSON a Claude Code `Stop` hook prints to make the agent continue with `reason`.
-pub fn stop_block(reason: &str) -> serde_json::Value {
-    serde_json::json!({ "decision": "block", "reason": reason })
+/// What a Claude Code `Stop` hook prints to make the agent continue with `reason`.
+pub fn stop_block(reason: &str) -> super::wire::StopDecision {
+    super::wire::StopDecision { decision: "block", reason: reason.to_owned() }
 }

@@ -1217,6 +1217,15 @@ pub struct ColdNotice {
     pub memories: Vec<ColdMemory>,
 }
 
+/// `hook stop`: what a Claude Code `Stop` hook prints to make the agent go on.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct StopDecision {
+    /// `block`: the agent is asked to go on.
+    pub decision: &'static str,
+    /// What the agent is asked to do: record what it learnt with `remember`.
+    pub reason: String,
+}
+
 /// `init --json`: the vault made (or found), and git's merge driver.
 #[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Init {

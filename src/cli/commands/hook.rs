@@ -122,7 +122,8 @@ fn session_start(ctx: &Ctx, args: &SessionStartArgs) -> anyhow::Result<()> {
 fn stop(ctx: &Ctx, event: &HookEvent) -> anyhow::Result<()> {
     let vault = ctx.open_vault()?;
     if let Some(reason) = hooks::stop_reminder(&vault, event)? {
-        ctx.out.line(hooks::stop_block(reason).to_string())?;
+        let answer = serde_json::to_string(&hooks::stop_block(reason))?;
+        ctx.out.line(answer)?;
     }
     Ok(())
 }
