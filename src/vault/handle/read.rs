@@ -136,9 +136,12 @@ impl Vault {
         match self.fs.stat(&path) {
             Ok(Some(s)) if s.kind != Kind::Symlink => s.kind == Kind::File,
             Ok(None) => false,
-            // A link, or a path through one: where it leads, stat-ed beneath the handle.
+            // A link, or a path through one: where it leads inside the vault is stat-ed beneath
+            // the handle; a link that leads outside counts (reading it is refused, naming it),
+            // and a broken one does not.
             _ => match self.link_target(&path) {
-                (Some(real), _) => self.fs.kind(&real) == Some(Kind::File),
+                (Some(real), true) => self.fs.kind(&real) == Some(Kind::File),
+                (Some(_), false) => true,
                 (None, _) => false,
             },
         }
