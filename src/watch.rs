@@ -780,7 +780,9 @@ pub fn is_relevant(root: &Path, path: &Path, kind: &EventKind) -> bool {
     // Stat-ed beneath the vault root, never through a link.
     let stat = crate::disk::Confined::open_canonical(root, root.to_owned())
         .map_err(|e| e.source)
-        .and_then(|fs| fs.stat(path).map_err(|e| e.source)?.ok_or(std::io::ErrorKind::NotFound.into()));
+        .and_then(|fs| {
+            fs.stat(path).map_err(|e| e.source)?.ok_or(std::io::ErrorKind::NotFound.into())
+        });
     match stat {
         Ok(st) => st.kind == crate::disk::Kind::Dir,
         // Gone: a folder removed or renamed away, unless it looks like an editor's temp file.

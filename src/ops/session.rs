@@ -189,7 +189,6 @@ fn manifest_stamp(dir: &std::path::Path) -> ManifestStamp {
     [version(&dir.join(FILE)), version(&dir.join(JOURNAL))]
 }
 
-
 impl Server {
     /// No indices open yet, no watcher.
     pub fn new() -> Server {

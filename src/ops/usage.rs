@@ -99,7 +99,6 @@ pub fn state_file(vault: &Vault) -> std::path::PathBuf {
     UsageStore::file_path(vault.root())
 }
 
-
 /// The usage state as last read, with the uses not yet written.
 struct View {
     state: UsageState,

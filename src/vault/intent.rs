@@ -741,7 +741,9 @@ impl Vault {
         if !self.real_folders_above(rel) {
             return Ok(Now::Other);
         }
-        let Some(meta) = file_meta(&self.fs, &path).at("read", &path)? else { return Ok(Now::Absent) };
+        let Some(meta) = file_meta(&self.fs, &path).at("read", &path)? else {
+            return Ok(Now::Absent);
+        };
         if !(meta.kind == Kind::File) {
             return Ok(Now::Other);
         }

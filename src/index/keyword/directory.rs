@@ -131,10 +131,9 @@ impl Directory for ConfinedDirectory {
             io::ErrorKind::NotFound => OpenReadError::FileDoesNotExist(path.to_owned()),
             _ => OpenReadError::wrap_io_error(e.source, path.to_owned()),
         })?;
-        let len = file
-            .metadata()
-            .map_err(|e| OpenReadError::wrap_io_error(e, path.to_owned()))?
-            .len() as usize;
+        let len =
+            file.metadata().map_err(|e| OpenReadError::wrap_io_error(e, path.to_owned()))?.len()
+                as usize;
         Ok(Arc::new(ReadAt { file, len }))
     }
 

@@ -877,8 +877,7 @@ fn load_vectors(
         ))));
     }
     let index = Index::new(&index_options(dim)).map_err(engine("create an index"))?;
-    let opened =
-        if view { index.view(&engine_file.path) } else { index.load(&engine_file.path) };
+    let opened = if view { index.view(&engine_file.path) } else { index.load(&engine_file.path) };
     if let Err(e) = opened {
         return Ok(Err(Attempt::Rebuild(format!("{VECTORS_FILE} cannot be loaded: {e}"))));
     }
