@@ -573,7 +573,11 @@ impl VaultWatcher {
         }
         let ok = *seen >= ticket.n;
         drop(seen);
-        let _ = std::fs::remove_file(&ticket.path);
+        // Beneath the vault root, as it was written.
+        let root = self.sync_dir.parent().unwrap_or(Path::new("."));
+        if let Ok(fs) = crate::disk::Confined::open_canonical(root, root.to_owned()) {
+            let _ = fs.remove_file(&ticket.path);
+        }
         ok
     }
 
@@ -773,8 +777,14 @@ pub fn is_relevant(root: &Path, path: &Path, kind: &EventKind) -> bool {
     {
         return true;
     }
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) => meta.is_dir(),
+    // Stat-ed beneath the vault root, never through a link.
+    let stat = crate::disk::Confined::open_canonical(root, root.to_owned())
+        .map_err(|e| e.source)
+        .and_then(|fs| {
+            fs.stat(path).map_err(|e| e.source)?.ok_or(std::io::ErrorKind::NotFound.into())
+        });
+    match stat {
+        Ok(st) => st.kind == crate::disk::Kind::Dir,
         // Gone: a folder removed or renamed away, unless it looks like an editor's temp file.
         Err(_) => {
             matches!(kind, EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_)))

@@ -54,6 +54,19 @@ pub struct Stat {
     pub mtime_ns: i128,
     /// Its inode number (0 off Unix).
     pub ino: u64,
+    /// The device it is on (0 off Unix).
+    pub dev: u64,
+    /// The user who owns it (`None` off Unix).
+    pub uid: Option<u32>,
+}
+
+impl Stat {
+    /// What tells one version of a file from another: (mtime, size, inode). memlane replaces
+    /// its files by rename or only appends to them, so a new inode or size shows a write even
+    /// within one mtime tick.
+    pub fn version(&self) -> (i128, u64, u64) {
+        (self.mtime_ns, self.len, self.ino)
+    }
 }
 
 /// A folder of the vault held open (see [`Confined::open_dir`]): its entries are listed, stat-ed
@@ -399,6 +412,8 @@ mod unix {
             mode: Some(mode & 0o7777),
             mtime_ns,
             ino: st.st_ino as u64,
+            dev: st.st_dev as u64,
+            uid: Some(st.st_uid as u32),
         }
     }
 
@@ -501,6 +516,8 @@ fn stat_of_meta(m: &std::fs::Metadata) -> Stat {
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i128),
         ino: 0,
+        dev: 0,
+        uid: None,
     }
 }
 
@@ -839,6 +856,22 @@ impl Confined {
             f.sync_all()
         });
         res.map_err(|e| self.err("write", &rel, e))
+    }
+
+    /// Creates the new file `path` (refused when anything is there, a link included) and opens
+    /// it for reading and writing, for a writer that streams into it.
+    pub fn create_file(&self, path: &Path) -> Result<std::fs::File, PathError> {
+        let rel = self.relative(path, "create")?;
+        #[cfg(unix)]
+        let res = {
+            use rustix::fs::OFlags;
+            self.open_file(&rel, OFlags::RDWR | OFlags::CREATE | OFlags::EXCL, 0o666)
+        };
+        #[cfg(not(unix))]
+        let res = self.checked(&rel).and_then(|p| {
+            std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(p)
+        });
+        res.map_err(|e| self.err("create", &rel, e))
     }
 
     /// Opens (creating it when missing) the file `path` for writing, without truncating it: a

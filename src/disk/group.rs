@@ -7,11 +7,10 @@
 //! like the vector index's `meta.json`). The temporary names are fixed (`<name>.tmp`), so only
 //! one writer may write a group in a folder at a time (callers hold a lock).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::Confined;
-use crate::error::{IoResultExt, PathError};
+use crate::error::PathError;
 
 /// Files staged in one folder, renamed into place by [`FileGroup::commit`]. Staged files not
 /// committed are removed when the group is dropped.
@@ -95,7 +94,11 @@ impl Drop for FileGroup {
 /// cannot be opened to sync and this does nothing.
 pub(crate) fn sync_folder(dir: &Path) -> Result<(), PathError> {
     #[cfg(unix)]
-    File::open(dir).and_then(|d| d.sync_all()).at("sync", dir)?;
+    {
+        // Beneath the vault root for a folder under its indices folder: never through a link.
+        let (fs, rel) = Confined::anchored(&dir.join("x"), "sync")?;
+        fs.sync_dir(rel.parent().unwrap_or(Path::new("")))?;
+    }
     #[cfg(not(unix))]
     let _ = dir;
     Ok(())

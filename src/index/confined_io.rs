@@ -1,9 +1,9 @@
 //! Reads of memlane's own files in the indices folder (`indices/` in the vault), beneath a
 //! handle on the folder holding it (the vault root, trusted as given): no symbolic link is
 //! followed at `indices` or anywhere under it, whatever is swapped in between a check and a read
-//! (see [`crate::disk::Confined`]). The search libraries (tantivy, usearch) open their own files
-//! by path; for those, [`super::store::Indexes::checked_dir`] checks right before that `indices/`
-//! and every folder under it is a real folder, and removes any link it finds.
+//! (see [`crate::disk::Confined`]). tantivy's files go through the same handle
+//! ([`super::keyword`]'s directory); usearch is handed the file memlane opened here (see
+//! [`super::vector`]).
 //!
 //! A path under no folder named `indices` (a store opened on its own, as in tests) is read
 //! beneath its own folder, which is then trusted as given.
@@ -16,6 +16,12 @@ use crate::disk::{Confined, DirEntry, Stat};
 /// `path` relative to it.
 fn beneath(path: &Path) -> std::io::Result<(Confined, PathBuf)> {
     Confined::anchored(path, "read").map_err(|e| e.source)
+}
+
+/// The handle [`beneath`] gives for `path`, for a reader or writer that keeps it (tantivy's
+/// directory).
+pub(crate) fn handle(path: &Path) -> std::io::Result<(Confined, PathBuf)> {
+    beneath(path)
 }
 
 /// The bytes of the file at `path` (an error when it or a folder on the way is a link).

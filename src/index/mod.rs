@@ -7,7 +7,7 @@
 //! - [`manifest`] records what was indexed; [`store`] ties them together and keeps them fresh.
 
 pub mod chunk;
-mod confined_io;
+pub(crate) mod confined_io;
 pub mod embed;
 pub mod embed_cache;
 pub mod graph;

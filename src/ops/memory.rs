@@ -37,7 +37,7 @@ pub fn create<S: Session>(s: &S, req: CreateRequest) -> crate::Result<Written> {
     // Content that redaction empties is skipped by the write; no index is needed to say so.
     let scrub = vault.config.privacy.scrub_secrets;
     if !req.force
-        && !vault.path_of(&name).exists()
+        && !vault.is_taken(&name)
         && !crate::privacy::sanitize(&req.content, scrub).is_empty()
     {
         let threshold = vault.config.lifecycle.dedup_threshold;
@@ -130,7 +130,7 @@ pub fn generated_name(vault: &crate::vault::Vault, content: &str) -> crate::Resu
     for n in 1..10_000 {
         let candidate = if n == 1 { base.clone() } else { format!("{base}-{n}") };
         let name = MemoryName::parse(&candidate)?;
-        if vault.path_of(&name).exists() {
+        if vault.is_taken(&name) {
             continue;
         }
         match vault.check_new_name(&name, None) {

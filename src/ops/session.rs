@@ -7,7 +7,6 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
 
 use crate::index::store::{IndexError, Indexes, ReconcileReport, catch_index_panic};
 use crate::vault::Vault;
@@ -180,24 +179,14 @@ impl std::fmt::Debug for Server {
     }
 }
 
-/// The stamps of the manifest and its journal in the indices folder `dir` (see [`file_stamp`]).
-type ManifestStamp = [Option<(SystemTime, u64, u64)>; 2];
+/// The versions of the manifest and its journal in the indices folder `dir` (see
+/// [`crate::disk::Stat::version`]), stat-ed beneath the vault handle.
+type ManifestStamp = [Option<(i128, u64, u64)>; 2];
 
 fn manifest_stamp(dir: &std::path::Path) -> ManifestStamp {
     use crate::index::manifest::{FILE, JOURNAL};
-    [file_stamp(&dir.join(FILE)), file_stamp(&dir.join(JOURNAL))]
-}
-
-/// A file's identity and version: (mtime, size, inode). Every file this reads is replaced by
-/// rename when written, or only appended to (a journal), so a new inode or size shows a write
-/// even within one mtime tick.
-fn file_stamp(path: &std::path::Path) -> Option<(SystemTime, u64, u64)> {
-    let md = std::fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&md);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Some((md.modified().ok()?, md.len(), ino))
+    let version = |p: &std::path::Path| crate::index::confined_io::stat(p).map(|s| s.version());
+    [version(&dir.join(FILE)), version(&dir.join(JOURNAL))]
 }
 
 impl Server {

@@ -99,22 +99,11 @@ pub fn state_file(vault: &Vault) -> std::path::PathBuf {
     UsageStore::file_path(vault.root())
 }
 
-/// A file's identity and version: (mtime, size, inode). The state file is replaced by rename
-/// when written, so a new inode or size shows a write even within one mtime tick.
-fn file_stamp(path: &std::path::Path) -> Option<(std::time::SystemTime, u64, u64)> {
-    let md = std::fs::metadata(path).ok()?;
-    #[cfg(unix)]
-    let ino = std::os::unix::fs::MetadataExt::ino(&md);
-    #[cfg(not(unix))]
-    let ino = 0;
-    Some((md.modified().ok()?, md.len(), ino))
-}
-
 /// The usage state as last read, with the uses not yet written.
 struct View {
     state: UsageState,
     /// The state file's stamp when read; `None` forces a reload.
-    stamp: Option<(std::time::SystemTime, u64, u64)>,
+    stamp: Option<(i128, u64, u64)>,
 }
 
 /// Usage a long-lived session buffers: uses count at once in its view of the state and reach
@@ -140,7 +129,8 @@ impl Buffered {
         vault: &Vault,
         f: impl FnOnce(&UsageState) -> R,
     ) -> crate::Result<R> {
-        let stamp = file_stamp(&state_file(vault));
+        // Beneath the vault handle, never through a link.
+        let stamp = vault.fs().stat(&state_file(vault)).ok().flatten().map(|s| s.version());
         let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
         if view.as_ref().is_none_or(|v| v.stamp.is_none() || v.stamp != stamp) {
             let (mut state, reset) = read(vault)?;

@@ -43,7 +43,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Vault;
 use super::signing;
-use crate::disk::Confined;
+use crate::disk::{Confined, Kind, Stat};
 use crate::error::{Error, IoResultExt, PathError};
 use crate::failpoint;
 use crate::model::{Document, MemoryId, MemoryName};
@@ -163,13 +163,10 @@ enum Verdict {
 // The file-system steps of the replay, kept small so that each can go through the vault's
 // confined file-system handle.
 
-/// A file's current state: its metadata (not following a symbolic link), or `None` when absent.
-fn file_meta(path: &Path) -> std::io::Result<Option<std::fs::Metadata>> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) => Ok(Some(m)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e),
-    }
+/// A file's current state, stat-ed beneath the vault handle (a link is a link, never its
+/// target; a path through a link is an error), or `None` when absent.
+fn file_meta(fs: &Confined, path: &Path) -> std::io::Result<Option<Stat>> {
+    fs.stat(path).map_err(|e| e.source)
 }
 
 fn read_file(fs: &Confined, path: &Path) -> Result<Vec<u8>, PathError> {
@@ -226,16 +223,10 @@ fn rel_of(root: &Path, path: &Path) -> Option<String> {
 }
 
 /// Whether `meta` belongs to the user this process runs as (always true where unknown).
-fn owned_by_me(meta: &std::fs::Metadata) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        signing::current_uid().is_none_or(|me| me == meta.uid())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        true
+fn owned_by_me(meta: &Stat) -> bool {
+    match (signing::current_uid(), meta.uid) {
+        (Some(me), Some(owner)) => me == owner,
+        _ => true,
     }
 }
 
@@ -469,7 +460,7 @@ impl Vault {
                 let (after, from) = match after {
                     After::Bytes(b) => (Some(signing::sha256_hex(b)), None),
                     After::Removed => (None, None),
-                    After::MovedFrom(from) => match file_meta(from).at("read", from)? {
+                    After::MovedFrom(from) => match file_meta(&self.fs, from).at("read", from)? {
                         Some(_) => {
                             (Some(signing::sha256_hex(&read_file(&self.fs, from)?)), rel_from(from))
                         }
@@ -577,7 +568,7 @@ impl Vault {
     /// `state/` or `state/intents/` being a symbolic link is one untrusted finding.
     fn examine_intents(&self) -> Vec<(String, PathBuf, Verdict)> {
         for link in [self.root().join("state"), self.intents_dir()] {
-            if file_meta(&link).ok().flatten().is_some_and(|m| m.file_type().is_symlink()) {
+            if file_meta(&self.fs, &link).ok().flatten().is_some_and(|m| m.kind == Kind::Symlink) {
                 let name = link.file_name().unwrap_or_default().to_string_lossy().into_owned();
                 let why = "it is a symbolic link; memlane reads no undo log through it".to_owned();
                 return vec![(name, link, Verdict::Untrusted(why))];
@@ -588,12 +579,12 @@ impl Vault {
         let mut out = Vec::new();
         for name in names {
             let path = dir.join(&name);
-            let Ok(Some(meta)) = file_meta(&path) else { continue };
-            if meta.file_type().is_file() {
+            let Ok(Some(meta)) = file_meta(&self.fs, &path) else { continue };
+            if meta.kind == Kind::File {
                 // A temp file of an entry's creation, or anything else: never replayed.
                 continue;
             }
-            if meta.file_type().is_dir() && self.remove_if_empty(&path, &meta) {
+            if (meta.kind == Kind::Dir) && self.remove_if_empty(&path, &meta) {
                 // Killed before its first entry: nothing to undo.
                 continue;
             }
@@ -605,7 +596,7 @@ impl Vault {
 
     /// Removes a folder of this user's with nothing in it (an operation killed before its first
     /// entry); `true` when it is gone.
-    fn remove_if_empty(&self, path: &Path, meta: &std::fs::Metadata) -> bool {
+    fn remove_if_empty(&self, path: &Path, meta: &Stat) -> bool {
         owned_by_me(meta)
             && list_folder(&self.fs, path).is_ok_and(|n| n.is_empty())
             && self.fs.remove_dir(path).is_ok()
@@ -615,15 +606,15 @@ impl Vault {
     /// this user's key for this vault, naming only files memlane writes.
     fn examine(&self, dir: &Path, name: &str) -> Verdict {
         let untrusted = |why: String| Verdict::Untrusted(why);
-        let meta = match file_meta(dir) {
+        let meta = match file_meta(&self.fs, dir) {
             Ok(Some(m)) => m,
             Ok(None) => return untrusted("it vanished while it was read".into()),
             Err(e) => return untrusted(format!("it cannot be read: {e}")),
         };
-        if meta.file_type().is_symlink() {
+        if meta.kind == Kind::Symlink {
             return untrusted("it is a symbolic link".into());
         }
-        if !meta.file_type().is_dir() {
+        if !(meta.kind == Kind::Dir) {
             return untrusted("it is not a folder".into());
         }
         if !owned_by_me(&meta) {
@@ -653,9 +644,9 @@ impl Vault {
                 ));
             }
             let path = dir.join(&file);
-            match file_meta(&path) {
-                Ok(Some(m)) if m.file_type().is_file() && owned_by_me(&m) => {}
-                Ok(Some(m)) if m.file_type().is_file() => {
+            match file_meta(&self.fs, &path) {
+                Ok(Some(m)) if (m.kind == Kind::File) && owned_by_me(&m) => {}
+                Ok(Some(m)) if (m.kind == Kind::File) => {
                     return untrusted(format!("`{file}` belongs to another user"));
                 }
                 _ => return untrusted(format!("`{file}` is not a plain file")),
@@ -750,8 +741,10 @@ impl Vault {
         if !self.real_folders_above(rel) {
             return Ok(Now::Other);
         }
-        let Some(meta) = file_meta(&path).at("read", &path)? else { return Ok(Now::Absent) };
-        if !meta.file_type().is_file() {
+        let Some(meta) = file_meta(&self.fs, &path).at("read", &path)? else {
+            return Ok(Now::Absent);
+        };
+        if !(meta.kind == Kind::File) {
             return Ok(Now::Other);
         }
         let bytes = read_file(&self.fs, &path)?;
@@ -765,9 +758,9 @@ impl Vault {
         let parts: Vec<&str> = rel.split('/').collect();
         for part in &parts[..parts.len().saturating_sub(1)] {
             dir.push(part);
-            match file_meta(&dir) {
+            match file_meta(&self.fs, &dir) {
                 Ok(None) => return true,
-                Ok(Some(m)) if m.file_type().is_dir() => {}
+                Ok(Some(m)) if (m.kind == Kind::Dir) => {}
                 _ => return false,
             }
         }
@@ -906,7 +899,7 @@ impl Vault {
     pub fn intent_report(&self) -> IntentReport {
         let mut report = IntentReport::default();
         for link in [self.root().join("state"), self.intents_dir()] {
-            if file_meta(&link).ok().flatten().is_some_and(|m| m.file_type().is_symlink()) {
+            if file_meta(&self.fs, &link).ok().flatten().is_some_and(|m| m.kind == Kind::Symlink) {
                 let why = "it is a symbolic link; memlane reads no undo log through it".to_owned();
                 report.untrusted.push(UntrustedIntent { path: link, why });
                 return report;
@@ -916,8 +909,8 @@ impl Vault {
         let Ok(names) = list_folder(&self.fs, &dir) else { return report };
         for name in names {
             let path = dir.join(&name);
-            let Ok(Some(meta)) = file_meta(&path) else { continue };
-            if meta.file_type().is_file() {
+            let Ok(Some(meta)) = file_meta(&self.fs, &path) else { continue };
+            if meta.kind == Kind::File {
                 continue;
             }
             match self.examine(&path, &name) {
@@ -946,17 +939,8 @@ enum Now {
 }
 
 /// The file's identity (device, inode), to recognise two names of one file.
-fn file_id(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt as _;
-        Some((meta.dev(), meta.ino()))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = meta;
-        None
-    }
+fn file_id(meta: &Stat) -> Option<(u64, u64)> {
+    cfg!(unix).then_some((meta.dev, meta.ino))
 }
 
 /// What the replay does with plan `p`, whose file is `now`.

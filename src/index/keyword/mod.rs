@@ -29,6 +29,7 @@
 
 pub mod analyzer;
 mod chunks;
+mod directory;
 pub mod expand;
 mod terms;
 
@@ -41,7 +42,6 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
-use tantivy::directory::MmapDirectory;
 use tantivy::directory::error::LockError;
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
@@ -254,7 +254,7 @@ impl KeywordIndex {
         crate::index::confined_io::create_dir_all(dir)
             .map_err(|source| KeywordError::CreateDir { path: dir.to_path_buf(), source })?;
         let open_err = |source| KeywordError::Open { path: dir.to_path_buf(), source };
-        let directory = MmapDirectory::open(dir).map_err(|e| open_err(e.into()))?;
+        let directory = directory::ConfinedDirectory::open(dir).map_err(|e| open_err(e.into()))?;
         let index = if Index::exists(&directory).map_err(|e| open_err(e.into()))? {
             let index = Index::open(directory).map_err(open_err)?;
             if index.schema() != schema {
@@ -296,7 +296,7 @@ impl KeywordIndex {
         analyzer::register(&index);
         let reader = index
             .reader_builder()
-            .reload_policy(ReloadPolicy::OnCommitWithDelay)
+            .reload_policy(ReloadPolicy::Manual)
             .try_into()
             .map_err(tantivy_err("open a reader"))?;
         Ok(Self { index, reader, fields, boosts: FIELD_BOOSTS })
@@ -343,7 +343,8 @@ impl KeywordIndex {
         self.reader.searcher().num_docs()
     }
 
-    /// Makes the latest commit (from any process) visible now instead of after the reload delay.
+    /// Makes the latest commit (from any process) visible to this reader (it reloads only when
+    /// asked: after this process's own commits, and here).
     pub fn reload(&self) -> Result<(), KeywordError> {
         self.reader.reload().map_err(tantivy_err("reload the reader"))
     }

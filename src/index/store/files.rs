@@ -9,7 +9,8 @@ pub const PENDING_FILE: &str = "pending";
 
 /// Whether no process holds the index lock now (probed without waiting).
 pub(super) fn lock_is_free(dir: &Path) -> bool {
-    let Ok(file) = std::fs::OpenOptions::new().write(true).open(dir.join("write.lock")) else {
+    // Read access is enough to probe a lock; never through a link.
+    let Ok(file) = crate::index::confined_io::open(&dir.join("write.lock")) else {
         return true;
     };
     file.try_lock().is_ok()

@@ -268,7 +268,7 @@ impl Indexes {
         }
         for file in [manifest::FILE, manifest::JOURNAL, PENDING_FILE, VERIFIED_FILE] {
             let path = dir.join(file);
-            match std::fs::remove_file(&path) {
+            match crate::index::confined_io::remove_file(&path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => {

@@ -645,7 +645,7 @@ impl Indexes {
         let t_graph = clock.start.elapsed();
         if disk {
             self.manifest.save(&self.dir)?;
-            std::fs::remove_file(&marker).at("remove", &marker)?;
+            crate::index::confined_io::remove_file(&marker).at("remove", &marker)?;
         }
         self.update_keys(rebuild.is_some(), &key_changes);
         self.written = disk.then(|| disk_stamp(&self.dir));

@@ -71,7 +71,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Read};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -826,9 +826,9 @@ fn read_keys(dir: &Path, meta: &Meta) -> Result<Result<Keys, Attempt>, VectorErr
 }
 
 /// The base's vectors (`vectors.usearch`), loaded, or memory-mapped when `view`: the file is
-/// hashed through one handle against `meta`, its header checked, then it is loaded by path,
-/// and the path must still name the same file after (a writer may rename a new one in
-/// between).
+/// opened beneath the vault handle, hashed against `meta`, its header checked, then usearch
+/// loads that same open file (see [`persist::engine_path`]; where it must load by path, the
+/// path must still name the same file after, since a writer may rename a new one in between).
 fn load_vectors(
     dir: &Path,
     meta: &Meta,
@@ -836,7 +836,6 @@ fn load_vectors(
     view: bool,
 ) -> Result<Result<Index, Attempt>, VectorError> {
     let vectors_path = dir.join(VECTORS_FILE);
-    let vectors_str = path_str(&vectors_path)?;
     let mut file = match crate::index::confined_io::open(&vectors_path) {
         Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -859,7 +858,8 @@ fn load_vectors(
     if stamp_of_reader(&mut file).at("read", &vectors_path)? != meta.vectors {
         return Ok(Err(Attempt::Mismatch(format!("{VECTORS_FILE} does not match {META_FILE}"))));
     }
-    let header = match Index::metadata(vectors_str) {
+    let engine_file = engine_path(&file, &vectors_path)?;
+    let header = match Index::metadata(&engine_file.path) {
         Ok(header) => header,
         Err(e) => {
             return Ok(Err(Attempt::Rebuild(format!("{VECTORS_FILE} is unreadable: {e}"))));
@@ -877,12 +877,14 @@ fn load_vectors(
         ))));
     }
     let index = Index::new(&index_options(dim)).map_err(engine("create an index"))?;
-    let opened = if view { index.view(vectors_str) } else { index.load(vectors_str) };
+    let opened = if view { index.view(&engine_file.path) } else { index.load(&engine_file.path) };
     if let Err(e) = opened {
         return Ok(Err(Attempt::Rebuild(format!("{VECTORS_FILE} cannot be loaded: {e}"))));
     }
-    let now = fs::metadata(&vectors_path).ok().map(|m| FileIdentity::of(&m));
-    if now != Some(identity) {
+    // Loaded by path: the path must still name the file hashed above.
+    let now = (!engine_file.by_handle)
+        .then(|| fs::metadata(&vectors_path).ok().map(|m| FileIdentity::of(&m)));
+    if now.is_some_and(|now| now != Some(identity)) {
         return Ok(Err(Attempt::Mismatch(format!("{VECTORS_FILE} was replaced while loading"))));
     }
     drop(file);

@@ -41,7 +41,8 @@ impl VectorIndex {
         if self.view {
             let path = dir.join(VECTORS_FILE);
             let index = Index::new(&index_options(self.dim)).map_err(engine("create an index"))?;
-            index.load(path_str(&path)?).map_err(|e| VectorError::EngineFile {
+            let file = crate::index::confined_io::open(&path).at("open", &path)?;
+            index.load(&engine_path(&file, &path)?.path).map_err(|e| VectorError::EngineFile {
                 action: "load",
                 path: path.clone(),
                 message: e.to_string(),
@@ -79,18 +80,18 @@ impl VectorIndex {
         let mut files = FileGroup::new(dir);
         let vectors_tmp = files.temp_path(VECTORS_FILE);
 
-        self.index.save(path_str(&vectors_tmp)?).map_err(|e| VectorError::EngineFile {
-            action: "save",
-            path: vectors_tmp.clone(),
-            message: e.to_string(),
-        })?;
         let vectors = {
-            // Write access so that fsync also works where it needs it (Windows).
-            let mut file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(&vectors_tmp)
-                .at("open", &vectors_tmp)?;
+            // Created beneath the vault handle (never through a link), then written by usearch
+            // through that handle; read and write access so that fsync also works where it
+            // needs it (Windows).
+            let (fs, rel) = crate::disk::Confined::anchored(&vectors_tmp, "create")?;
+            let mut file = fs.create_file(&rel)?;
+            let target = engine_path(&file, &vectors_tmp)?;
+            self.index.save(&target.path).map_err(|e| VectorError::EngineFile {
+                action: "save",
+                path: vectors_tmp.clone(),
+                message: e.to_string(),
+            })?;
             file.sync_all().at("sync", &vectors_tmp)?;
             stamp_of_reader(&mut file).at("read", &vectors_tmp)?
         };
@@ -257,6 +258,31 @@ impl FileIdentity {
 
 pub(super) fn path_str(path: &Path) -> Result<&str, VectorError> {
     path.to_str().ok_or_else(|| VectorError::NonUtf8Path(path.to_path_buf()))
+}
+
+/// How usearch, which takes a path, reaches a file memlane opened beneath the vault handle.
+pub(super) struct EnginePath {
+    /// The path handed to usearch.
+    pub(super) path: String,
+    /// Whether that path names the open file itself, not whatever is at `path` now.
+    pub(super) by_handle: bool,
+}
+
+/// The path of the open `file` (which is at `path`) for usearch: on Linux, the file's entry in
+/// `/proc/self/fd`, through which the kernel hands back that very open file, whatever has been
+/// swapped in at `path` or above it since; elsewhere (or without `/proc`), `path` itself.
+pub(super) fn engine_path(file: &fs::File, path: &Path) -> Result<EnginePath, VectorError> {
+    #[cfg(target_os = "linux")]
+    {
+        static PROC_FD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        if *PROC_FD.get_or_init(|| Path::new("/proc/self/fd").is_dir()) {
+            use std::os::fd::AsRawFd as _;
+            let path = format!("/proc/self/fd/{}", file.as_raw_fd());
+            return Ok(EnginePath { path, by_handle: true });
+        }
+    }
+    let _ = file;
+    Ok(EnginePath { path: path_str(path)?.to_owned(), by_handle: false })
 }
 
 pub(super) fn read_if_exists(path: &Path) -> Result<Option<Vec<u8>>, VectorError> {

@@ -731,3 +731,51 @@ fn a_read_only_view_answers_like_the_loaded_index_and_refuses_writes() {
     assert!(view.remove(3).is_err(), "a view cannot be written");
     assert_eq!(view.search(&q, 10, None).unwrap(), want, "a refused write changes nothing");
 }
+
+/// usearch is handed the file memlane opened beneath the vault handle, not a path: a link
+/// swapped in at the path after the open changes nothing about what is loaded, and a save
+/// never writes through a link at the temporary name.
+#[cfg(target_os = "linux")]
+#[test]
+fn usearch_reaches_the_open_file_never_a_link_swapped_in_at_its_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let vdir = tmp.path().join("vault/indices/vector");
+    let outside = tmp.path().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::create_dir_all(tmp.path().join("vault")).unwrap();
+    let mut index = VectorIndex::create(&vdir, "e", 4).unwrap();
+    index.upsert(1, &[1.0, 0.0, 0.0, 0.0]).unwrap();
+    index.upsert(2, &[0.0, 1.0, 0.0, 0.0]).unwrap();
+    index.save().unwrap();
+
+    // Loading: the path now names a link to another index with one vector outside.
+    let path = vdir.join(VECTORS_FILE);
+    let file = crate::index::confined_io::open(&path).unwrap();
+    let other = Index::new(&index_options(4)).unwrap();
+    other.reserve(4).unwrap();
+    other.add(9, &[0.0, 0.0, 1.0, 0.0]).unwrap();
+    other.save(outside.join("other.usearch").to_str().unwrap()).unwrap();
+    let moved = vdir.join("moved.usearch");
+    fs::rename(&path, &moved).unwrap();
+    std::os::unix::fs::symlink(outside.join("other.usearch"), &path).unwrap();
+    let via = persist::engine_path(&file, &path).unwrap();
+    assert!(via.by_handle);
+    let loaded = Index::new(&index_options(4)).unwrap();
+    loaded.load(&via.path).unwrap();
+    assert_eq!(loaded.size(), 2, "the file opened, not the link's target");
+    assert!(loaded.contains(1) && !loaded.contains(9));
+    fs::remove_file(&path).unwrap();
+    fs::rename(&moved, &path).unwrap();
+
+    // Saving: a link planted at the temporary name is removed, never written through.
+    std::os::unix::fs::symlink(outside.join("victim"), vdir.join(format!("{VECTORS_FILE}.tmp")))
+        .unwrap();
+    fs::write(outside.join("victim"), "precious").unwrap();
+    let mut index = expect_ready(VectorIndex::open(&vdir, "e", 4).unwrap());
+    index.set_delta_max(0);
+    index.upsert(3, &[0.0, 0.0, 0.0, 1.0]).unwrap();
+    index.save().unwrap();
+    assert_eq!(fs::read_to_string(outside.join("victim")).unwrap(), "precious");
+    let reopened = expect_ready(VectorIndex::open(&vdir, "e", 4).unwrap());
+    assert_eq!(reopened.len(), 3);
+}

@@ -122,6 +122,12 @@ impl Vault {
         }
     }
 
+    /// Whether anything is at memory `name`'s path (a file, a folder, a link, or a path through a
+    /// link), stat-ed beneath the vault's handle: a new memory is never written there.
+    pub fn is_taken(&self, name: &MemoryName) -> bool {
+        !matches!(self.fs.stat(&self.path_of(name)), Ok(None))
+    }
+
     /// Whether a file is at memory `name`'s path: stat-ed beneath the vault's handle; through a
     /// symbolic link, whether the link leads to a file (its target is only stat-ed here: reading
     /// it is [`Vault::read_memory`]'s call, which refuses a link out of the vault's memories).
@@ -130,20 +136,27 @@ impl Vault {
         match self.fs.stat(&path) {
             Ok(Some(s)) if s.kind != Kind::Symlink => s.kind == Kind::File,
             Ok(None) => false,
-            _ => path.is_file(),
+            // A link, or a path through one: where it leads inside the vault is stat-ed beneath
+            // the handle; a link that leads outside counts (reading it is refused, naming it),
+            // and a broken one does not.
+            _ => match self.link_target(&path) {
+                (Some(real), true) => self.fs.kind(&real) == Some(Kind::File),
+                (Some(_), false) => true,
+                (None, _) => false,
+            },
         }
     }
 
-    /// Whether a part of memory `name`'s path is a symbolic link (one `lstat` per part, not
-    /// following links; a missing part ends the look).
+    /// Whether a part of memory `name`'s path is a symbolic link (each part stat-ed beneath the
+    /// vault handle, not following links; a missing part ends the look).
     fn has_link(&self, name: &MemoryName) -> bool {
         let mut p = self.root().to_path_buf();
         for part in name.rel_path().split('/') {
             p.push(part);
-            match std::fs::symlink_metadata(&p) {
-                Ok(m) if m.file_type().is_symlink() => return true,
-                Ok(_) => {}
-                Err(_) => return false,
+            match self.fs.stat(&p) {
+                Ok(Some(s)) if s.kind == Kind::Symlink => return true,
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => return false,
             }
         }
         false

@@ -11,18 +11,19 @@ use crate::vault::{Memory, Vault};
 impl Vault {
     /// The real file a write to `path` lands in, refusing anything that resolves outside the vault.
     pub(super) fn write_target(&self, path: &Path) -> crate::Result<PathBuf> {
-        let meta = std::fs::symlink_metadata(path);
-        if meta.as_ref().is_ok_and(|m| m.file_type().is_symlink()) {
+        let meta = self.fs.stat(path);
+        if meta.as_ref().is_ok_and(|m| m.is_some_and(|s| s.kind == crate::disk::Kind::Symlink)) {
             let real = path.canonicalize().map_err(|_| Error::OutsideVault(path.to_owned()))?;
             if !real.starts_with(&self.canonical_root) {
                 return Err(Error::OutsideVault(path.to_owned()));
             }
             return Ok(real);
         }
-        // Check the deepest existing folder above the file.
+        // Check the deepest existing folder above the file (stat-ed beneath the vault handle; a
+        // link or a path through one is resolved by the check below).
         let mut dir = path.parent();
         while let Some(d) = dir {
-            if d.exists() {
+            if !matches!(self.fs.stat(d), Ok(None)) {
                 let real = d.canonicalize().at("resolve", d)?;
                 if !real.starts_with(&self.canonical_root) {
                     return Err(Error::OutsideVault(path.to_owned()));

@@ -94,7 +94,7 @@ impl Vault {
         };
         self.check_new_name(&name, None)?;
         let dest = self.path_of(&name);
-        if dest.exists() || self.fs.stat(&dest)?.is_some() {
+        if self.is_taken(&name) {
             return Err(Error::RestoreTaken(name.to_string()));
         }
         let target = self.write_target(&dest)?;
