@@ -140,67 +140,20 @@ pub struct Entry {
     pub links: u64,
 }
 
-/// What a [`Warning`] is about: `doctor` reports each kind as its own problem.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum WarningKind {
-    /// Frontmatter keys a merge could not settle, recorded under `merge_conflicts:`.
-    KeyConflict,
-    /// git's conflict markers in the body.
-    BodyConflict,
-    /// Any other problem reading the file's metadata (the value is read with a default).
-    Frontmatter,
-}
+pub use crate::vault::{Warning, WarningKind};
 
-impl WarningKind {
-    /// Its name in the manifest file.
-    fn as_str(self) -> &'static str {
-        match self {
-            WarningKind::KeyConflict => "key_conflict",
-            WarningKind::BodyConflict => "body_conflict",
-            WarningKind::Frontmatter => "frontmatter",
-        }
-    }
-
-    fn parse(s: &str) -> Option<WarningKind> {
-        Some(match s {
-            "key_conflict" => WarningKind::KeyConflict,
-            "body_conflict" => WarningKind::BodyConflict,
-            "frontmatter" => WarningKind::Frontmatter,
-            _ => return None,
-        })
-    }
-}
-
-/// A problem found reading a memory file: its kind and the message shown to the user.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Warning {
-    /// What it is about.
-    pub kind: WarningKind,
-    /// What the user reads.
-    pub message: String,
-}
-
-impl Warning {
-    /// A warning of the vault's loader ([`crate::vault::Memory`]'s `warnings`), with the kind its
-    /// message starts with ([`crate::vault::KEY_CONFLICT`], [`crate::vault::BODY_CONFLICT`]):
-    /// classified once, when the memory is indexed (or an older manifest is read).
-    pub fn from_loader(message: String) -> Warning {
-        let kind = if message.starts_with(crate::vault::KEY_CONFLICT) {
-            WarningKind::KeyConflict
-        } else if message.starts_with(crate::vault::BODY_CONFLICT) {
-            WarningKind::BodyConflict
-        } else {
-            WarningKind::Frontmatter
-        };
-        Warning { kind, message }
-    }
-}
-
-impl std::fmt::Display for Warning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
+/// A warning recorded by a format-6 manifest, which kept only the message: classified once,
+/// when that manifest is read, by the message's start ([`crate::vault::KEY_CONFLICT`],
+/// [`crate::vault::BODY_CONFLICT`]); the loader itself records the kind.
+fn legacy_warning(message: String) -> Warning {
+    let kind = if message.starts_with(crate::vault::KEY_CONFLICT) {
+        WarningKind::KeyConflict
+    } else if message.starts_with(crate::vault::BODY_CONFLICT) {
+        WarningKind::BodyConflict
+    } else {
+        WarningKind::Frontmatter
+    };
+    Warning { kind, message }
 }
 
 impl Manifest {
@@ -572,7 +525,7 @@ fn push_warnings(out: &mut String, warnings: &[Warning]) {
 fn warnings(s: &str, format: u32) -> Option<Vec<Warning>> {
     let items = list(s)?;
     if format < 7 {
-        return Some(items.into_iter().map(Warning::from_loader).collect());
+        return Some(items.into_iter().map(legacy_warning).collect());
     }
     items
         .into_iter()

@@ -179,7 +179,7 @@ pub fn read_raw<S: Session>(
         name: m.name.to_string(),
         id: m.id.to_string(),
         file_path: m.path.display().to_string(),
-        warnings: m.warnings.clone(),
+        warnings: m.warnings.iter().map(|w| w.message.clone()).collect(),
         raw: m.raw,
     })
 }

@@ -103,7 +103,7 @@ impl MemoryJson {
             had_private_content: m.meta.had_private_content,
             file_path: m.path.display().to_string(),
             size: m.size(),
-            warnings: m.warnings.clone(),
+            warnings: m.warnings.iter().map(|w| w.message.clone()).collect(),
             frontmatter,
             content,
             temperature: None,

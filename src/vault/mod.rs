@@ -25,7 +25,8 @@ use crate::config::Config;
 pub use handle::{
     BODY_CONFLICT, EscapingLink, FileStat, GitignoreAdvice, INTERNAL_FOLDERS, InitReport,
     KEY_CONFLICT, ListFilter, ListSort, Location, Memory, PathState, ScanProblem, Unreachable,
-    UnreachableWhy, folder_problems, init, init_target, locate, mtime_ns, user_vault_dir,
+    UnreachableWhy, Warning, WarningKind, folder_problems, init, init_target, locate, mtime_ns,
+    user_vault_dir,
 };
 pub use intent::{
     INTENTS_DIR, IntentReport, ROLLBACK_ACTION, UntrustedIntent, remove_command, shown_path,

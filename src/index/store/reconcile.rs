@@ -2,7 +2,6 @@
 
 use super::*;
 use crate::index::keyword::KeywordWriter;
-use crate::index::manifest::Warning;
 use crate::vault::PathState;
 
 /// What a reconcile looks at: the memory files' stats, sorted by name, of the whole vault
@@ -817,7 +816,7 @@ impl Pending {
             superseded_by: memory.meta.superseded_by.clone(),
             expires_at: memory.meta.expires_at.map(|t| t.as_second()),
             happens_at: memory.meta.happens_at.map(|t| t.as_second()),
-            warnings: memory.warnings.iter().cloned().map(Warning::from_loader).collect(),
+            warnings: memory.warnings.clone(),
             links: links_hash,
         };
         Pending {

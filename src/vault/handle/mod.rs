@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub use discover::{InitReport, Location, init, init_target, locate, user_vault_dir};
 pub use folders::{INTERNAL_FOLDERS, folder_problems};
-pub use read::{BODY_CONFLICT, KEY_CONFLICT, Memory, ScanProblem};
+pub use read::{BODY_CONFLICT, KEY_CONFLICT, Memory, ScanProblem, Warning, WarningKind};
 pub use resolve::{ListFilter, ListSort};
 pub use scan::{EscapingLink, FileStat, PathState, Unreachable, UnreachableWhy, mtime_ns};
 

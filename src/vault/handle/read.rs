@@ -46,6 +46,60 @@ impl std::fmt::Display for ScanProblem {
     }
 }
 
+/// What a [`Warning`] is about: `doctor` reports each kind as its own problem.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// Frontmatter keys a merge could not settle, recorded under `merge_conflicts:`.
+    KeyConflict,
+    /// git's conflict markers in the body.
+    BodyConflict,
+    /// Any other problem reading the file's metadata (the value is read with a default).
+    Frontmatter,
+}
+
+impl WarningKind {
+    /// Its name in the manifest file.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            WarningKind::KeyConflict => "key_conflict",
+            WarningKind::BodyConflict => "body_conflict",
+            WarningKind::Frontmatter => "frontmatter",
+        }
+    }
+
+    pub(crate) fn parse(s: &str) -> Option<WarningKind> {
+        Some(match s {
+            "key_conflict" => WarningKind::KeyConflict,
+            "body_conflict" => WarningKind::BodyConflict,
+            "frontmatter" => WarningKind::Frontmatter,
+            _ => return None,
+        })
+    }
+}
+
+/// A problem found reading a memory file: its kind and the message shown to the user.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, PartialEq, Eq)]
+pub struct Warning {
+    /// What it is about.
+    pub kind: WarningKind,
+    /// What the user reads.
+    pub message: String,
+}
+
+impl Warning {
+    /// A problem with the file's metadata ([`WarningKind::Frontmatter`]).
+    pub fn frontmatter(message: String) -> Warning {
+        Warning { kind: WarningKind::Frontmatter, message }
+    }
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// One memory as read from disk.
 #[derive(Debug, Clone)]
 pub struct Memory {
@@ -72,7 +126,7 @@ pub struct Memory {
     /// The file's bytes as read.
     pub raw: String,
     /// Problems found while reading (broken YAML, bad values).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 impl Memory {
@@ -201,20 +255,23 @@ impl Vault {
             if !doc.has_frontmatter() || line <= head_lines || doc.mapping().is_err() {
                 return Err(Error::MergeConflict { path, line });
             }
-            warnings.push(format!(
-                "{BODY_CONFLICT} (line {line}): both versions are there, between `<<<<<<<` and `>>>>>>>` markers"
-            ));
+            warnings.push(Warning {
+                kind: WarningKind::BodyConflict,
+                message: format!(
+                    "{BODY_CONFLICT} (line {line}): both versions are there, between `<<<<<<<` and `>>>>>>>` markers"
+                ),
+            });
         }
         let map = match doc.mapping() {
             Ok(m) => m,
             Err(e) if e.is_over_limit() => return Err(Error::OverLimit { path, problem: e }),
             Err(e) => {
-                warnings.push(format!("{e}; read with defaults"));
+                warnings.push(Warning::frontmatter(format!("{e}; read with defaults")));
                 Default::default()
             }
         };
         let (mut meta, w) = Meta::from_mapping(&map);
-        warnings.extend(w);
+        warnings.extend(w.into_iter().map(Warning::frontmatter));
         if let Some(recorded) = map.get(crate::gitmerge::CONFLICTS_KEY).filter(|v| !v.is_null()) {
             let keys: Vec<String> = recorded
                 .as_sequence()
@@ -224,10 +281,13 @@ impl Vault {
                 .map(|k| format!("`{k}`"))
                 .collect();
             let keys = if keys.is_empty() { "some keys".to_owned() } else { keys.join(", ") };
-            warnings.push(format!(
-                "{KEY_CONFLICT}: the merged branches set {keys} differently; `{}:` holds both values",
-                crate::gitmerge::CONFLICTS_KEY
-            ));
+            warnings.push(Warning {
+                kind: WarningKind::KeyConflict,
+                message: format!(
+                    "{KEY_CONFLICT}: the merged branches set {keys} differently; `{}:` holds both values",
+                    crate::gitmerge::CONFLICTS_KEY
+                ),
+            });
         }
         // Hand-written metadata gets the content's redaction before it reaches the manifest, the
         // index or any output (the file itself is never rewritten by reading): a tag redaction
@@ -236,10 +296,10 @@ impl Vault {
         let tags = crate::privacy::redact_tags(&meta.tags, scrub);
         if tags.dropped > 0 {
             meta.tags = tags.tags;
-            warnings.push(format!(
+            warnings.push(Warning::frontmatter(format!(
                 "{} tag(s) held private text or a credential and are not shown or indexed",
                 tags.dropped
-            ));
+            )));
         }
         for value in
             [&mut meta.id, &mut meta.memory_type, &mut meta.status, &mut meta.superseded_by]
@@ -252,9 +312,9 @@ impl Vault {
             }
         }
         for w in &mut warnings {
-            let clean = crate::privacy::sanitize(w, scrub);
+            let clean = crate::privacy::sanitize(&w.message, scrub);
             if clean.had_private_content {
-                *w = clean.text;
+                w.message = clean.text;
             }
         }
         let (id, id_persisted) = match meta.id.as_deref().and_then(MemoryId::parse) {
@@ -264,10 +324,10 @@ impl Vault {
         let memory_type = match &meta.memory_type {
             Some(t) if self.config.type_profile(t).is_some() => t.clone(),
             Some(t) => {
-                warnings.push(format!(
+                warnings.push(Warning::frontmatter(format!(
                     "unknown `type: {t}`; read as `{}` (add [types.{t}] to config.toml to keep it)",
                     self.config.default_type
-                ));
+                )));
                 self.config.default_type.clone()
             }
             None => self.config.default_type.clone(),
