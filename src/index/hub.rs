@@ -385,6 +385,9 @@ pub fn pull(
         resumed += r;
     }
 
+    // Half-precision weights are widened to f32 once, here, not at every load.
+    super::minilm::weights_to_f32(&staging)
+        .map_err(|e| HubError::Model { repo: model.repo.clone(), source: Box::new(e) })?;
     let loaded = SentenceEmbedder::load(&staging)
         .and_then(|m| m.embed(&["memlane checks the model runs"]).map(|_| m))
         .map_err(|e| HubError::Model { repo: model.repo.clone(), source: Box::new(e) })?;

@@ -1247,7 +1247,9 @@ pub struct Init {
 /// `config --json`: the effective configuration and where each value came from.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct EffectiveConfig {
-    /// Every setting, with its effective value.
+    /// Every setting, with its effective value, keyed as in `config.toml` (see
+    /// [config.md](config.md)).
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub config: Value,
     /// Where each value came from, by dotted key (`search.limit`): `default`, a file, a
     /// `MEMLANE_*` variable or a `-c` flag.

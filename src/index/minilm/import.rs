@@ -22,7 +22,8 @@ pub fn installed_model_dir() -> Option<PathBuf> {
 /// `src` is loaded first, so a broken model is refused before anything is written. Only the
 /// files the model needs are copied (`config.json`, `tokenizer.json`, `model.safetensors`, the
 /// pooling config, and `sentence_bert_config.json` / `modules.json` when present). The copy is
-/// made in a hidden temporary directory beside `dest` and renamed into place once complete; an
+/// made in a hidden temporary directory beside `dest` (half-precision weights widened to f32
+/// there, see [`super::convert`]) and renamed into place once complete; an
 /// existing `dest` is moved aside only then and deleted after the rename, so a failure at any
 /// point leaves either the old install or the new one, never a partial one. The CLI imports to
 /// `<data dir>/models/default`, which is where [`installed_model_dir`] looks.
@@ -47,13 +48,24 @@ pub fn import_model(src: &Path, dest: &Path) -> Result<PathBuf, ModelError> {
         fs::remove_dir_all(&tmp).at("remove", &tmp)?;
     }
     let installed = copy_model_files(src, &tmp, &model.files)
-        .and_then(|()| crate::disk::install_dir(&tmp, dest).map_err(ModelError::from));
-    if let Err(err) = installed {
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(err);
+        .and_then(|()| super::convert::weights_to_f32(&tmp))
+        .and_then(|converted| {
+            crate::disk::install_dir(&tmp, dest).map_err(ModelError::from)?;
+            Ok(converted)
+        });
+    match installed {
+        Err(err) => {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(err);
+        }
+        // Weights widened to f32: the copy is loaded once (which records it), so later
+        // processes open it without re-reading it.
+        Ok(true) => {
+            SentenceEmbedder::load(dest)?;
+        }
+        // The copy loads as the source did.
+        Ok(false) => super::stamp::remember(dest, model.id(), &model.files),
     }
-    // The copy loads as the source did: later processes open it without re-reading it.
-    super::stamp::remember(dest, model.id(), &model.files);
     Ok(dest.to_owned())
 }
 

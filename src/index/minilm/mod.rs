@@ -21,6 +21,7 @@ use tokenizers::Tokenizer;
 use xxhash_rust::xxh3::Xxh3;
 
 mod config;
+mod convert;
 mod encoder;
 mod import;
 mod kernels;
@@ -28,6 +29,8 @@ mod stamp;
 #[cfg(test)]
 mod tests;
 mod wordpiece;
+
+pub(crate) use convert::weights_to_f32;
 
 use config::{
     BertConfig, PoolingConfig, SentenceBertConfig, StModule, load_tokenizer,

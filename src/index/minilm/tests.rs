@@ -774,3 +774,43 @@ fn a_wordpiece_cache_that_is_cut_or_foreign_is_not_used() {
     other["pre_tokenizer"] = serde_json::json!({"type": "Whitespace"});
     assert!(wordpiece::WordPiece::from_tokenizer_json(other.to_string().as_bytes()).is_none());
 }
+
+/// A model whose weights are in f16 is installed with them widened to f32 (the fast load path
+/// from then on), and embeds exactly as the f16 original does.
+#[test]
+fn half_precision_weights_are_widened_to_f32_once_on_import() {
+    let src = tempfile::tempdir().unwrap();
+    write_tiny_model(src.path(), "", "mean_tokens");
+    let weights = src.path().join("model.safetensors");
+    let half: HashMap<String, Tensor> = candle_core::safetensors::load(&weights, &Device::Cpu)
+        .unwrap()
+        .into_iter()
+        .map(|(k, t)| (k, t.to_dtype(candle_core::DType::F16).unwrap()))
+        .collect();
+    candle_core::safetensors::save(&half, &weights).unwrap();
+    let original = SentenceEmbedder::load(src.path()).unwrap().embed(MIXED).unwrap();
+
+    let out = tempfile::tempdir().unwrap();
+    let dest = out.path().join("default");
+    import_model(src.path(), &dest).unwrap();
+    let installed =
+        candle_core::safetensors::load(dest.join("model.safetensors"), &Device::Cpu).unwrap();
+    assert!(!installed.is_empty());
+    assert!(
+        installed.values().all(|t| t.dtype() == candle_core::DType::F32),
+        "every tensor in f32"
+    );
+    let leftovers: Vec<_> = fs::read_dir(&dest)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let widened = SentenceEmbedder::open(&dest).unwrap().embed(MIXED).unwrap();
+    assert_eq!(widened, original, "widening f16 is exact: the same vectors");
+    // The source is left as it was.
+    let again = candle_core::safetensors::load(&weights, &Device::Cpu).unwrap();
+    assert!(again.values().all(|t| t.dtype() == candle_core::DType::F16));
+    // An f32 model is copied as it is.
+    assert!(!weights_to_f32(&dest).unwrap(), "nothing left to widen");
+}
