@@ -345,6 +345,8 @@ pub struct VaultWatcher {
     shared: Arc<Shared>,
     /// Where [`VaultWatcher::sync`] writes its markers.
     sync_dir: PathBuf,
+    /// A handle on the vault root, opened once: the markers are written and removed beneath it.
+    root_fs: Option<crate::disk::Confined>,
     tx: Sender<Msg>,
     raw: Option<RecommendedWatcher>,
     debouncer: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
@@ -480,6 +482,7 @@ impl VaultWatcher {
         let watcher = VaultWatcher {
             shared,
             sync_dir: root.join(STATE_DIR),
+            root_fs: crate::disk::Confined::open_canonical(&root, root.clone()).ok(),
             tx,
             raw: Some(raw),
             debouncer: Some(debouncer),
@@ -543,14 +546,16 @@ impl VaultWatcher {
         let n = self.shared.sync_sent.fetch_add(1, Ordering::SeqCst) + 1;
         let path = self.sync_dir.join(format!("{}{n}", sync_prefix()));
         // Never through a link (a planted link of that name makes the sync fail, never followed).
-        // Beneath the vault root, which holds `state/`.
-        let root = self.sync_dir.parent().unwrap_or(Path::new("."));
-        let created = crate::disk::Confined::open_canonical(root, root.to_owned())
-            .and_then(|fs| {
-                fs.create_dir_all(&self.sync_dir)?;
-                fs.write_in_place(&path, b"")
-            })
-            .is_ok();
+        // Beneath the vault root, which holds `state/`. An empty file, never synced: only its
+        // event matters. `state/` is created only when it is missing.
+        let fs = self.root_fs.as_ref()?;
+        let created = match fs.append_unsynced(&path, b"") {
+            Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => fs
+                .create_dir_all(&self.sync_dir)
+                .and_then(|()| fs.append_unsynced(&path, b""))
+                .is_ok(),
+            r => r.is_ok(),
+        };
         if !created {
             return None;
         }
@@ -574,8 +579,7 @@ impl VaultWatcher {
         let ok = *seen >= ticket.n;
         drop(seen);
         // Beneath the vault root, as it was written.
-        let root = self.sync_dir.parent().unwrap_or(Path::new("."));
-        if let Ok(fs) = crate::disk::Confined::open_canonical(root, root.to_owned()) {
+        if let Some(fs) = &self.root_fs {
             let _ = fs.remove_file(&ticket.path);
         }
         ok

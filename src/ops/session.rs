@@ -183,9 +183,10 @@ impl std::fmt::Debug for Server {
 /// [`crate::disk::Stat::version`]), stat-ed beneath the vault handle.
 type ManifestStamp = [Option<(i128, u64, u64)>; 2];
 
-fn manifest_stamp(dir: &std::path::Path) -> ManifestStamp {
+fn manifest_stamp(vault: &Vault, dir: &std::path::Path) -> ManifestStamp {
     use crate::index::manifest::{FILE, JOURNAL};
-    let version = |p: &std::path::Path| crate::index::confined_io::stat(p).map(|s| s.version());
+    // Through the vault's own handle, opened once: two `fstatat`s, no open.
+    let version = |p: &std::path::Path| vault.fs().stat(p).ok().flatten().map(|s| s.version());
     [version(&dir.join(FILE)), version(&dir.join(JOURNAL))]
 }
 
@@ -244,7 +245,7 @@ impl Server {
         let source = self.source();
         let ticket = source.as_ref().and_then(|s| s.begin());
         let dirty = self.dirty.swap(false, Ordering::SeqCst);
-        let stamp = manifest_stamp(&index_dir);
+        let stamp = manifest_stamp(vault, &index_dir);
         let usable = !dirty
             && ticket.is_some()
             && cache.as_ref().is_some_and(|c| c.manifest == stamp && c.generation.is_some());
@@ -308,7 +309,7 @@ impl Server {
         if let (Some(s), Some(g)) = (&source, generation) {
             s.covered(g);
         }
-        *cache = Some(Cached { idx, generation, manifest: manifest_stamp(&index_dir) });
+        *cache = Some(Cached { idx, generation, manifest: manifest_stamp(vault, &index_dir) });
         tracing::debug!(
             sync_ms,
             checked_ms = t0.elapsed().as_secs_f64() * 1e3,
@@ -328,7 +329,7 @@ impl Server {
             );
         }
         cached.idx = fresh;
-        cached.manifest = manifest_stamp(&index_dir);
+        cached.manifest = manifest_stamp(vault, &index_dir);
         catch_index_panic(|| f(&cached.idx))
             .unwrap_or_else(|| Err(IndexError::Unreadable(cached.idx.dir().to_owned()).into()))
     }
