@@ -93,7 +93,7 @@ class Sdk:
 
     async def search(self, query):
         r = await self.session.call_tool("search_memories", {"query": query, "limit": 10})
-        if r.isError:
+        if getattr(r, "is_error", None) or getattr(r, "isError", None):
             raise RuntimeError(r)
 
     async def close(self):
@@ -174,5 +174,16 @@ async def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+async def run():
+    try:
+        await main()
+    except Exception:
+        # The SDK's task groups would hang the event loop's shutdown: report and leave.
+        import traceback
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(run())
