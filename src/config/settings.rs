@@ -112,6 +112,10 @@ config_table! {
             /// How many of the first keyword retrieval's best memories lend their terms to that
             /// feedback (1 to 50).
             feedback_memories: usize = 5, Rule::Int(1, 50);
+            /// Weight of the speaker: a memory that opens with "Name:" (a line of a transcript) is
+            /// multiplied by 1 + subject_weight when the query names that speaker (0 to 1; 0 turns it
+            /// off).
+            subject_weight: f64 = 0.0, Rule::Num(Range::Unit);
             /// Weight of aspect coverage: a result that matches only query terms the results above
             /// it already cover is multiplied by up to 1 - aspect_weight, so one piece of evidence
             /// does not fill the page (0 to 1; 0 turns it off).

@@ -170,6 +170,9 @@ pub struct Explain {
     /// `vector_score` (intent weights, the vector's scaled by how far the embedder is trusted:
     /// `vector_reliability`).
     pub fused: f64,
+    /// Stage 2a: the speaker factor on `fused`, `1 + subject_weight` when the memory opens with
+    /// `Name:` and the query names that speaker, else 1 (`search.subject_weight`).
+    pub subject_factor: f64,
     /// Stage 2b: the best fused score among the memory's thread neighbours
     /// (`search.context_weight`), before their own context.
     pub context: f64,

@@ -375,7 +375,64 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
         ex.evidence = fusion::weighted_mean(ex.coverage, ex.vector_evidence, fb, fv);
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
     }
+    speakers(s, &mut cands)?;
     Ok(State { cands, query_terms, span: None, t0, timings })
+}
+
+/// **Speakers** (stage 2a, `search.subject_weight`): a memory whose text opens with `Name:` —
+/// a line of a transcript — is spoken by Name. When the query names people (its capitalised
+/// words other than question words), a memory spoken by one of them has its fused score
+/// multiplied by `1 + subject_weight`: "what does Melanie do to relax" is about what Melanie
+/// says, not about every turn that greets her by name.
+fn speakers(s: &Setup, cands: &mut [Candidate]) -> crate::Result<()> {
+    let weight = s.cfg.subject_weight;
+    for c in cands.iter_mut() {
+        c.ex.subject_factor = 1.0;
+    }
+    if weight <= 0.0 || cands.is_empty() {
+        return Ok(());
+    }
+    let names = query_names(&s.q.text);
+    if names.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<String> = cands.iter().map(|c| chunk_id(c.name, c.ordinal)).collect();
+    let texts = s
+        .idx
+        .keyword()
+        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
+        .map_err(IndexError::from)?;
+    for (c, text) in cands.iter_mut().zip(texts) {
+        let Some(speaker) = text.as_ref().and_then(|t| speaker(&t.body)) else { continue };
+        if crate::index::keyword::text_terms(speaker).iter().any(|t| names.contains(t)) {
+            c.ex.subject_factor = 1.0 + weight;
+            c.ex.fused *= c.ex.subject_factor;
+        }
+    }
+    Ok(())
+}
+
+/// The analysed terms of the capitalised words of a query that are not question words: the
+/// people, places and things it names.
+fn query_names(query: &str) -> HashSet<String> {
+    use crate::index::keyword::analyzer::is_question_term;
+    query
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .flat_map(|w| crate::index::keyword::text_terms(w.trim_end_matches("'s")))
+        .filter(|t| !is_question_term(t))
+        .collect()
+}
+
+/// The speaker of a text that opens with `Name:` (one to three capitalised words before a
+/// colon on its first line), as in a transcript.
+fn speaker(body: &str) -> Option<&str> {
+    let line = body.trim_start().lines().next()?;
+    let (name, _) = line.split_once(':')?;
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let capitalised = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
+    (!words.is_empty() && words.len() <= 3 && name.len() <= 40 && words.iter().all(capitalised))
+        .then_some(name.trim())
 }
 
 /// The candidates of [`fuse`], in no particular order, from the manifest alone (no file is read):

@@ -117,6 +117,7 @@ fn new_section_defaults_match_the_spec() {
             expiry_fade_days: 5.0,
             feedback_weight: 0.0,
             feedback_memories: 5,
+            subject_weight: 0.0,
             aspect_weight: 0.0,
             intents: IntentWeights {
                 general: w(0.4, 0.6),
