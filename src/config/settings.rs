@@ -105,21 +105,10 @@ config_table! {
             temporal_weight: f64 = 0.5, Rule::Num(Range::Unit);
             /// Days after expires_at over which a memory fades to 0, then leaves results (0 or more).
             expiry_fade_days: f64 = 5.0, Rule::Num(Range::NonNegative);
-            /// Weight of pseudo-relevance feedback: a second keyword retrieval with the informative
-            /// terms of the first one's best memories, added to the lexical score below the query's
-            /// own terms (0 to 1; 0 turns it off).
-            feedback_weight: f64 = 0.0, Rule::Num(Range::Unit);
-            /// How many of the first keyword retrieval's best memories lend their terms to that
-            /// feedback (1 to 50).
-            feedback_memories: usize = 5, Rule::Int(1, 50);
             /// Weight of the speaker: a memory that opens with "Name:" (a line of a transcript) is
             /// multiplied by 1 + subject_weight when the query names that speaker (0 to 1; 0 turns it
             /// off).
-            subject_weight: f64 = 0.0, Rule::Num(Range::Unit);
-            /// Weight of aspect coverage: a result that matches only query terms the results above
-            /// it already cover is multiplied by up to 1 - aspect_weight, so one piece of evidence
-            /// does not fill the page (0 to 1; 0 turns it off).
-            aspect_weight: f64 = 0.0, Rule::Num(Range::Unit);
+            subject_weight: f64 = 0.5, Rule::Num(Range::Unit);
         }
         tables {
             /// BM25 and vector weights of the fusion per intent.

@@ -17,6 +17,10 @@
 //!    orders the results of a query. Weighted RRF (k = `rrf_k`) is still computed for `--explain`
 //!    and is what the `ragdocs` profile ranks by.
 //!
+//!    2a. **Speakers** (`balanced` only): a memory that opens with `Name:` (a transcript's
+//!    line) is spoken by Name; when the query names that speaker (a capitalised word that is not
+//!    a question word), its fused score is multiplied by `1 + subject_weight`.
+//!
 //!    2b. **Thread context** ([`context`], `balanced` only): a memory with evidence of its own
 //!    gets `context_weight ×` the best fused score of its thread neighbours (memories of one
 //!    folder written one after another).
@@ -152,12 +156,7 @@ pub struct Explain {
     pub expanded_terms: Vec<String>,
     /// BM25 score relative to the query's best BM25 score (0 when BM25 did not retrieve it).
     pub bm25_norm: f64,
-    /// Stage 2a: the memory's score in the feedback retrieval (the informative terms of the
-    /// first keyword retrieval's best memories) relative to that retrieval's best, 0 when it
-    /// did not retrieve it or feedback is off (`search.feedback_weight`).
-    pub feedback: f64,
-    /// Lexical score: an even mix of `bm25_norm` and `coverage` (`LEXICAL_COVERAGE_SHARE`), plus
-    /// `feedback_weight × feedback`.
+    /// Lexical score: an even mix of `bm25_norm` and `coverage` (`LEXICAL_COVERAGE_SHARE`).
     pub lexical: f64,
     /// Vector similarity normalised to [0, 1] for this embedder (`similarity_range`).
     pub vector_evidence: f64,
@@ -209,10 +208,6 @@ pub struct Explain {
     pub supersession_factor: f64,
     /// Stage 7: the expiration fade.
     pub expiry_factor: f64,
-    /// Stage 7b: the aspect-coverage factor, `1 − aspect_weight × redundancy`, redundancy being
-    /// the IDF-weighted share of the query terms the memory matches that results above it
-    /// already cover (`search.aspect_weight`; 1 when off).
-    pub aspect_factor: f64,
     /// Stage 8: the final score (clamped).
     pub score: f64,
 }
@@ -359,7 +354,6 @@ pub fn search(
     pipeline::time(&setup, &mut state);
     pipeline::calibrate(&setup, &mut state);
     pipeline::lifecycle(&setup, signals, &mut state);
-    pipeline::aspects(&setup, &mut state);
     pipeline::select(&setup, state)
 }
 

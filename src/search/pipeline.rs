@@ -167,8 +167,6 @@ pub(super) struct Timings {
 pub(super) struct Retrieved {
     bm25: Vec<Found>,
     vector: Vec<Found>,
-    /// The feedback retrieval (stage 2a), empty when off.
-    feedback: Vec<Found>,
     qvec: Vec<f32>,
     t0: Instant,
     timings: Timings,
@@ -183,8 +181,6 @@ struct Candidate<'a> {
     ordinal: usize,
     /// Who replaces the memory (stage 7).
     superseded_by: Option<String>,
-    /// How far its lexical chunk has each query term (1, the expansion weight, or 0).
-    terms: Vec<f32>,
     ex: Explain,
 }
 
@@ -215,88 +211,11 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
         .iter()
         .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
         .collect();
-    let feedback = retrieve_feedback(s, &bm25)?;
     timings.bm25 = t0.elapsed();
     let qvec = s.idx.embedder().embed_query(&s.q.text)?;
     timings.embed = t0.elapsed();
     let vector = retrieve_vectors(s, &qvec)?;
-    Ok(Retrieved { bm25, vector, feedback, qvec, t0, timings })
-}
-
-/// At most this many feedback terms query the second keyword retrieval.
-const FEEDBACK_TERMS: usize = 10;
-
-/// **Pseudo-relevance feedback** (stage 2a, `search.feedback_weight`): the informative terms of
-/// the first keyword retrieval's `feedback_memories` best memories — terms the query lacks, found
-/// in at least one other chunk, each weighing `idf × Σ bm25 / best bm25` over the memories that
-/// have it — query a second keyword retrieval. Evidence spread over several memories shares
-/// words with the evidence the query's own words found (the names, places and things of the
-/// story), not with the question.
-fn retrieve_feedback(s: &Setup, bm25: &[Found]) -> crate::Result<Vec<Found>> {
-    use crate::index::keyword::analyzer::{is_question_term, weighted_query_terms};
-    if s.cfg.feedback_weight <= 0.0 || bm25.is_empty() {
-        return Ok(Vec::new());
-    }
-    let ranked = fusion::memory_ranks(bm25);
-    let top = ranked.first().map_or(0.0, |r| f64::from(r.3));
-    let firsts: Vec<&fusion::Ranked> = ranked.iter().take(s.cfg.feedback_memories).collect();
-    let ids: Vec<String> = firsts.iter().map(|r| chunk_id(&r.0, r.2)).collect();
-    let texts = s
-        .idx
-        .keyword()
-        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
-        .map_err(IndexError::from)?;
-    let own: HashSet<String> =
-        weighted_query_terms(&s.q.text, 1.0).into_iter().map(|(t, _)| t).collect();
-    // Each term, with the summed relative BM25 of the memories that have it.
-    let mut mass: Vec<(String, f64)> = Vec::new();
-    for (r, text) in firsts.iter().zip(texts) {
-        let Some(text) = text else { continue };
-        let rel = fusion::relative_score(Some(f64::from(r.3)), top);
-        let mut seen = HashSet::new();
-        let words = format!(
-            "{}
-{}",
-            text.headers, text.body
-        );
-        for t in crate::index::keyword::text_terms(&words) {
-            if own.contains(&t)
-                || is_question_term(&t)
-                || t.chars().all(|c| c.is_ascii_digit())
-                || t.chars().count() < 3
-                || !seen.insert(t.clone())
-            {
-                continue;
-            }
-            match mass.iter_mut().find(|(m, _)| *m == t) {
-                Some((_, m)) => *m += rel,
-                None => mass.push((t, rel)),
-            }
-        }
-    }
-    let names: Vec<&str> = mass.iter().map(|(t, _)| t.as_str()).collect();
-    let idfs = s.idx.keyword().term_idfs(&names);
-    let mut weighted: Vec<(String, f32)> = mass
-        .iter()
-        .zip(idfs)
-        .filter(|(_, (_, df))| *df >= 2)
-        .map(|((t, m), (idf, _))| (t.clone(), (*m * f64::from(idf)) as f32))
-        .collect();
-    weighted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    weighted.truncate(FEEDBACK_TERMS);
-    let best = weighted.first().map_or(0.0, |w| w.1);
-    if best <= 0.0 {
-        return Ok(Vec::new());
-    }
-    for w in &mut weighted {
-        w.1 /= best;
-    }
-    let hits =
-        s.idx.keyword().search_terms(&weighted, &s.filter, s.per_list).map_err(IndexError::from)?;
-    Ok(hits
-        .iter()
-        .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
-        .collect())
+    Ok(Retrieved { bm25, vector, qvec, t0, timings })
 }
 
 /// The vector side of [`retrieve`]. The filters become a set of vector keys, found once in the
@@ -338,28 +257,19 @@ fn retrieve_vectors(s: &Setup, qvec: &[f32]) -> crate::Result<Vec<Found>> {
 /// same mean of `coverage` and the capped vector evidence. Weighted RRF is recorded for `--explain`
 /// and the `ragdocs` profile (which weighs both lists equally).
 pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
-    let Retrieved { bm25, vector, feedback, qvec, t0, mut timings } = r;
+    let Retrieved { bm25, vector, qvec, t0, mut timings } = r;
     let weights = s.cfg.intents.get(s.q.intent);
     let (wb, wv) = if s.st.unweighted_rrf { (1.0, 1.0) } else { (weights.bm25, weights.vector) };
     timings.vector = t0.elapsed();
     let bm_ranks = fusion::memory_ranks(&bm25);
     let vec_ranks = fusion::memory_ranks(&vector);
-    let fb_ranks = fusion::memory_ranks(&feedback);
-    // The feedback list adds candidates but no RRF (which weighs the query's own lists only).
-    let rrf = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks), (0.0, &fb_ranks)], s.cfg.rrf_k);
-    let (mut cands, lexical_chunks) = candidates(s, &rrf, &bm_ranks, &vec_ranks, &fb_ranks);
+    let rrf = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks)], s.cfg.rrf_k);
+    let (mut cands, lexical_chunks) = candidates(s, &rrf, &bm_ranks, &vec_ranks);
     let query_terms = s.idx.keyword().query_terms(&s.q.text, s.question_weight());
     timings.cands = t0.elapsed();
     // The query's best BM25 score: lexical scores are relative to it.
     let bm25_top = bm_ranks.iter().map(|r| f64::from(r.3)).fold(0.0, f64::max);
     lexical(s, &mut cands, &lexical_chunks, &query_terms, bm25_top)?;
-    let fb_top = fb_ranks.iter().map(|r| f64::from(r.3)).fold(0.0, f64::max);
-    let fb_by: HashMap<&str, f64> =
-        fb_ranks.iter().map(|r| (r.0.as_str(), f64::from(r.3))).collect();
-    for c in &mut cands {
-        c.ex.feedback = fusion::relative_score(fb_by.get(c.name).copied(), fb_top);
-        c.ex.lexical += s.cfg.feedback_weight * c.ex.feedback;
-    }
     let embedder_id = s.idx.embedder().id();
     let (floor, ceiling) = similarity_range(embedder_id);
     let (fb, fv) = (weights.bm25, weights.vector * vector_reliability(embedder_id));
@@ -379,7 +289,7 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
     Ok(State { cands, query_terms, span: None, t0, timings })
 }
 
-/// **Speakers** (stage 2a, `search.subject_weight`): a memory whose text opens with `Name:` —
+/// **Speakers** (stage 2a, `search.subject_weight`, `balanced` only): a memory whose text opens with `Name:` —
 /// a line of a transcript — is spoken by Name. When the query names people (its capitalised
 /// words other than question words), a memory spoken by one of them has its fused score
 /// multiplied by `1 + subject_weight`: "what does Melanie do to relax" is about what Melanie
@@ -389,7 +299,7 @@ fn speakers(s: &Setup, cands: &mut [Candidate]) -> crate::Result<()> {
     for c in cands.iter_mut() {
         c.ex.subject_factor = 1.0;
     }
-    if weight <= 0.0 || cands.is_empty() {
+    if !s.st.context || weight <= 0.0 || cands.is_empty() {
         return Ok(());
     }
     let names = query_names(&s.q.text);
@@ -445,9 +355,7 @@ fn candidates<'a>(
     rrf: &HashMap<&str, f64>,
     bm_ranks: &[fusion::Ranked],
     vec_ranks: &[fusion::Ranked],
-    fb_ranks: &[fusion::Ranked],
 ) -> (Vec<Candidate<'a>>, Vec<String>) {
-    let fb_by: HashMap<&str, usize> = fb_ranks.iter().map(|r| (r.0.as_str(), r.2)).collect();
     let bm_by: HashMap<&str, &fusion::Ranked> =
         bm_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
     let vec_by: HashMap<&str, &fusion::Ranked> =
@@ -474,7 +382,7 @@ fn candidates<'a>(
             }
             (Some(b), None) => b.2,
             (None, Some(v)) => v.2,
-            (None, None) => fb_by.get(name.as_str()).copied().unwrap_or(0),
+            (None, None) => 0,
         };
         let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
         let lexical_ordinal = bm.map(|b| b.2).filter(|o| *o < entry.chunks).unwrap_or(ordinal);
@@ -486,10 +394,9 @@ fn candidates<'a>(
             vector_similarity: vr.map(|v| v.3),
             rrf: *rrf,
             expiry_factor: fade,
-            aspect_factor: 1.0,
             ..Default::default()
         };
-        cands.push(Candidate { name, entry, ordinal, superseded_by: None, terms: Vec::new(), ex });
+        cands.push(Candidate { name, entry, ordinal, superseded_by: None, ex });
     }
     (cands, lexical_chunks)
 }
@@ -524,7 +431,6 @@ fn lexical(
             }
             terms.iter().map(|t| if own.contains(*t) { 1.0 } else { 0.0 }).collect()
         });
-        c.terms.clone_from(&present);
         let ex = &mut c.ex;
         ex.coverage = if idf_total > 0.0 {
             query_terms
@@ -698,49 +604,6 @@ fn type_and_recency(s: &Setup, memory_type: &str, ex: &mut Explain) -> f64 {
     score
 }
 
-/// **Aspect coverage** (stage 7b, `search.aspect_weight`): the candidates are taken greedily,
-/// each time the one with the best `score × (1 − aspect_weight × redundancy)`, redundancy being
-/// the IDF-weighted share of the query terms it matches that the ones taken before already match;
-/// that factor is kept. A question about two things (a person and a place, two events) gets
-/// memories about each near the top, not ten neighbours of the one that matches best. A
-/// memory that matches no query term (found by its vector alone) is never redundant.
-pub(super) fn aspects(s: &Setup, state: &mut State) {
-    let weight = s.cfg.aspect_weight;
-    if weight <= 0.0 || state.query_terms.len() < 2 {
-        return;
-    }
-    let w: Vec<f64> = state.query_terms.iter().map(|(_, w)| f64::from(*w)).collect();
-    let mut covered = vec![0.0f64; w.len()];
-    let mut left: Vec<usize> = (0..state.cands.len()).collect();
-    let redundancy = |c: &Candidate, covered: &[f64]| {
-        let (mut all, mut seen) = (0.0, 0.0);
-        for ((wt, p), cov) in w.iter().zip(&c.terms).zip(covered) {
-            all += wt * f64::from(*p);
-            seen += wt * f64::from(*p).min(*cov);
-        }
-        if all > 0.0 { seen / all } else { 0.0 }
-    };
-    while !left.is_empty() {
-        let (at, factor) = left
-            .iter()
-            .enumerate()
-            .map(|(at, &i)| {
-                let c = &state.cands[i];
-                (at, 1.0 - weight * redundancy(c, &covered), c.ex.score, c.name)
-            })
-            .max_by(|a, b| (a.2 * a.1).total_cmp(&(b.2 * b.1)).then_with(|| b.3.cmp(a.3)))
-            .map(|(at, f, _, _)| (at, f))
-            .unwrap_or((0, 1.0));
-        let i = left.swap_remove(at);
-        let c = &mut state.cands[i];
-        c.ex.aspect_factor = factor;
-        c.ex.score *= factor;
-        for (cov, p) in covered.iter_mut().zip(&c.terms) {
-            *cov = cov.max(f64::from(*p));
-        }
-    }
-}
-
 /// **Select** (stage 8): the threshold on the calibrated relevance of stage 3 (the lifecycle stages
 /// reorder what matches but never hide it; `ragdocs` filters its final score), sorted by score then
 /// name, cut to the limit or filled up to the token budget. When nothing passes, the closest
@@ -804,7 +667,7 @@ pub(super) fn select(s: &Setup, state: State) -> crate::Result<SearchResults> {
 /// A candidate as a result, with the ordinal of its chunk; the chunk's text, snippet and tokens
 /// are filled in for the results only ([`fill_chunks`]).
 fn hit(vault: &Vault, c: Candidate) -> (SearchHit, usize) {
-    let Candidate { name, entry, ordinal, superseded_by, ex, .. } = c;
+    let Candidate { name, entry, ordinal, superseded_by, ex } = c;
     let h = SearchHit {
         memory_id: format!("memory:{name}"),
         name: name.to_owned(),
