@@ -754,3 +754,27 @@ fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
         "searched"
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{query_names, speaker};
+
+    #[test]
+    fn a_transcript_line_names_its_speaker() {
+        assert_eq!(speaker("Melanie: I signed up for a pottery class."), Some("Melanie"));
+        assert_eq!(speaker("\nDr Jane Doe: the results are in"), Some("Dr Jane Doe"));
+        // Prose, a lower-case label, a long label or a colon on a later line: no speaker.
+        assert_eq!(speaker("The plan: ship on Friday."), None);
+        assert_eq!(speaker("todo: call the bank"), None);
+        assert_eq!(speaker("We Met The Whole Team Today: great"), None);
+        assert_eq!(speaker("Shipped it.\nBob: nice"), None);
+    }
+
+    #[test]
+    fn a_question_names_the_capitalised_words_that_are_not_question_words() {
+        let names = query_names("What does Melanie's family do on weekends?");
+        assert_eq!(names.len(), 1, "{names:?}");
+        assert!(names.iter().all(|n| n.starts_with("melani")), "{names:?}");
+        assert!(query_names("what did we decide about the database").is_empty());
+    }
+}
