@@ -105,6 +105,10 @@ config_table! {
             temporal_weight: f64 = 0.5, Rule::Num(Range::Unit);
             /// Days after expires_at over which a memory fades to 0, then leaves results (0 or more).
             expiry_fade_days: f64 = 5.0, Rule::Num(Range::NonNegative);
+            /// Weight of the speaker: a memory that opens with "Name:" (a line of a transcript) is
+            /// multiplied by 1 + subject_weight when the query names that speaker (0 to 1; 0 turns it
+            /// off).
+            subject_weight: f64 = 0.5, Rule::Num(Range::Unit);
         }
         tables {
             /// BM25 and vector weights of the fusion per intent.

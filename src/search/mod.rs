@@ -17,6 +17,10 @@
 //!    orders the results of a query. Weighted RRF (k = `rrf_k`) is still computed for `--explain`
 //!    and is what the `ragdocs` profile ranks by.
 //!
+//!    2a. **Speakers** (`balanced` only): a memory that opens with `Name:` (a transcript's
+//!    line) is spoken by Name; when the query names that speaker (a capitalised word that is not
+//!    a question word), its fused score is multiplied by `1 + subject_weight`.
+//!
 //!    2b. **Thread context** ([`context`], `balanced` only): a memory with evidence of its own
 //!    gets `context_weight ×` the best fused score of its thread neighbours (memories of one
 //!    folder written one after another).
@@ -165,6 +169,9 @@ pub struct Explain {
     /// `vector_score` (intent weights, the vector's scaled by how far the embedder is trusted:
     /// `vector_reliability`).
     pub fused: f64,
+    /// Stage 2a: the speaker factor on `fused`, `1 + subject_weight` when the memory opens with
+    /// `Name:` and the query names that speaker, else 1 (`search.subject_weight`).
+    pub subject_factor: f64,
     /// Stage 2b: the best fused score among the memory's thread neighbours
     /// (`search.context_weight`), before their own context.
     pub context: f64,

@@ -285,7 +285,64 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
         ex.evidence = fusion::weighted_mean(ex.coverage, ex.vector_evidence, fb, fv);
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
     }
+    speakers(s, &mut cands)?;
     Ok(State { cands, query_terms, span: None, t0, timings })
+}
+
+/// **Speakers** (stage 2a, `search.subject_weight`, `balanced` only): a memory whose text opens with `Name:` —
+/// a line of a transcript — is spoken by Name. When the query names people (its capitalised
+/// words other than question words), a memory spoken by one of them has its fused score
+/// multiplied by `1 + subject_weight`: "what does Melanie do to relax" is about what Melanie
+/// says, not about every turn that greets her by name.
+fn speakers(s: &Setup, cands: &mut [Candidate]) -> crate::Result<()> {
+    let weight = s.cfg.subject_weight;
+    for c in cands.iter_mut() {
+        c.ex.subject_factor = 1.0;
+    }
+    if !s.st.context || weight <= 0.0 || cands.is_empty() {
+        return Ok(());
+    }
+    let names = query_names(&s.q.text);
+    if names.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<String> = cands.iter().map(|c| chunk_id(c.name, c.ordinal)).collect();
+    let texts = s
+        .idx
+        .keyword()
+        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
+        .map_err(IndexError::from)?;
+    for (c, text) in cands.iter_mut().zip(texts) {
+        let Some(speaker) = text.as_ref().and_then(|t| speaker(&t.body)) else { continue };
+        if crate::index::keyword::text_terms(speaker).iter().any(|t| names.contains(t)) {
+            c.ex.subject_factor = 1.0 + weight;
+            c.ex.fused *= c.ex.subject_factor;
+        }
+    }
+    Ok(())
+}
+
+/// The analysed terms of the capitalised words of a query that are not question words: the
+/// people, places and things it names.
+fn query_names(query: &str) -> HashSet<String> {
+    use crate::index::keyword::analyzer::is_question_term;
+    query
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+        .flat_map(|w| crate::index::keyword::text_terms(w.trim_end_matches("'s")))
+        .filter(|t| !is_question_term(t))
+        .collect()
+}
+
+/// The speaker of a text that opens with `Name:` (one to three capitalised words before a
+/// colon on its first line), as in a transcript.
+fn speaker(body: &str) -> Option<&str> {
+    let line = body.trim_start().lines().next()?;
+    let (name, _) = line.split_once(':')?;
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let capitalised = |w: &&str| w.chars().next().is_some_and(char::is_uppercase);
+    (!words.is_empty() && words.len() <= 3 && name.len() <= 40 && words.iter().all(capitalised))
+        .then_some(name.trim())
 }
 
 /// The candidates of [`fuse`], in no particular order, from the manifest alone (no file is read):
@@ -696,4 +753,28 @@ fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
         candidates,
         "searched"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{query_names, speaker};
+
+    #[test]
+    fn a_transcript_line_names_its_speaker() {
+        assert_eq!(speaker("Melanie: I signed up for a pottery class."), Some("Melanie"));
+        assert_eq!(speaker("\nDr Jane Doe: the results are in"), Some("Dr Jane Doe"));
+        // Prose, a lower-case label, a long label or a colon on a later line: no speaker.
+        assert_eq!(speaker("The plan: ship on Friday."), None);
+        assert_eq!(speaker("todo: call the bank"), None);
+        assert_eq!(speaker("We Met The Whole Team Today: great"), None);
+        assert_eq!(speaker("Shipped it.\nBob: nice"), None);
+    }
+
+    #[test]
+    fn a_question_names_the_capitalised_words_that_are_not_question_words() {
+        let names = query_names("What does Melanie's family do on weekends?");
+        assert_eq!(names.len(), 1, "{names:?}");
+        assert!(names.iter().all(|n| n.starts_with("melani")), "{names:?}");
+        assert!(query_names("what did we decide about the database").is_empty());
+    }
 }

@@ -256,6 +256,35 @@ fn a_turn_of_the_conversation_that_matches_the_question_lends_context_to_its_nei
 }
 
 #[test]
+fn a_question_about_a_person_prefers_what_that_person_said() {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    let turn = |n: u32, text: &str| {
+        env.write(
+            &format!("chat/turn-{n}.md"),
+            &format!("---\ntype: journal\ncreated_at: 2025-06-0{n}T18:00:00Z\n---\n{text}\n"),
+        );
+    };
+    // Bob greets Alice by name in a short turn; Alice says what she did in a longer one.
+    turn(1, "Bob: Alice, how was your weekend?");
+    turn(3, "Alice: I spent the weekend rock climbing at the quarry with my sister.");
+    turn(5, "Bob: Our cat ignores everyone.");
+    let q = "What does Alice do on weekends?";
+    let h = hits(&env, &[q, "--no-touch"]);
+    assert_eq!(names(&h), ["chat/turn-3", "chat/turn-1"], "Alice's own turn first");
+    let factor = |h: &serde_json::Value| h["explain"]["subject_factor"].as_f64().unwrap();
+    assert!(factor(&h[0]) > 1.0, "{h:?}");
+    assert_eq!(factor(&h[1]), 1.0, "a turn that only names Alice is not hers");
+    // Off, the shorter turn that greets her wins on its words alone.
+    let off = hits(&env, &[q, "--no-touch", "-c", "search.subject_weight=0"]);
+    assert_eq!(names(&off), ["chat/turn-1", "chat/turn-3"]);
+    assert!(off.iter().all(|h| factor(h) == 1.0));
+    // A question that names nobody leaves the order to the rest of the ranking.
+    let nobody = hits(&env, &["what happened at the quarry", "--no-touch"]);
+    assert!(nobody.iter().all(|h| factor(h) == 1.0));
+}
+
+#[test]
 fn a_time_named_in_the_question_prefers_memories_written_then() {
     let mut env = TestEnv::empty();
     env.set_now("2025-09-01T12:00:00Z");

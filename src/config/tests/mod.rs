@@ -115,6 +115,7 @@ fn new_section_defaults_match_the_spec() {
             context_gap_minutes: 120.0,
             temporal_weight: 0.5,
             expiry_fade_days: 5.0,
+            subject_weight: 0.5,
             intents: IntentWeights {
                 general: w(0.4, 0.6),
                 recall: w(0.6, 0.4),
