@@ -2,7 +2,7 @@
 """In-server `search_memories` of two binaries on the same vault, side by side.
 
     python3 benches/cli/mcp_side_by_side.py OLD_BIN NEW_BIN [--n 10000] [--rounds 3]
-        [--calls 100] [--sdk]
+        [--calls 100] [--sdk] [--title-case]
 
 Generates one vault of N memories (as `minilm_practice.py` does, built-in embedder), copies it
 for each binary, indexes each copy, then starts one `memlane mcp` per binary and interleaves
@@ -11,7 +11,8 @@ goes first), so both see the same machine state. The client is a bare JSON-RPC c
 stdio, or with `--sdk` the official Python MCP SDK's `ClientSession` (which validates every
 structured result against the tool's output schema, as agents' clients do). Prints p50 and p95
 per binary, the ratio NEW/OLD, the server CPU time per 100 searches (from /proc), and the load
-average.
+average. `--title-case` capitalises every query word (queries that name people, places and
+things run the stages that look for names).
 """
 
 import argparse
@@ -123,6 +124,7 @@ async def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--sdk", action="store_true")
+    ap.add_argument("--title-case", action="store_true")
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="memlane-mcp-sbs-"))
     try:
@@ -150,8 +152,10 @@ async def main():
                 s = servers[k]
                 c0 = cpu_seconds(s.pid) if s.pid else 0.0
                 for i in range(a.calls):
+                    q = QUERIES[i % len(QUERIES)] + f" {i % 13}"
+                    q = q.title() if a.title_case else q
                     t = time.perf_counter()
-                    await s.search(QUERIES[i % len(QUERIES)] + f" {i % 13}")
+                    await s.search(q)
                     times[k].append((time.perf_counter() - t) * 1000)
                 cpu[k] += (cpu_seconds(s.pid) - c0) if s.pid else 0.0
         client = "Python MCP SDK" if a.sdk else "bare JSON-RPC"
