@@ -176,9 +176,15 @@ def manifest(vault: Path):
 
 
 def same_json(a, b):
-    """Whether `a` and `b` are the same JSON documents, keys in any order."""
+    """Whether the runs `a` and `b` (`Runner.run`'s text) have the same exit code and stderr and
+    print the same JSON document, keys in any order."""
+    def parts(run):
+        head, _, rest = run.partition("\n")
+        out, _, err = rest.rpartition("\n--stderr--\n")
+        return head, out, err
+    (ha, oa, ea), (hb, ob, eb) = parts(a), parts(b)
     try:
-        return json.loads(a) == json.loads(b)
+        return ha == hb and ea == eb and json.loads(oa) == json.loads(ob)
     except ValueError:
         return False
 
