@@ -23,7 +23,7 @@ pub fn installed_model_dir() -> Option<PathBuf> {
 /// files the model needs are copied (`config.json`, `tokenizer.json`, `model.safetensors`, the
 /// pooling config, and `sentence_bert_config.json` / `modules.json` when present). The copy is
 /// made in a hidden temporary directory beside `dest` (half-precision weights widened to f32
-/// there, see [`super::convert`]) and renamed into place once complete; an
+/// there, read once instead of at every load) and renamed into place once complete; an
 /// existing `dest` is moved aside only then and deleted after the rename, so a failure at any
 /// point leaves either the old install or the new one, never a partial one. The CLI imports to
 /// `<data dir>/models/default`, which is where [`installed_model_dir`] looks.
