@@ -614,7 +614,7 @@ impl Vault {
         if meta.kind == Kind::Symlink {
             return untrusted("it is a symbolic link".into());
         }
-        if !(meta.kind == Kind::Dir) {
+        if meta.kind != Kind::Dir {
             return untrusted("it is not a folder".into());
         }
         if !owned_by_me(&meta) {
@@ -744,7 +744,7 @@ impl Vault {
         let Some(meta) = file_meta(&self.fs, &path).at("read", &path)? else {
             return Ok(Now::Absent);
         };
-        if !(meta.kind == Kind::File) {
+        if meta.kind != Kind::File {
             return Ok(Now::Other);
         }
         let bytes = read_file(&self.fs, &path)?;

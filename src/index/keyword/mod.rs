@@ -43,6 +43,7 @@ use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
 use tantivy::directory::error::LockError;
+use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
     RangeQuery, TermQuery,
@@ -51,7 +52,6 @@ use tantivy::schema::{
     Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
     Value,
 };
-use tantivy::indexer::LogMergePolicy;
 use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
 
 /// Field boosts, highest first: a match in the title outweighs one in a heading, a tag, or the
@@ -84,7 +84,7 @@ pub const SMALL_WRITE_MERGE_MAX_CHUNKS: u32 = 1_000;
 
 /// How many segments of at most [`SMALL_WRITE_MERGE_MAX_CHUNKS`] a small write lets pile up
 /// before it merges them into one (a search opens each; dozens of small ones cost it little).
-pub const SMALL_WRITE_MERGE_SEGMENTS: usize = 32;
+pub const SMALL_WRITE_MERGE_SEGMENTS: usize = 24;
 
 /// The merge policy of [`KeywordIndex::small_writer`] (see [`SMALL_WRITE_MERGE_MAX_CHUNKS`]).
 fn small_write_merge_policy() -> LogMergePolicy {
@@ -633,17 +633,35 @@ impl KeywordWriter {
         self.reader.reload().map_err(tantivy_err("reload the reader"))
     }
 
+    /// Leaves the segments of this writer's commits as they are; see
+    /// [`merge_into_one`](Self::merge_into_one).
+    pub fn without_merges(self) -> Self {
+        self.writer.set_merge_policy(Box::new(NoMergePolicy));
+        self
+    }
+
+    /// Merges every committed segment into one and waits for it (the end of a rebuild: each
+    /// segment costs every later search and every writer's reload a little, and a small write
+    /// never merges a large one). Call it on a writer [`without_merges`](Self::without_merges),
+    /// after [`commit`](Self::commit), so that no other merge holds a segment.
+    pub fn merge_into_one(&mut self) -> Result<(), KeywordError> {
+        let ids =
+            self.writer.index().searchable_segment_ids().map_err(tantivy_err("list segments"))?;
+        if ids.len() > 1 {
+            self.writer.merge(&ids).wait().map_err(tantivy_err("merge segments"))?;
+            self.reader.reload().map_err(tantivy_err("reload the reader"))?;
+        }
+        Ok(())
+    }
+
     /// Waits for the segment merges the commits started, then closes the writer.
     ///
     /// Call it before letting another writer in (before releasing the index lock): a dropped
     /// tantivy writer leaves its merges running, and a merge that ends after another writer's
     /// commit saves its own, older list of segments and deletes the newer segments' files (the
     /// next reader then fails with a missing `.term` file).
-    ///
-    /// The reader then sees the merged segments (searches open fewer of them).
     pub fn finish(self) -> Result<(), KeywordError> {
-        self.writer.wait_merging_threads().map_err(tantivy_err("finish merging segments"))?;
-        self.reader.reload().map_err(tantivy_err("reload the reader"))
+        self.writer.wait_merging_threads().map_err(tantivy_err("finish merging segments"))
     }
 }
 

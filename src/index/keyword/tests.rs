@@ -294,12 +294,12 @@ fn reopen_from_disk() {
     assert_eq!(index.num_chunks(), 2);
 }
 
+/// Segment ids and sizes, as [`KeywordIndex::segments`] gives them.
+type Segments = Vec<(String, u32)>;
+
 /// An index on disk as a `reindex` leaves it (segments of more chunks than a small write merges),
 /// then `writes` small writes of one chunk each, as the server makes them.
-fn reindexed_then_small_writes(
-    dir: &Path,
-    writes: usize,
-) -> (KeywordIndex, Vec<(String, u32)>, Vec<(String, u32)>) {
+fn reindexed_then_small_writes(dir: &Path, writes: usize) -> (KeywordIndex, Segments, Segments) {
     let index = KeywordIndex::open_or_create(&dir.join("keyword")).unwrap();
     let mut writer = index.writer().unwrap();
     for i in 0..4 * (SMALL_WRITE_MERGE_MAX_CHUNKS + 1) {
@@ -314,6 +314,7 @@ fn reindexed_then_small_writes(
         writer.commit().unwrap();
         writer.finish().unwrap();
     }
+    index.reload().unwrap();
     let after_writes = index.segments();
     (index, after_reindex, after_writes)
 }
@@ -354,9 +355,34 @@ fn a_full_writer_merges_what_small_writes_left() {
     add_one(&mut writer, &doc("batch", "Batch note", "a larger change"));
     writer.commit().unwrap();
     writer.finish().unwrap();
+    index.reload().unwrap();
     let after = index.segments();
     assert!(after.len() < before.len(), "before {before:?}, after {after:?}");
     assert_eq!(index.num_chunks(), u64::from(4 * (SMALL_WRITE_MERGE_MAX_CHUNKS + 1)) + 31);
+}
+
+#[test]
+fn a_rebuild_ends_in_one_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = KeywordIndex::open_or_create(&dir.path().join("keyword")).unwrap();
+    let mut writer = index.writer().unwrap().without_merges();
+    for i in 0..3_000 {
+        add_one(&mut writer, &doc(&format!("m{i}"), "Rebuilt note", &format!("body code{i}")));
+        // Several commits make several segments, whatever the number of indexing threads.
+        if i % 1_000 == 999 {
+            writer.commit().unwrap();
+        }
+    }
+    writer.merge_into_one().unwrap();
+    writer.finish().unwrap();
+    assert_eq!(index.segments().len(), 1, "{:?}", index.segments());
+    assert_eq!(index.num_chunks(), 3_000);
+    assert_eq!(ids(&index, "code2999"), ["m2999"]);
+    // It is on disk: an index opened again sees the same.
+    drop(index);
+    let index = KeywordIndex::open_or_create(&dir.path().join("keyword")).unwrap();
+    assert_eq!(index.segments().len(), 1);
+    assert_eq!(ids(&index, "code0"), ["m0"]);
 }
 
 fn expanded_ids(index: &KeywordIndex, query: &str) -> Vec<(String, f32)> {
