@@ -77,13 +77,14 @@ pub const MAX_QUERY_TERMS: usize = 256;
 /// and syncs a whole segment and the index's list of segments, about what the write's own
 /// commit costs, so one write in seven took twice as long or more. A small write merges only
 /// segments up to this size, and only once [`SMALL_WRITE_MERGE_SEGMENTS`] of them have piled
-/// up: one write in about thirty merges, into one segment of at most about
+/// up: one write in about 24 merges, into one segment of at most about
 /// `SMALL_WRITE_MERGE_MAX_CHUNKS` plus the new ones. Larger segments are merged by full writers
 /// (a `reindex`, a batch of more than a few memories).
 pub const SMALL_WRITE_MERGE_MAX_CHUNKS: u32 = 1_000;
 
 /// How many segments of at most [`SMALL_WRITE_MERGE_MAX_CHUNKS`] a small write lets pile up
-/// before it merges them into one (a search opens each; dozens of small ones cost it little).
+/// before it merges them into one (every search and every writer's reload opens each segment:
+/// about 0.015 ms a segment for an in-server search at 10k memories).
 pub const SMALL_WRITE_MERGE_SEGMENTS: usize = 24;
 
 /// The merge policy of [`KeywordIndex::small_writer`] (see [`SMALL_WRITE_MERGE_MAX_CHUNKS`]).
