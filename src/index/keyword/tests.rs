@@ -350,7 +350,9 @@ fn small_writes_never_rewrite_large_segments() {
 #[test]
 fn a_full_writer_merges_what_small_writes_left() {
     let dir = tempfile::tempdir().unwrap();
-    let (index, _, before) = reindexed_then_small_writes(dir.path(), 30);
+    // Small segments left: one short of a merge of them.
+    let writes = 4 * (SMALL_WRITE_MERGE_SEGMENTS - 1);
+    let (index, _, before) = reindexed_then_small_writes(dir.path(), writes);
     let mut writer = index.writer().unwrap();
     add_one(&mut writer, &doc("batch", "Batch note", "a larger change"));
     writer.commit().unwrap();
@@ -358,7 +360,8 @@ fn a_full_writer_merges_what_small_writes_left() {
     index.reload().unwrap();
     let after = index.segments();
     assert!(after.len() < before.len(), "before {before:?}, after {after:?}");
-    assert_eq!(index.num_chunks(), u64::from(4 * (SMALL_WRITE_MERGE_MAX_CHUNKS + 1)) + 31);
+    let total = u64::from(4 * (SMALL_WRITE_MERGE_MAX_CHUNKS + 1)) + writes as u64 + 1;
+    assert_eq!(index.num_chunks(), total);
 }
 
 #[test]
