@@ -165,8 +165,7 @@ pub(crate) fn outputs() -> Vec<JsonOutput> {
         one::<TrashEmptied>("trash empty"),
         one::<History>("history").note("The shape of MCP `memory_history`."),
         one::<Written>("restore").note(WRITE),
-        one::<wire::EffectiveConfig>("config")
-            .note("Numbers are printed exactly as set, not rounded."),
+        one::<wire::EffectiveConfig>("config").note("Numbers are printed exactly as set, not rounded."),
         JsonOutput { form: Some(Form::Lines), ..one::<WatchEvent>("watch") }.note(WATCH),
         JsonOutput { form: None, schema: None, ..one::<()>("mcp") }.note(MCP),
         one::<wire::MergedFile>("merge-file").note(MERGE_FILE),
