@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
 use tantivy::directory::error::LockError;
-use tantivy::indexer::{LogMergePolicy, NoMergePolicy};
+use tantivy::indexer::LogMergePolicy;
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
     RangeQuery, TermQuery,
@@ -73,10 +73,10 @@ pub const MAX_QUERY_TERMS: usize = 256;
 /// A write waits for the segment merges its commit starts (see [`KeywordWriter::finish`]). With
 /// tantivy's default policy every segment under 10,000 chunks shares one level, so the segments
 /// a `reindex` built were merged with the first few small segments after it: one small write
-/// waited while the whole index was rewritten (0.4–0.7 s at 10k memories). A small write merges
+/// waited while the whole index was rewritten (0.2–0.7 s at 10k memories). A small write merges
 /// only segments up to this size, once [`SMALL_WRITE_MERGE_SEGMENTS`] of them have piled up,
 /// into one of at most about this size plus the new ones. Larger segments are merged by full
-/// writers (a `reindex` ends in one segment, a batch of more than a few memories).
+/// writers (a `reindex`, a batch of more than a few memories).
 pub const SMALL_WRITE_MERGE_MAX_CHUNKS: u32 = 1_000;
 
 /// How many segments of at most [`SMALL_WRITE_MERGE_MAX_CHUNKS`] a small write lets pile up
@@ -632,27 +632,6 @@ impl KeywordWriter {
     pub fn commit(&mut self) -> Result<(), KeywordError> {
         self.writer.commit().map_err(tantivy_err("commit"))?;
         self.reader.reload().map_err(tantivy_err("reload the reader"))
-    }
-
-    /// Leaves the segments of this writer's commits as they are; see
-    /// [`merge_into_one`](Self::merge_into_one).
-    pub fn without_merges(self) -> Self {
-        self.writer.set_merge_policy(Box::new(NoMergePolicy));
-        self
-    }
-
-    /// Merges every committed segment into one and waits for it (the end of a rebuild: each
-    /// segment costs every later search and every writer's reload a little, and a small write
-    /// never merges a large one). Call it on a writer [`without_merges`](Self::without_merges),
-    /// after [`commit`](Self::commit), so that no other merge holds a segment.
-    pub fn merge_into_one(&mut self) -> Result<(), KeywordError> {
-        let ids =
-            self.writer.index().searchable_segment_ids().map_err(tantivy_err("list segments"))?;
-        if ids.len() > 1 {
-            self.writer.merge(&ids).wait().map_err(tantivy_err("merge segments"))?;
-            self.reader.reload().map_err(tantivy_err("reload the reader"))?;
-        }
-        Ok(())
     }
 
     /// Waits for the segment merges the commits started, then closes the writer.

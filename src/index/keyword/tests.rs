@@ -364,30 +364,6 @@ fn a_full_writer_merges_what_small_writes_left() {
     assert_eq!(index.num_chunks(), total);
 }
 
-#[test]
-fn a_rebuild_ends_in_one_segment() {
-    let dir = tempfile::tempdir().unwrap();
-    let index = KeywordIndex::open_or_create(&dir.path().join("keyword")).unwrap();
-    let mut writer = index.writer().unwrap().without_merges();
-    for i in 0..3_000 {
-        add_one(&mut writer, &doc(&format!("m{i}"), "Rebuilt note", &format!("body code{i}")));
-        // Several commits make several segments, whatever the number of indexing threads.
-        if i % 1_000 == 999 {
-            writer.commit().unwrap();
-        }
-    }
-    writer.merge_into_one().unwrap();
-    writer.finish().unwrap();
-    assert_eq!(index.segments().len(), 1, "{:?}", index.segments());
-    assert_eq!(index.num_chunks(), 3_000);
-    assert_eq!(ids(&index, "code2999"), ["m2999"]);
-    // It is on disk: an index opened again sees the same.
-    drop(index);
-    let index = KeywordIndex::open_or_create(&dir.path().join("keyword")).unwrap();
-    assert_eq!(index.segments().len(), 1);
-    assert_eq!(ids(&index, "code0"), ["m0"]);
-}
-
 fn expanded_ids(index: &KeywordIndex, query: &str) -> Vec<(String, f32)> {
     index
         .search_weighted(query, 0.0, Expansion::default(), &KeywordFilter::default(), 50)

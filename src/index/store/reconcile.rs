@@ -432,8 +432,6 @@ impl Indexes {
         let mut kw = if small { self.keyword.small_writer() } else { self.keyword.writer() }
             .map_err(IndexError::from)?;
         if rebuild.is_some() {
-            // Merged into one segment at the commit.
-            kw = kw.without_merges();
             self.graph = std::sync::OnceLock::from(LinkGraph::new());
             kw.delete_all().map_err(IndexError::from)?;
             self.vector = if self.ephemeral {
@@ -636,9 +634,6 @@ impl Indexes {
             crate::vault::atomic_write(&marker, b"an index update is being written\n")?;
         }
         kw.commit().map_err(IndexError::from)?;
-        if rebuild.is_some() {
-            kw.merge_into_one().map_err(IndexError::from)?;
-        }
         let t_kw_commit = clock.start.elapsed();
         // No merge of this writer may outlive the lock (see `KeywordWriter::finish`).
         kw.finish().map_err(IndexError::from)?;
