@@ -24,22 +24,26 @@ fn doc(id: &str, title: &str, body: &str) -> Doc {
     }
 }
 
+fn add_one(writer: &mut KeywordWriter, d: &Doc) {
+    writer
+        .add(&KeywordDoc {
+            chunk_id: &d.id,
+            memory_id: &d.memory,
+            title: &d.title,
+            headers: "",
+            body: &d.body,
+            tags: &d.tags,
+            memory_type: &d.memory_type,
+            status: &d.status,
+            created_unix: d.created,
+        })
+        .unwrap();
+}
+
 fn add_all(index: &KeywordIndex, docs: &[Doc]) {
     let mut writer = index.writer().unwrap();
     for d in docs {
-        writer
-            .add(&KeywordDoc {
-                chunk_id: &d.id,
-                memory_id: &d.memory,
-                title: &d.title,
-                headers: "",
-                body: &d.body,
-                tags: &d.tags,
-                memory_type: &d.memory_type,
-                status: &d.status,
-                created_unix: d.created,
-            })
-            .unwrap();
+        add_one(&mut writer, d);
     }
     writer.commit().unwrap();
 }
@@ -288,6 +292,76 @@ fn reopen_from_disk() {
     assert_eq!(ids(&index, "auth.py"), ["disk"]);
     add_all(&index, &[doc("more", "Second", "another auth note")]);
     assert_eq!(index.num_chunks(), 2);
+}
+
+/// Segment ids and sizes, as [`KeywordIndex::segments`] gives them.
+type Segments = Vec<(String, u32)>;
+
+/// An index on disk as a `reindex` leaves it (segments of more chunks than a small write merges),
+/// then `writes` small writes of one chunk each, as the server makes them.
+fn reindexed_then_small_writes(dir: &Path, writes: usize) -> (KeywordIndex, Segments, Segments) {
+    let index = KeywordIndex::open_or_create(&dir.join("keyword")).unwrap();
+    let mut writer = index.writer().unwrap();
+    for i in 0..4 * (SMALL_WRITE_MERGE_MAX_CHUNKS + 1) {
+        add_one(&mut writer, &doc(&format!("old{i}"), "Reindexed note", &format!("body code{i}")));
+    }
+    writer.commit().unwrap();
+    writer.finish().unwrap();
+    let after_reindex = index.segments();
+    for i in 0..writes {
+        let mut writer = index.small_writer().unwrap();
+        add_one(&mut writer, &doc(&format!("new{i}"), "Fresh note", &format!("probe{i} canary")));
+        writer.commit().unwrap();
+        writer.finish().unwrap();
+    }
+    index.reload().unwrap();
+    let after_writes = index.segments();
+    (index, after_reindex, after_writes)
+}
+
+#[test]
+fn small_writes_never_rewrite_large_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    let writes = 70;
+    let (index, reindexed, now) = reindexed_then_small_writes(dir.path(), writes);
+    let large: Vec<_> =
+        reindexed.iter().filter(|(_, n)| *n > SMALL_WRITE_MERGE_MAX_CHUNKS).cloned().collect();
+    assert!(!large.is_empty(), "the rebuild made no large segment: {reindexed:?}");
+    // Every large segment is still there, as it was: no small write waited to rewrite it.
+    for segment in &large {
+        assert!(now.contains(segment), "{segment:?} was merged by a small write: {now:?}");
+    }
+    // The small writes' own segments were merged among themselves: far fewer than one each.
+    let small: Vec<_> = now.iter().filter(|s| !reindexed.contains(s)).collect();
+    assert!(
+        small.len() < 2 * SMALL_WRITE_MERGE_SEGMENTS,
+        "{} segments for {writes} small writes: {small:?}",
+        small.len()
+    );
+    assert!(small.iter().any(|(_, n)| *n >= SMALL_WRITE_MERGE_SEGMENTS as u32), "{small:?}");
+    // Nothing was lost on the way.
+    let total = u64::from(4 * (SMALL_WRITE_MERGE_MAX_CHUNKS + 1)) + writes as u64;
+    assert_eq!(index.num_chunks(), total);
+    assert_eq!(ids(&index, "probe0"), ["new0"]);
+    assert_eq!(ids(&index, &format!("probe{}", writes - 1)), [format!("new{}", writes - 1)]);
+    assert_eq!(ids(&index, "code7"), ["old7"]);
+}
+
+#[test]
+fn a_full_writer_merges_what_small_writes_left() {
+    let dir = tempfile::tempdir().unwrap();
+    // Small segments left: one short of a merge of them.
+    let writes = 4 * (SMALL_WRITE_MERGE_SEGMENTS - 1);
+    let (index, _, before) = reindexed_then_small_writes(dir.path(), writes);
+    let mut writer = index.writer().unwrap();
+    add_one(&mut writer, &doc("batch", "Batch note", "a larger change"));
+    writer.commit().unwrap();
+    writer.finish().unwrap();
+    index.reload().unwrap();
+    let after = index.segments();
+    assert!(after.len() < before.len(), "before {before:?}, after {after:?}");
+    let total = u64::from(4 * (SMALL_WRITE_MERGE_MAX_CHUNKS + 1)) + writes as u64 + 1;
+    assert_eq!(index.num_chunks(), total);
 }
 
 fn expanded_ids(index: &KeywordIndex, query: &str) -> Vec<(String, f32)> {

@@ -633,6 +633,7 @@ impl Indexes {
             crate::vault::atomic_write(&marker, b"an index update is being written\n")?;
         }
         kw.commit().map_err(IndexError::from)?;
+        let t_kw_commit = clock.start.elapsed();
         // No merge of this writer may outlive the lock (see `KeywordWriter::finish`).
         kw.finish().map_err(IndexError::from)?;
         let t_keyword = clock.start.elapsed();
@@ -659,7 +660,9 @@ impl Indexes {
             lock_ms = ms(clock.lock),
             reopen_ms = ms(clock.open - clock.lock),
             index_ms = ms(clock.index - clock.open),
-            keyword_commit_ms = ms(t_keyword - clock.index),
+            keyword_commit_ms = ms(t_kw_commit - clock.index),
+            keyword_merge_wait_ms = ms(t_keyword - t_kw_commit),
+            keyword_segments = self.keyword.segments().len(),
             vector_save_ms = ms(t_vector - t_keyword),
             graph_save_ms = ms(t_graph - t_vector),
             manifest_save_ms = ms(clock.start.elapsed() - t_graph),
