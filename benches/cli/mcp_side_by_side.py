@@ -39,11 +39,12 @@ def cpu_seconds(pid: int) -> float:
 
 
 class Bare:
-    """A line-delimited JSON-RPC client of one `memlane mcp`."""
+    """A line-delimited JSON-RPC client of one `memlane mcp` (also used by `write_tail.py`)."""
 
-    def __init__(self, bin_: str, home: Path):
-        self.p = subprocess.Popen([bin_, "mcp"], env=env(home), stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    def __init__(self, bin_: str, home: Path, server_env=None, stderr=subprocess.DEVNULL):
+        self.p = subprocess.Popen([bin_, "mcp"], env=server_env or env(home),
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                  text=True)
         self.pid, self.n = self.p.pid, 0
         self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                  "clientInfo": {"name": "bench", "version": "0"}})
@@ -57,10 +58,13 @@ class Bare:
         self.n += 1
         self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
         while True:
-            msg = json.loads(self.p.stdout.readline())
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the server ended (exit {self.p.wait()})")
+            msg = json.loads(line)
             if msg.get("id") == self.n:
-                if "error" in msg:
-                    raise RuntimeError(msg["error"])
+                if "error" in msg or msg.get("result", {}).get("isError"):
+                    raise RuntimeError(f"{method} {params}: {msg}")
                 return msg["result"]
 
     async def search(self, query):

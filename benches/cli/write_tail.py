@@ -20,7 +20,6 @@ went (`reconcile wrote the indices`).
 """
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -31,6 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from mcp_side_by_side import Bare  # noqa: E402
 from minilm_practice import WORDS, generate  # noqa: E402
 
 QUERIES = ["auth token rotation", "postgres migration rollback", "redis cache latency",
@@ -45,33 +45,11 @@ def env(home: Path, log: str):
             "MEMLANE_LOG": log}
 
 
-class Server:
-    """One `memlane mcp` over stdio."""
+class Server(Bare):
+    """One `memlane mcp` over stdio, its log kept in `log_file`."""
 
     def __init__(self, bin_, home: Path, log: str, log_file: Path):
-        self.p = subprocess.Popen([bin_, "mcp"], env=env(home, log), stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=open(log_file, "w"), text=True)
-        self.rid = 0
-        self.call("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
-                                 "clientInfo": {"name": "bench", "version": "0"}})
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, msg):
-        self.p.stdin.write(json.dumps(msg) + "\n")
-        self.p.stdin.flush()
-
-    def call(self, method, params):
-        self.rid += 1
-        self.send({"jsonrpc": "2.0", "id": self.rid, "method": method, "params": params})
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                sys.exit(f"the server ended (exit {self.p.wait()})")
-            msg = json.loads(line)
-            if msg.get("id") == self.rid:
-                if "error" in msg or msg.get("result", {}).get("isError"):
-                    sys.exit(f"{method} {params}: {msg}")
-                return msg
+        super().__init__(bin_, home, env(home, log), open(log_file, "w"))
 
     def timed_tool(self, name, arguments):
         t = time.perf_counter()
