@@ -29,7 +29,7 @@
 
 pub mod analyzer;
 mod chunks;
-mod directory;
+pub(crate) mod directory;
 pub mod expand;
 mod terms;
 

@@ -485,7 +485,10 @@ pub(super) fn check_stores(
         }
     }
     if !unchecked.is_empty() {
-        let index = tantivy::Index::open_in_dir(&kdir).map_err(|_| corrupt(""))?;
+        // Beneath the vault handle, as the index itself is opened.
+        let directory = crate::index::keyword::directory::ConfinedDirectory::open(&kdir)
+            .map_err(|_| corrupt(""))?;
+        let index = tantivy::Index::open(directory).map_err(|_| corrupt(""))?;
         let active = index.load_metas().map_err(|_| corrupt(""))?.list_segment_files();
         for stamp in unchecked {
             let name = std::path::PathBuf::from(&stamp.0["keyword/".len()..]);
