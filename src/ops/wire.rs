@@ -889,6 +889,7 @@ pub struct Merged {
     /// The merged memory (created).
     pub target: Written,
     /// Its type: the most important of the sources' types.
+    #[serde(rename = "type")]
     pub memory_type: String,
     /// Its tags: the union of the sources' tags.
     pub tags: Vec<String>,
