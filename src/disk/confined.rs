@@ -801,17 +801,7 @@ impl Confined {
     /// Appends `bytes` to `path` (created when missing) in one write, synced.
     pub fn append(&self, path: &Path, bytes: &[u8]) -> Result<(), PathError> {
         let rel = self.relative(path, "write")?;
-        #[cfg(unix)]
-        let res = (|| {
-            use rustix::fs::OFlags;
-            let mut f =
-                self.open_file(&rel, OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE, 0o666)?;
-            f.write_all(bytes)?;
-            f.sync_data()
-        })();
-        #[cfg(not(unix))]
-        let res = self.checked(&rel).and_then(|p| {
-            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p)?;
+        let res = self.open_append(&rel).and_then(|mut f| {
             f.write_all(bytes)?;
             f.sync_data()
         });
@@ -822,18 +812,7 @@ impl Confined {
     /// lost tail only costs time later.
     pub fn append_unsynced(&self, path: &Path, bytes: &[u8]) -> Result<(), PathError> {
         let rel = self.relative(path, "write")?;
-        #[cfg(unix)]
-        let res = (|| {
-            use rustix::fs::OFlags;
-            let mut f =
-                self.open_file(&rel, OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE, 0o666)?;
-            f.write_all(bytes)
-        })();
-        #[cfg(not(unix))]
-        let res = self.checked(&rel).and_then(|p| {
-            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p)?;
-            f.write_all(bytes)
-        });
+        let res = self.open_append(&rel).and_then(|mut f| f.write_all(bytes));
         res.map_err(|e| self.err("write", &rel, e))
     }
 
@@ -862,16 +841,32 @@ impl Confined {
     /// it for reading and writing, for a writer that streams into it.
     pub fn create_file(&self, path: &Path) -> Result<std::fs::File, PathError> {
         let rel = self.relative(path, "create")?;
+        self.create_new(&rel).map_err(|e| self.err("create", &rel, e))
+    }
+
+    /// The new file `rel` (nothing there before, a link included), open to read and write.
+    fn create_new(&self, rel: &Path) -> std::io::Result<std::fs::File> {
         #[cfg(unix)]
-        let res = {
+        {
             use rustix::fs::OFlags;
-            self.open_file(&rel, OFlags::RDWR | OFlags::CREATE | OFlags::EXCL, 0o666)
-        };
+            self.open_file(rel, OFlags::RDWR | OFlags::CREATE | OFlags::EXCL, 0o666)
+        }
         #[cfg(not(unix))]
-        let res = self.checked(&rel).and_then(|p| {
+        self.checked(rel).and_then(|p| {
             std::fs::OpenOptions::new().read(true).write(true).create_new(true).open(p)
-        });
-        res.map_err(|e| self.err("create", &rel, e))
+        })
+    }
+
+    /// The file `rel` (created when missing) open to append.
+    fn open_append(&self, rel: &Path) -> std::io::Result<std::fs::File> {
+        #[cfg(unix)]
+        {
+            use rustix::fs::OFlags;
+            self.open_file(rel, OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE, 0o666)
+        }
+        #[cfg(not(unix))]
+        self.checked(rel)
+            .and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p))
     }
 
     /// Opens (creating it when missing) the file `path` for writing, without truncating it: a
@@ -996,16 +991,7 @@ impl Confined {
         let file = name.to_string_lossy();
         let tmp = parent.join(format!(".{file}.{}.{suffix}{TEMP_SUFFIX}", std::process::id()));
         // Errors name the file being written, never the temp file.
-        let created = failpoint::step("temp.create").and_then(|()| {
-            #[cfg(unix)]
-            {
-                use rustix::fs::OFlags;
-                self.open_file(&tmp, OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL, 0o666)
-            }
-            #[cfg(not(unix))]
-            self.checked(&tmp)
-                .and_then(|p| std::fs::OpenOptions::new().write(true).create_new(true).open(p))
-        });
+        let created = failpoint::step("temp.create").and_then(|()| self.create_new(&tmp));
         let mut f = created.map_err(|e| self.err("write", rel, e))?;
         let res = failpoint::step("temp.write")
             .and_then(|()| {

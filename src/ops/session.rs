@@ -185,9 +185,10 @@ type ManifestStamp = [Option<(i128, u64, u64)>; 2];
 
 fn manifest_stamp(vault: &Vault, dir: &std::path::Path) -> ManifestStamp {
     use crate::index::manifest::{FILE, JOURNAL};
-    // Through the vault's own handle, opened once: two `fstatat`s, no open.
-    let version = |p: &std::path::Path| vault.fs().stat(p).ok().flatten().map(|s| s.version());
-    [version(&dir.join(FILE)), version(&dir.join(JOURNAL))]
+    // The indices folder opened once beneath the vault's handle, both files stat-ed in it.
+    let Ok(folder) = vault.fs().open_dir(dir) else { return [None, None] };
+    let version = |name: &str| folder.stat(name.as_ref()).ok().map(|s| s.version());
+    [version(FILE), version(JOURNAL)]
 }
 
 impl Server {
