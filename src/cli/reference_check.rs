@@ -339,28 +339,27 @@ fn json_reference_lists_every_command_and_described_field() {
 }
 
 /// The Markdown files of the repository a reader follows links through.
-fn markdown_files() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
+/// The files under `dir` whose extension is one of `exts`.
+fn files_under(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().map(Result::unwrap) {
+        let path = entry.path();
+        if path.is_dir() {
+            files_under(&path, exts, out);
+        } else if path.extension().is_some_and(|e| exts.iter().any(|x| e == *x)) {
+            out.push(path);
         }
     }
-    let mut out: Vec<PathBuf> = ["README.md", "CONTRIBUTING.md", "BENCHMARKS.md", "CHANGELOG.md"]
-        .iter()
-        .map(|f| repo().join(f))
-        .filter(|p| p.is_file())
-        .collect();
-    walk(&repo().join("docs"), &mut out);
+}
+
+fn markdown_files() -> Vec<PathBuf> {
+    let top = ["README.md", "CONTRIBUTING.md", "TESTING.md", "BENCHMARKS.md", "CHANGELOG.md"];
+    let mut out: Vec<PathBuf> =
+        top.iter().map(|f| repo().join(f)).filter(|p| p.is_file()).collect();
+    files_under(&repo().join("docs"), &["md"], &mut out);
     out.sort();
     out
 }
 
-/// The targets of the inline links `[text](target)` of a Markdown text, outside code.
 fn link_targets(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_fence = false;
@@ -372,7 +371,10 @@ fn link_targets(text: &str) -> Vec<String> {
         if in_fence {
             continue;
         }
-        let mut rest = line;
+        // Inline code (between backticks) holds no links.
+        let prose: String =
+            line.split('`').enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, p)| p).collect();
+        let mut rest = prose.as_str();
         while let Some(i) = rest.find("](") {
             let after = &rest[i + 2..];
             let Some(end) = after.find(')') else { break };
@@ -394,13 +396,40 @@ fn local_links_in_the_docs_resolve() {
                 continue;
             }
             let path = target.split('#').next().unwrap_or_default();
-            if !dir.join(path).exists() {
-                let rel = file.strip_prefix(repo()).unwrap_or(&file).display().to_string();
-                problems.push(format!("{rel}: `{target}` does not exist"));
+            let rel = file.strip_prefix(repo()).unwrap_or(&file).display().to_string();
+            match dir.join(path).canonicalize() {
+                Err(_) => problems.push(format!("{rel}: `{target}` does not exist")),
+                Ok(p) if !p.starts_with(repo().canonicalize().unwrap()) => {
+                    problems.push(format!("{rel}: `{target}` is outside the repository"));
+                }
+                Ok(_) => {}
             }
         }
     }
     assert!(problems.is_empty(), "broken links:\n  {}", problems.join("\n  "));
+}
+
+/// Nothing in the repository points at a file outside it: the design it was built from is
+/// in `docs/`, in its own words.
+#[test]
+fn nothing_cites_a_file_outside_the_repository() {
+    let mut files = markdown_files();
+    for dir in ["src", "tests", "benches"] {
+        files_under(&repo().join(dir), &["rs", "py", "md"], &mut files);
+    }
+    // Spelled in two pieces, so that this file does not find itself.
+    let outside = [concat!("../", "shared"), concat!("SPEC", " §"), concat!("SPEC", ".md")];
+    let mut problems = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for needle in outside {
+            if text.contains(needle) {
+                let rel = file.strip_prefix(repo()).unwrap_or(&file).display().to_string();
+                problems.push(format!("{rel} cites `{needle}`"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// The README is a front page: it opens with the two set-up commands, shows how to connect an
