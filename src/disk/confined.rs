@@ -772,15 +772,34 @@ impl Confined {
         mode: Option<u32>,
     ) -> Result<(), PathError> {
         let rel = self.relative(path, "write")?;
-        let (parent, name) = self.split(&rel, "write")?;
-        let tmp = self.write_temp(&rel, bytes, mode)?;
-        let renamed = failpoint::step("write.rename").and_then(|()| self.raw_rename(&tmp, &rel));
+        let (parent, _) = self.split(&rel, "write")?;
+        self.replace(&rel, bytes, mode, true)?;
+        self.sync_dir_rel(parent);
+        Ok(())
+    }
+
+    /// Replaces `path` with `bytes` atomically for every reader (a temp file beside it, then a
+    /// rename), with no sync: a crash of the process leaves the old file or the new one, a
+    /// power cut may leave the old one. For a file whose last version is only an optimisation.
+    pub fn write_unsynced(&self, path: &Path, bytes: &[u8]) -> Result<(), PathError> {
+        let rel = self.relative(path, "write")?;
+        self.replace(&rel, bytes, None, false)
+    }
+
+    /// The temp file (synced when `sync`) renamed over `rel`.
+    fn replace(
+        &self,
+        rel: &Path,
+        bytes: &[u8],
+        mode: Option<u32>,
+        sync: bool,
+    ) -> Result<(), PathError> {
+        let tmp = self.write_temp(rel, bytes, mode, sync)?;
+        let renamed = failpoint::step("write.rename").and_then(|()| self.raw_rename(&tmp, rel));
         if let Err(e) = renamed {
             let _ = self.raw_remove(&tmp);
-            return Err(self.err("write", &rel, e));
+            return Err(self.err("write", rel, e));
         }
-        let _ = name;
-        self.sync_dir_rel(parent);
         Ok(())
     }
 
@@ -789,7 +808,7 @@ impl Confined {
     pub fn create(&self, path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), PathError> {
         let rel = self.relative(path, "create")?;
         let (parent, _) = self.split(&rel, "create")?;
-        let tmp = self.write_temp(&rel, bytes, mode)?;
+        let tmp = self.write_temp(&rel, bytes, mode, true)?;
         let linked = failpoint::step("create.link").and_then(|()| self.raw_link(&tmp, &rel));
         failpoint::step("create.unlink_temp").map_err(|e| self.err("create", &rel, e))?;
         let _ = self.raw_remove(&tmp);
@@ -976,12 +995,13 @@ impl Confined {
         let _ = self.sync_dir(rel);
     }
 
-    /// Writes the temp file beside `rel` (synced) and returns its relative path.
+    /// Writes the temp file beside `rel` (synced when `sync`) and returns its relative path.
     fn write_temp(
         &self,
         rel: &Path,
         bytes: &[u8],
         mode: Option<u32>,
+        sync: bool,
     ) -> Result<PathBuf, PathError> {
         let (parent, name) = self.split(rel, "write")?;
         self.create_dir_all(parent)?;
@@ -1004,7 +1024,7 @@ impl Confined {
                 let _ = mode;
                 f.write_all(bytes)
             })
-            .and_then(|()| f.sync_all());
+            .and_then(|()| if sync { f.sync_all() } else { Ok(()) });
         if let Err(e) = res {
             let _ = self.raw_remove(&tmp);
             return Err(self.err("write", rel, e));
