@@ -85,7 +85,7 @@ pub fn stats<S: Session>(s: &S) -> crate::Result<Stats> {
     let root = s.vault().root().display().to_string();
     s.with_indexes(&|idx| {
         let mut out = Stats {
-            count: idx.manifest().entries().len(),
+            count: idx.manifest().len(),
             total_size: String::new(),
             total_bytes: 0,
             tags: Default::default(),
