@@ -341,7 +341,8 @@ impl Manifest {
     /// [`duplicate_ids`](Self::duplicate_ids) among the ids of `names` only: one pass over the
     /// entries, for a reconcile that indexed a few memories.
     pub fn duplicate_ids_of(&self, names: &[String]) -> Vec<(String, Vec<String>)> {
-        let ids: BTreeSet<&str> = names.iter().filter_map(|n| self.get(n)).map(|e| e.id.as_str()).collect();
+        let ids: BTreeSet<&str> =
+            names.iter().filter_map(|n| self.get(n)).map(|e| e.id.as_str()).collect();
         self.shared_ids(Some(&ids))
     }
 
@@ -726,7 +727,9 @@ fn remove_if_there(path: &Path) -> Result<(), crate::error::PathError> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(crate::error::PathError { action: "remove", path: path.to_owned(), source }),
+        Err(source) => {
+            Err(crate::error::PathError { action: "remove", path: path.to_owned(), source })
+        }
     }
 }
 
@@ -915,9 +918,12 @@ impl Table {
             happens_at: (flags & F_HAPPENS != 0).then(|| self.i64(i, R_HAPPENS)),
             warnings: lossy_list(self.text(i, T_WARNINGS))
                 .into_iter()
-                .map(|item| match item.split_once(':').and_then(|(k, m)| Some((WarningKind::parse(k)?, m))) {
-                    Some((kind, message)) => Warning { kind, message: message.to_owned() },
-                    None => legacy_warning(item),
+                .map(|item| {
+                    match item.split_once(':').and_then(|(k, m)| Some((WarningKind::parse(k)?, m)))
+                    {
+                        Some((kind, message)) => Warning { kind, message: message.to_owned() },
+                        None => legacy_warning(item),
+                    }
                 })
                 .collect(),
             links: self.u64(i, R_LINKS),
@@ -962,7 +968,8 @@ fn push_record(records: &mut Vec<u8>, text: &mut String, name: &str, e: EntryRef
             let (mut tags, mut warnings) = (String::new(), String::new());
             push_list(&mut tags, &entry.tags);
             push_warnings(&mut warnings, &entry.warnings);
-            let mut put = |at: usize, bytes: &[u8]| record[at..at + bytes.len()].copy_from_slice(bytes);
+            let mut put =
+                |at: usize, bytes: &[u8]| record[at..at + bytes.len()].copy_from_slice(bytes);
             put(R_SIZE, &entry.size.to_le_bytes());
             put(R_MTIME, &entry.mtime_ns.to_le_bytes());
             put(R_CHUNKS, &u32::try_from(entry.chunks).unwrap_or(u32::MAX).to_le_bytes());
@@ -1218,15 +1225,31 @@ mod tests {
         assert_eq!(Manifest::load(dir.path()), Some(m.clone()));
         // A truncated file is not trusted.
         let path = dir.path().join(FILE);
-        let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, &text[..text.len() - 10]).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
         std::fs::write(&path, "{not json\n").unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
     }
 
+    /// A `manifest.tsv` of `format` holding `entries` (sorted), as a memlane before format 8
+    /// wrote it, and its `base`.
+    fn legacy_file(format: u32, entries: &[(String, Entry)]) -> (String, u64) {
+        let mut body = String::new();
+        for (name, e) in entries {
+            encode_entry(&mut body, name, e);
+            body.push('\n');
+        }
+        let base = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        let header = format!(
+            "{{\"format\":{format},\"embedder_id\":\"e\",\"dim\":8,\"entries\":{},\"base\":\"{base:016x}\"}}\n",
+            entries.len()
+        );
+        (header + &body, base)
+    }
+
     #[test]
-    fn a_format_6_manifest_is_read_with_its_conflict_warnings_classified_and_saved_as_7() {
+    fn a_format_6_manifest_is_read_with_its_conflict_warnings_classified_and_saved_as_8() {
         let dir = tempfile::tempdir().unwrap();
         // A format-6 file and journal as that memlane wrote them: warnings were messages only.
         let key =
@@ -1245,7 +1268,7 @@ mod tests {
         let header = format!(
             "{{\"format\":6,\"embedder_id\":\"e\",\"dim\":8,\"entries\":2,\"base\":\"{base:016x}\"}}\n"
         );
-        std::fs::write(dir.path().join(FILE), header + &entries).unwrap();
+        std::fs::write(dir.path().join(LEGACY_FILE), header + &entries).unwrap();
         std::fs::write(
             dir.path().join(JOURNAL),
             format!("#{base:016x}\n+{}", line("merged", &body)),
@@ -1254,45 +1277,256 @@ mod tests {
 
         let mut m = Manifest::load(dir.path()).expect("a format-6 manifest is read");
         assert_eq!(m.format, FORMAT);
+        assert!(m.upgrade_due());
         let kinds = |m: &Manifest, name: &str| -> Vec<WarningKind> {
-            m.entries()[name].warnings.iter().map(|w| w.kind).collect()
+            m.get(name).unwrap().warnings.iter().map(|w| w.kind).collect()
         };
         assert_eq!(kinds(&m, "conflicted"), [WarningKind::KeyConflict, WarningKind::Frontmatter]);
         assert_eq!(kinds(&m, "merged"), [WarningKind::BodyConflict]);
         assert!(kinds(&m, "plain").is_empty());
-        assert_eq!(m.entries()["conflicted"].warnings[0].message, key);
-        assert_eq!(m.entries()["merged"].warnings[0].message, body);
+        assert_eq!(m.get("conflicted").unwrap().warnings[0].message, key);
+        assert_eq!(m.get("merged").unwrap().warnings[0].message, body);
 
-        // The next save writes the whole file in the current format, and drops the old journal.
+        // The next save writes the whole binary file, and drops the old file and journal.
         m.save(dir.path()).unwrap();
+        assert!(!m.upgrade_due());
         assert!(!dir.path().join(JOURNAL).exists());
-        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
-        assert!(text.starts_with(&format!("{{\"format\":{FORMAT},")), "{text}");
-        assert!(text.contains("\tkey_conflict:unresolved merge conflict"), "{text}");
-        assert_eq!(Manifest::load(dir.path()), Some(m));
+        assert!(!dir.path().join(LEGACY_FILE).exists());
+        let bytes = std::fs::read(dir.path().join(FILE)).unwrap();
+        assert!(bytes.starts_with(format!("{{\"format\":{FORMAT},").as_bytes()));
+        let read = Manifest::load(dir.path()).unwrap();
+        assert!(!read.upgrade_due());
+        assert_eq!(
+            kinds(&read, "conflicted"),
+            [WarningKind::KeyConflict, WarningKind::Frontmatter]
+        );
+        assert_eq!(read, m);
 
         // A format older than the oldest read is rebuilt, as before.
-        let old = text.replacen(&format!("\"format\":{FORMAT}"), "\"format\":5", 1);
-        std::fs::write(dir.path().join(FILE), old).unwrap();
+        let (old, _) = legacy_file(5, &[("a".into(), entry(1))]);
+        std::fs::write(dir.path().join(LEGACY_FILE), old).unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
     }
 
     #[test]
-    fn a_large_manifest_is_parsed_in_halves_identically() {
-        let mut m = Manifest::new("e", 8);
-        for i in 0..5_000 {
-            m.insert(format!("dir{}/m{i:05}", i % 7), entry(i));
-        }
+    fn a_format_7_manifest_with_its_journal_is_upgraded_on_save_and_reads_the_same() {
         let dir = tempfile::tempdir().unwrap();
+        let mut sorted: Vec<(String, Entry)> =
+            (0..5_000).map(|i| (format!("dir{}/m{i:05}", i % 7), entry(i))).collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        let (text, base) = legacy_file(7, &sorted);
+        assert!(text.len() > PARALLEL_PARSE_BYTES, "parsed in halves");
+        std::fs::write(dir.path().join(LEGACY_FILE), &text).unwrap();
+        let mut changed = String::new();
+        encode_entry(&mut changed, "dir0/m00000", &entry(9_999));
+        std::fs::write(
+            dir.path().join(JOURNAL),
+            format!("#{base:016x}\n+{changed}\n-dir1/m00001\n"),
+        )
+        .unwrap();
+        let mut expected = Manifest::new("e", 8);
+        for (name, e) in sorted {
+            expected.insert(name, e);
+        }
+        expected.insert("dir0/m00000".into(), entry(9_999));
+        expected.remove("dir1/m00001");
+
+        let mut m = Manifest::load(dir.path()).expect("a format-7 manifest is read");
+        assert!(m.upgrade_due());
+        assert_eq!(m, expected);
+        m.save(dir.path()).unwrap();
+        assert!(!dir.path().join(LEGACY_FILE).exists());
+        assert!(!dir.path().join(JOURNAL).exists());
+        let read = Manifest::load(dir.path()).unwrap();
+        assert!(!read.upgrade_due());
+        assert_eq!(read, expected);
+        assert_eq!(read.get("dir0/m00000"), Some(&entry(9_999)));
+        assert_eq!(read.get("dir1/m00001"), None);
+
+        // A damaged line in the second half of an old file is caught too.
+        let cut = text.rfind("\tt2").unwrap();
+        let damaged = format!("{}\tx\ty{}", &text[..cut], &text[cut..]);
+        std::fs::write(dir.path().join(LEGACY_FILE), damaged).unwrap();
+        assert_eq!(Manifest::load(dir.path()), None);
+    }
+
+    #[test]
+    fn a_manifest_tsv_beside_the_binary_file_is_the_one_read() {
+        // An older memlane that rebuilt after this one wrote `manifest.bin` left its
+        // `manifest.tsv`: that is the newer manifest.
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Manifest::new("e", 8);
+        m.insert("kept".into(), entry(1));
+        m.save(dir.path()).unwrap();
+        let (text, _) = legacy_file(7, &[("newer".into(), entry(2))]);
+        std::fs::write(dir.path().join(LEGACY_FILE), text).unwrap();
+        let mut read = Manifest::load(dir.path()).unwrap();
+        assert!(read.contains("newer") && !read.contains("kept"));
+        read.save(dir.path()).unwrap();
+        assert!(!dir.path().join(LEGACY_FILE).exists());
+        let again = Manifest::load(dir.path()).unwrap();
+        assert_eq!(again, read);
+        assert!(again.contains("newer"));
+    }
+
+    #[test]
+    fn a_damaged_binary_file_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Manifest::new("e", 8);
+        for i in 0..40 {
+            m.insert(format!("m{i:03}"), entry(i));
+        }
         m.save(dir.path()).unwrap();
         let path = dir.path().join(FILE);
-        assert!(std::fs::metadata(&path).unwrap().len() as usize > PARALLEL_PARSE_BYTES);
+        let good = std::fs::read(&path).unwrap();
+        let header_end = good.iter().position(|b| *b == b'\n').unwrap() + 1;
+        let unreadable = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            Manifest::load(dir.path()).is_none()
+        };
+        // Cut anywhere, one byte flipped in a record or in the text, one byte too many.
+        for cut in [1, header_end, header_end + 5, good.len() - 1] {
+            assert!(unreadable(&good[..cut]), "cut at {cut}");
+        }
+        for at in [header_end + 3, header_end + RECORD * 7 + 50, good.len() - 2] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x20;
+            assert!(unreadable(&bad), "flipped at {at}");
+        }
+        assert!(unreadable(&[good.as_slice(), b"x"].concat()));
+        // Records that agree with their checksum but not with each other (out of order, text
+        // out of bounds): refused rather than searched wrongly.
+        let rewrite = |edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut body = good[header_end..].to_vec();
+            edit(&mut body);
+            let header = std::str::from_utf8(&good[..header_end]).unwrap();
+            let old = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&good[header_end..]));
+            let new = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&body));
+            [header.replace(&old, &new).as_bytes(), &body].concat()
+        };
+        let swapped = rewrite(&|b| {
+            let (first, rest) = b.split_at_mut(RECORD);
+            first.swap_with_slice(&mut rest[..RECORD]);
+        });
+        assert!(unreadable(&swapped));
+        let far = rewrite(&|b| b[R_LENS..R_LENS + 4].copy_from_slice(&u32::MAX.to_le_bytes()));
+        assert!(unreadable(&far));
+        // The untouched file, rewritten the same way, is read.
+        assert!(!unreadable(&rewrite(&|_| {})));
         assert_eq!(Manifest::load(dir.path()), Some(m));
-        // A damaged line in the second half is caught too.
-        let text = std::fs::read_to_string(&path).unwrap();
-        let cut = text.rfind("\tt4").unwrap();
-        std::fs::write(&path, format!("{}\tx\ty{}", &text[..cut], &text[cut..])).unwrap();
-        assert_eq!(Manifest::load(dir.path()), None);
+    }
+
+    fn arbitrary_entry() -> impl proptest::strategy::Strategy<Value = Entry> {
+        use proptest::prelude::*;
+        let text = "[a-z\t\n\\\\\u{1f}é ]{0,6}";
+        (
+            (any::<u64>(), any::<i128>(), text, text, 0usize..5, text, text, text),
+            (
+                // Tags are never empty (one empty tag would read as none, in either format).
+                proptest::collection::vec("[a-z\t\n\\\\\u{1f}é ]{1,6}", 0..3),
+                any::<i64>(),
+                any::<i64>(),
+                any::<bool>(),
+                proptest::option::of("[a-z]{1,4}"),
+                proptest::option::of(any::<i64>()),
+                proptest::option::of(any::<i64>()),
+                proptest::collection::vec(text, 0..2),
+                any::<u64>(),
+            ),
+        )
+            .prop_map(
+                |(
+                    (size, mtime_ns, hash, id, chunks, title, memory_type, status),
+                    (
+                        tags,
+                        created,
+                        updated,
+                        pinned,
+                        superseded_by,
+                        expires_at,
+                        happens_at,
+                        w,
+                        links,
+                    ),
+                )| Entry {
+                    size,
+                    mtime_ns,
+                    hash,
+                    id,
+                    chunks,
+                    title,
+                    memory_type,
+                    status,
+                    tags,
+                    created,
+                    updated,
+                    pinned,
+                    superseded_by,
+                    expires_at,
+                    happens_at,
+                    warnings: w
+                        .into_iter()
+                        .map(|message| Warning { kind: WarningKind::KeyConflict, message })
+                        .collect(),
+                    links,
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(60))]
+        /// What is read lazily (a lookup by name, the fields read in place, the iteration, the
+        /// whole map) is what was written, whatever the entries and with journal changes on top.
+        #[test]
+        fn a_lazy_lookup_equals_the_eager_entries(
+            written in proptest::collection::btree_map("[a-zé/ ]{1,8}", arbitrary_entry(), 0..40),
+            changes in proptest::collection::vec(("[a-zé/ ]{1,8}", proptest::option::of(arbitrary_entry())), 0..8),
+            probes in proptest::collection::vec("[a-zé/ ]{1,8}", 0..10),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut m = Manifest::new("e", 8);
+            for (name, e) in &written {
+                m.insert(name.clone(), e.clone());
+            }
+            m.save(dir.path()).unwrap();
+            let mut eager = written.clone();
+            let mut read = Manifest::load(dir.path()).unwrap();
+            for (name, change) in changes {
+                match change {
+                    Some(e) => {
+                        eager.insert(name.clone(), e.clone());
+                        read.insert(name, e);
+                    }
+                    None => {
+                        eager.remove(&name);
+                        read.remove(&name);
+                    }
+                }
+            }
+            read.save(dir.path()).unwrap();
+            let read = Manifest::load(dir.path()).unwrap();
+            proptest::prop_assert_eq!(read.len(), eager.len());
+            proptest::prop_assert_eq!(read.entries(), &eager);
+            let listed: Vec<(String, Entry)> =
+                read.iter().map(|(n, e)| (n.to_owned(), e.to_entry())).collect();
+            proptest::prop_assert_eq!(listed, eager.clone().into_iter().collect::<Vec<_>>());
+            for (name, e) in read.iter() {
+                let want = &eager[name];
+                proptest::prop_assert_eq!(e.size(), want.size);
+                proptest::prop_assert_eq!(e.mtime_ns(), want.mtime_ns);
+                proptest::prop_assert_eq!(e.chunks(), want.chunks);
+                proptest::prop_assert_eq!(e.created(), want.created);
+                proptest::prop_assert_eq!(e.id(), want.id.as_str());
+                proptest::prop_assert_eq!(e.memory_type(), want.memory_type.as_str());
+                proptest::prop_assert_eq!(e.status(), want.status.as_str());
+                proptest::prop_assert_eq!(&*e.tags(), want.tags.as_slice());
+            }
+            for name in probes.iter().chain(eager.keys()) {
+                proptest::prop_assert_eq!(read.get(name), eager.get(name));
+                proptest::prop_assert_eq!(read.contains(name), eager.contains_key(name));
+            }
+            proptest::prop_assert_eq!(read.total_chunks(), eager.values().map(|e| e.chunks).sum::<usize>());
+        }
     }
 
     #[test]

@@ -266,7 +266,9 @@ impl Indexes {
         for sub in ["keyword", "vector", "graph"] {
             remove_damaged(&dir.join(sub))?;
         }
-        for file in [manifest::FILE, manifest::LEGACY_FILE, manifest::JOURNAL, PENDING_FILE, VERIFIED_FILE] {
+        for file in
+            [manifest::FILE, manifest::LEGACY_FILE, manifest::JOURNAL, PENDING_FILE, VERIFIED_FILE]
+        {
             let path = dir.join(file);
             match crate::index::confined_io::remove_file(&path) {
                 Ok(()) => {}

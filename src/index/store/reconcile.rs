@@ -142,11 +142,7 @@ impl Indexes {
                 _ => maybe_changed.push(s.clone()),
             }
         }
-        let removed = gone
-            .iter()
-            .filter(|n| self.manifest.contains(n.as_str()))
-            .cloned()
-            .collect();
+        let removed = gone.iter().filter(|n| self.manifest.contains(n.as_str())).cloned().collect();
         (maybe_changed, removed, unchanged)
     }
 
