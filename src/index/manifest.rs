@@ -716,6 +716,33 @@ impl Manifest {
         Ok(())
     }
 
+    /// Writes the whole manifest as a [`LEGACY_FILE`] of format 7, as a memlane before format 8
+    /// did, and removes [`FILE`] and the journal: for tests of the upgrade.
+    #[doc(hidden)]
+    pub fn save_legacy(&self, dir: &Path) -> Result<(), crate::error::PathError> {
+        let format = 7;
+        let mut body = String::new();
+        for (name, e) in self.iter() {
+            encode_entry(&mut body, name, e.entry());
+            body.push('\n');
+        }
+        let base = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        let header = Header {
+            format,
+            embedder_id: self.embedder_id.clone(),
+            dim: self.dim,
+            entries: self.len,
+            base: Some(base),
+            text: None,
+        };
+        let mut out = serde_json::to_string(&header).expect("a header always serialises");
+        out.push('\n');
+        out.push_str(&body);
+        crate::vault::atomic_write(&dir.join(LEGACY_FILE), out.as_bytes())?;
+        remove_if_there(&dir.join(FILE))?;
+        remove_if_there(&dir.join(JOURNAL))
+    }
+
     /// The total number of chunks.
     pub fn total_chunks(&self) -> usize {
         self.iter().map(|(_, e)| e.chunks()).sum()

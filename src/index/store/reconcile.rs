@@ -986,7 +986,7 @@ mod tests {
         let mut idx = Indexes::open(&vault, flaky.clone()).unwrap();
         idx.reconcile(&vault).unwrap();
         let dir = Indexes::dir_of(&vault);
-        let manifest = std::fs::read(dir.join("manifest.tsv")).unwrap();
+        let manifest = std::fs::read(dir.join(crate::index::manifest::FILE)).unwrap();
         let cache = snapshot(&dir.join(crate::index::embed_cache::CACHE_DIR));
 
         add(&vault, "lighthouse", "The lighthouse keeper logs every passing ship.");
@@ -994,7 +994,7 @@ mod tests {
         let err = idx.reconcile(&vault).unwrap_err();
         assert!(matches!(err, Error::Embed(_)), "{err}");
         assert_eq!(err.kind(), crate::ErrorKind::Model);
-        assert_eq!(std::fs::read(dir.join("manifest.tsv")).unwrap(), manifest);
+        assert_eq!(std::fs::read(dir.join(crate::index::manifest::FILE)).unwrap(), manifest);
         assert!(!dir.join(PENDING_FILE).exists());
         assert_eq!(snapshot(&dir.join(crate::index::embed_cache::CACHE_DIR)), cache);
         // Still failing: still an error, never an empty success.
