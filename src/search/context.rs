@@ -90,7 +90,7 @@ pub fn neighbours<'m>(
     let reach = gap_seconds.saturating_mul(span as i64);
     let mut reaches: Vec<(i64, i64)> = names
         .iter()
-        .filter_map(|n| manifest.get(*n))
+        .filter_map(|n| manifest.get(n))
         .map(|e| (e.created.saturating_sub(reach), e.created.saturating_add(reach)))
         .collect();
     reaches.sort_unstable();

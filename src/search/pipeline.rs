@@ -366,7 +366,7 @@ fn candidates<'a>(
     let mut cands = Vec::with_capacity(rrf.len());
     let mut lexical_chunks = Vec::with_capacity(rrf.len());
     for (name, rrf) in rrf {
-        let Some((name, entry)) = manifest.get_key_value(*name) else { continue };
+        let Some((name, entry)) = manifest.get_key_value(name) else { continue };
         let past = entry.expires_at.map(|e| (s.now.as_second() - e) as f64 / 86_400.0);
         let Some(fade) = rank::expiry_factor(past, s.cfg.expiry_fade_days) else { continue };
         if entry.chunks == 0 {
