@@ -238,6 +238,30 @@ impl<'a> EntryRef<'a> {
         }
     }
 
+    /// `updated_at` (or created), Unix seconds.
+    pub fn updated(self) -> i64 {
+        match self.0 {
+            Held::Record(t, i) => t.i64(i, R_UPDATED),
+            Held::Decoded(e) => e.updated,
+        }
+    }
+
+    /// `pinned`.
+    pub fn pinned(self) -> bool {
+        match self.0 {
+            Held::Record(t, i) => t.u32(i, R_FLAGS) & F_PINNED != 0,
+            Held::Decoded(e) => e.pinned,
+        }
+    }
+
+    /// Whether it names a `superseded_by`.
+    pub fn is_superseded(self) -> bool {
+        match self.0 {
+            Held::Record(t, i) => !t.text(i, T_SUPERSEDED).is_empty(),
+            Held::Decoded(e) => e.superseded_by.is_some(),
+        }
+    }
+
     /// The memory's id.
     pub fn id(self) -> &'a str {
         match self.0 {
@@ -300,7 +324,7 @@ impl std::fmt::Debug for EntryRef<'_> {
 pub struct Iter<'a> {
     table: Option<&'a Table>,
     next: usize,
-    overlay: std::iter::Peekable<std::collections::btree_map::Iter<'a, String, Option<Entry>>>,
+    overlay: std::iter::Peekable<std::collections::btree_map::Range<'a, String, Option<Entry>>>,
 }
 
 impl<'a> Iterator for Iter<'a> {
@@ -408,7 +432,22 @@ impl Manifest {
 
     /// The entries by name, each decoded only when asked for (see [`EntryRef`]).
     pub fn iter(&self) -> Iter<'_> {
-        Iter { table: self.table.as_deref(), next: 0, overlay: self.overlay.iter().peekable() }
+        Iter {
+            table: self.table.as_deref(),
+            next: 0,
+            overlay: self.overlay.range::<str, _>(..).peekable(),
+        }
+    }
+
+    /// The entries after `name` (all when `None`), by name, each decoded only when asked for.
+    pub fn iter_after(&self, name: Option<&str>) -> Iter<'_> {
+        let Some(after) = name else { return self.iter() };
+        let next =
+            self.table.as_deref().map_or(0, |t| partition_point(t.n, |i| t.name(i) <= after));
+        let overlay = self
+            .overlay
+            .range::<str, _>((std::ops::Bound::Excluded(after), std::ops::Bound::Unbounded));
+        Iter { table: self.table.as_deref(), next, overlay: overlay.peekable() }
     }
 
     /// The entry of `name`, in place.
@@ -1549,6 +1588,14 @@ mod tests {
                 proptest::prop_assert_eq!(&*e.tags(), want.tags.as_slice());
             }
             for name in probes.iter().chain(eager.keys()) {
+                let after: Vec<&str> = read.iter_after(Some(name)).map(|(n, _)| n).collect();
+                let want: Vec<&str> = eager
+                    .range::<str, _>((std::ops::Bound::Excluded(name.as_str()), std::ops::Bound::Unbounded))
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                proptest::prop_assert_eq!(after, want);
+                proptest::prop_assert_eq!(read.get_ref(name).map(|e| (e.pinned(), e.updated(), e.is_superseded())),
+                    eager.get(name).map(|e| (e.pinned, e.updated, e.superseded_by.is_some())));
                 proptest::prop_assert_eq!(read.get(name), eager.get(name));
                 proptest::prop_assert_eq!(read.contains(name), eager.contains_key(name));
             }
