@@ -8,13 +8,15 @@ VAULT is a vault indexed by OLD_BIN (`memlane reindex`); it is copied once for e
 that a binary that upgrades the indices' formats does it on its own copy (its first command,
 timed apart as "first"). Then the two binaries run interleaved, run by run, the queries of
 `side_by_side.py` (`search --json --no-touch`, with `MEMLANE_LOG=memlane=debug`): each run's
-wall time and the `manifest_ms` and `total_ms` of its "opened indices" line. Prints p50, min and
+wall time, CPU time (user + system) and the `manifest_ms` and `total_ms` of its "opened
+indices" line. Prints p50, min and
 max per binary, the ratios NEW/OLD of the p50s, and the load average before and after.
 """
 
 import argparse
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -36,15 +38,18 @@ def env(home: Path, vault: Path):
 
 
 def run(bin_, home, vault, *args):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     out = subprocess.run([bin_, *args], env=env(home, vault), capture_output=True, text=True)
     dt = (time.perf_counter() - t) * 1e3
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1e3
     if out.returncode:
         sys.exit(f"{bin_} {args}: {out.stderr}")
     err = re.sub(r"\x1b\[[0-9;]*m", "", out.stderr)
     opened = re.search(r"opened indices manifest_ms=([\d.]+).*?total_ms=([\d.]+)", err)
     manifest, total = (float(opened[1]), float(opened[2])) if opened else (None, None)
-    return dt, manifest, total
+    return dt, cpu, manifest, total
 
 
 def summary(xs):
@@ -66,21 +71,23 @@ def main():
         shutil.copytree(args.vault, vaults[k], symlinks=True)
     print(f"load before: {os.getloadavg()[0]:.2f}")
     for k in bins:
-        dt, manifest, _ = run(bins[k], tmp / k, vaults[k], "search", "warm up", "--no-touch")
+        dt, _, manifest, _ = run(bins[k], tmp / k, vaults[k], "search", "warm up", "--no-touch")
         print(f"{k}: first command {dt:.0f} ms (manifest_ms {manifest})")
-    rows = {(k, what): [] for k in bins for what in ("search", "manifest", "open")}
+    rows = {(k, what): [] for k in bins for what in ("search", "cpu", "manifest", "open")}
     for _ in range(args.rounds):
         for q in QUERIES:
             for k in bins:
-                dt, manifest, total = run(bins[k], tmp / k, vaults[k], "search", q, "--json",
-                                          "--no-touch")
+                dt, cpu, manifest, total = run(bins[k], tmp / k, vaults[k], "search", q,
+                                               "--json", "--no-touch")
                 rows[(k, "search")].append(dt)
+                rows[(k, "cpu")].append(cpu)
                 if manifest is not None:
                     rows[(k, "manifest")].append(manifest)
                     rows[(k, "open")].append(total)
     print(f"load after: {os.getloadavg()[0]:.2f}")
     print(f"{'':24} {'old p50':>9} {'new p50':>9} {'new/old':>8}   old min-max      new min-max")
-    for what, label in (("search", "fresh search (wall)"), ("manifest", "manifest_ms (open)"),
+    for what, label in (("search", "fresh search (wall)"), ("cpu", "fresh search (CPU)"),
+                        ("manifest", "manifest_ms (open)"),
                         ("open", "total_ms (open)")):
         if not rows[("old", what)] or not rows[("new", what)]:
             continue
