@@ -262,6 +262,14 @@ impl<'a> EntryRef<'a> {
         }
     }
 
+    /// xxh3-64 of the file's bytes, hex.
+    pub fn hash(self) -> &'a str {
+        match self.0 {
+            Held::Record(t, i) => t.text(i, T_HASH),
+            Held::Decoded(e) => &e.hash,
+        }
+    }
+
     /// The memory's id.
     pub fn id(self) -> &'a str {
         match self.0 {
@@ -1583,6 +1591,7 @@ mod tests {
                 proptest::prop_assert_eq!(e.chunks(), want.chunks);
                 proptest::prop_assert_eq!(e.created(), want.created);
                 proptest::prop_assert_eq!(e.id(), want.id.as_str());
+                proptest::prop_assert_eq!(e.hash(), want.hash.as_str());
                 proptest::prop_assert_eq!(e.memory_type(), want.memory_type.as_str());
                 proptest::prop_assert_eq!(e.status(), want.status.as_str());
                 proptest::prop_assert_eq!(&*e.tags(), want.tags.as_slice());

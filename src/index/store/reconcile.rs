@@ -53,13 +53,13 @@ impl Indexes {
         stats
             .iter()
             .filter(|s| {
-                let Some(e) = self.manifest.get(s.name.as_str()) else { return false };
-                if e.size != s.size || e.mtime_ns != s.mtime_ns {
+                let Some(e) = self.manifest.get_ref(s.name.as_str()) else { return false };
+                if e.size() != s.size || e.mtime_ns() != s.mtime_ns {
                     return false; // already a candidate
                 }
                 vault
                     .read_memory(&s.name)
-                    .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash)
+                    .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash())
             })
             .cloned()
             .collect()
