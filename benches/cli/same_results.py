@@ -27,7 +27,8 @@ both binaries see the same sequence). Then the vaults change on disk between com
 added, edited (body and frontmatter), deleted and renamed, and `search` (which reconciles
 first), `list --json`, `context --json --for` and `linked` run again after each change. Outputs
 are compared with the vault's path and `reindex`'s timing masked; the indices' manifests
-(`manifest.tsv`) are compared too, without file modification times. Every command runs pinned to
+(`manifest.bin`, or `manifest.tsv` before format 8, as the same lines) are compared too, without
+file modification times. Every command runs pinned to
 one CPU (`taskset -c 0`, or the CPU `$SAME_RESULTS_CPU` names): with several, the keyword
 index's writer indexes on several threads and BM25 ties rank differently from run to run even
 with one binary.
@@ -165,14 +166,53 @@ def changes(vault: Path, rnd: int):
         f"see [[src/cache.rs]] for the caching code.\n")
 
 
+def tsv_escape(s: str) -> str:
+    return (s.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+            .replace("\r", "\\r").replace("\x1f", "\\u"))
+
+
+def manifest_rows(indices: Path):
+    """The manifest's header (a dict) and its entries as tab-separated lines of
+    `manifest.tsv`'s layout, from `manifest.bin` (format 8 on: a JSON header line, fixed-width
+    records, their text) or from `manifest.tsv` (before), the journal not applied."""
+    tsv = indices / "manifest.tsv"
+    if tsv.exists():
+        head, *rows = tsv.read_text().splitlines()
+        return json.loads(head), rows
+    data = (indices / "manifest.bin").read_bytes()
+    nl = data.index(b"\n")
+    head = json.loads(data[:nl])
+    start, n = nl + 1, head["entries"]
+    text = data[start + 112 * n:]
+    rows = []
+    for i in range(n):
+        r = data[start + 112 * i:start + 112 * (i + 1)]
+        at = int.from_bytes(r[0:4], "little")
+        fields = []
+        for f in range(9):
+            ln = int.from_bytes(r[4 + 4 * f:8 + 4 * f], "little")
+            fields.append(text[at:at + ln].decode())
+            at += ln
+        name, hash_, id_, title, type_, status, tags, superseded, warnings = fields
+        num = lambda o, w, signed=True: int.from_bytes(r[o:o + w], "little", signed=signed)  # noqa: E731
+        flags = num(68, 4, False)
+        rows.append("\t".join([
+            tsv_escape(name), str(num(40, 8, False)), str(num(48, 16)), tsv_escape(hash_),
+            tsv_escape(id_), str(num(64, 4, False)), tsv_escape(title), tsv_escape(type_),
+            tsv_escape(status), tags, str(num(72, 8)), str(num(80, 8)), str(flags & 1),
+            tsv_escape(superseded), str(num(88, 8)) if flags & 2 else "",
+            str(num(96, 8)) if flags & 4 else "", warnings, f"{num(104, 8, False):x}"]))
+    return head, rows
+
+
 def manifest(vault: Path):
-    """The indices' manifest without what differs between copies: the files' modification times
-    (third column) and the index generation's random `base`."""
-    text = (vault / ".memories" / "indices" / "manifest.tsv").read_text()
-    head, *rows = text.splitlines()
-    head = re.sub(r'"base":"[0-9a-f]*"', '"base":_', head)
+    """The indices' manifest without what differs between copies and formats: the files'
+    modification times (third column), the index generation's random `base`, the format and the
+    layout (`manifest.bin` and `manifest.tsv` give the same lines)."""
+    head, rows = manifest_rows(vault / ".memories" / "indices")
+    head = {k: v for k, v in head.items() if k not in ("base", "format", "text")}
     rows = ["\t".join(c if i != 2 else "_" for i, c in enumerate(r.split("\t"))) for r in rows]
-    return "\n".join([head, *rows])
+    return "\n".join([json.dumps(head, sort_keys=True), *rows])
 
 
 def same_json(a, b):

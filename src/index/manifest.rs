@@ -6,21 +6,37 @@
 //! search filters and ranks on without reading the file. Written always last, so a crash leaves
 //! an older manifest that the next reconcile repairs from.
 //!
-//! On disk (`indices/manifest.tsv`) it is a JSON header line followed by one tab-separated line per
-//! memory: a no-change reconcile reads it on every command, and this parses several times faster
-//! than JSON at 10k memories. Fields escape `\\`, tab, newline and the list separator `\x1f`.
+//! On disk (`indices/manifest.bin`, [`FILE`]) it is a JSON header line followed by one
+//! fixed-width binary record per memory, sorted by name, and then the records' text (names,
+//! hashes, ids, titles, types, statuses, tags, `superseded_by`, warnings), UTF-8. Every command
+//! reads it, so nothing in it is parsed on open: the file is read into memory in one go, its
+//! checksum (the header's `base`, an xxh3 of everything after the header line) and record layout
+//! are checked, and then an entry is found by a binary search over the records' names and
+//! decoded only when a caller asks for it (see [`Manifest::get`], [`Manifest::iter`]). A
+//! no-change reconcile compares each record's size and mtime in place; a search decodes its
+//! candidates. A record is `RECORD` bytes, little-endian: the offset of its text (u32), the
+//! lengths of its nine text fields (u32 each), size (u64), mtime in nanoseconds (i128), chunks
+//! (u32), flags (u32: 1 pinned, 2 has `expires_at`, 4 has `happens_at`), `created`, `updated`,
+//! `expires_at`, `happens_at` (i64 each) and the links hash (u64). Tags and warnings are lists
+//! whose items are separated by `\x1f` (items escape `\\`, tab, newline, CR and `\x1f`).
 //!
-//! Beside it, [`JOURNAL`]: the entries changed since `manifest.tsv` was written, one line each
-//! (`+` and the entry's line, or `-` and the removed name), appended by [`Manifest::save`], so that
-//! indexing one memory in a 10k-memory vault appends a line instead of rewriting 1.7 MB. Its first
-//! line names the base it extends (the header's `base`, a hash of the entry lines): a journal left
-//! beside another base is ignored, and the next save writes the whole file. Past
+//! Beside it, [`JOURNAL`]: the entries changed since [`FILE`] was written, one text line each
+//! (`+` and the entry's tab-separated line, or `-` and the removed name), appended by
+//! [`Manifest::save`], so that indexing one memory in a 100k-memory vault appends a line instead
+//! of rewriting 17 MB. Its first line names the base it extends (the header's `base`): a journal
+//! left beside another base is ignored, and the next save writes the whole file. Past
 //! [`JOURNAL_MAX_LINES`] (or more lines than the base has entries) the whole file is written again
 //! and the journal removed. A journal line that does not parse makes the manifest unreadable (the
 //! caller rebuilds); a last line without its newline is a write still under way, not yet there.
+//!
+//! Before format 8 the manifest was `indices/manifest.tsv` ([`LEGACY_FILE`]): a JSON header line
+//! and one tab-separated line per memory. Such a file (formats 6 and 7) is still read, and the
+//! next reconcile that may write saves it as [`FILE`] and removes it (see [`FORMAT`]).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -34,16 +50,24 @@ use serde::{Deserialize, Serialize};
 /// 6: a link whose target held private text or a secret is no longer in the graph, so a graph
 /// built before (which may hold such targets) is rebuilt.
 /// 7: each warning is recorded with its [`WarningKind`] (`kind:message`). A manifest of format 6
-/// (messages only) is still read: its warnings are classified as it loads, and its next save
-/// writes the whole file in this format (see [`OLDEST_READ`]).
-pub const FORMAT: u32 = 7;
+/// (messages only) is still read: its warnings are classified as it loads.
+/// 8: the binary [`FILE`] replaces the tab-separated [`LEGACY_FILE`]. A `manifest.tsv` of format 6
+/// or 7 is still read (see [`OLDEST_READ`]), and [`Manifest::upgrade_due`] says so: the next
+/// reconcile that may write saves it whole as [`FILE`] and removes the old file and its journal.
+/// When both files are there, `manifest.tsv` is the one read: this memlane removes it right after
+/// writing [`FILE`], so one still there was written by an older memlane after [`FILE`] (which
+/// finds no `manifest.tsv` and rebuilds), or left by a save that stopped between the two steps.
+pub const FORMAT: u32 = 8;
 
 /// The oldest format [`Manifest::load`] reads (and upgrades in memory) instead of asking for a
 /// rebuild.
 pub const OLDEST_READ: u32 = 6;
 
 /// The file name of the manifest under `indices/`.
-pub const FILE: &str = "manifest.tsv";
+pub const FILE: &str = "manifest.bin";
+
+/// The file name of the manifest before format 8 (tab-separated text) under `indices/`.
+pub const LEGACY_FILE: &str = "manifest.tsv";
 
 /// The file name of its journal under `indices/`.
 pub const JOURNAL: &str = "manifest.journal";
@@ -55,7 +79,8 @@ pub const JOURNAL_MAX_LINES: usize = 1024;
 ///
 /// Entries change only through [`insert`](Self::insert), [`remove`](Self::remove),
 /// [`set_links`](Self::set_links) and [`reset`](Self::reset), which note what [`save`](Self::save)
-/// must write.
+/// must write. The entries read from [`FILE`] stay in their binary records until asked for; the
+/// changes since (the journal's and this process's) are held decoded beside them.
 #[derive(Debug, Clone, Default)]
 pub struct Manifest {
     /// [`FORMAT`] when written.
@@ -64,8 +89,14 @@ pub struct Manifest {
     pub embedder_id: String,
     /// Its vector length.
     pub dim: usize,
-    /// One entry per memory, by name.
-    entries: BTreeMap<String, Entry>,
+    /// The entries of [`FILE`] as read (or last written), decoded one by one when asked for.
+    table: Option<Arc<Table>>,
+    /// Entries set (`Some`) or removed (`None`) since `table`; every entry when there is none.
+    overlay: BTreeMap<String, Option<Entry>>,
+    /// How many entries there are.
+    len: usize,
+    /// Every entry decoded, for [`entries`](Self::entries); dropped on a change.
+    all: OnceLock<BTreeMap<String, Entry>>,
     /// What is on disk and what changed since.
     disk: DiskState,
 }
@@ -73,8 +104,8 @@ pub struct Manifest {
 /// How a [`Manifest`] relates to its files.
 #[derive(Debug, Clone, Default)]
 struct DiskState {
-    /// The `base` of the `manifest.tsv` this manifest was read from or last written as, when its
-    /// journal holds every change up to now except `changed`; `None`: write the whole file.
+    /// The `base` of the file this manifest was read from or last written as, when its journal
+    /// holds every change up to now except `changed`; `None`: write the whole file.
     base: Option<u64>,
     /// Lines in that journal (its first line, naming the base, not counted).
     journal_lines: usize,
@@ -82,6 +113,8 @@ struct DiskState {
     changed: BTreeSet<String>,
     /// The header changed (embedder, dimension, format): write the whole file.
     rewrite: bool,
+    /// Read from a [`LEGACY_FILE`]: to be saved as [`FILE`] even when nothing changed.
+    upgrade: bool,
 }
 
 impl PartialEq for Manifest {
@@ -90,7 +123,11 @@ impl PartialEq for Manifest {
         self.format == other.format
             && self.embedder_id == other.embedder_id
             && self.dim == other.dim
-            && self.entries == other.entries
+            && self.len == other.len
+            && self
+                .iter()
+                .zip(other.iter())
+                .all(|((a, ea), (b, eb))| a == b && ea.to_entry() == eb.to_entry())
     }
 }
 
@@ -156,6 +193,177 @@ fn legacy_warning(message: String) -> Warning {
     Warning { kind, message }
 }
 
+/// One entry of a [`Manifest`] as it is held: a binary record not decoded yet, or an [`Entry`].
+/// Its fixed-width fields and plain text fields are read in place; [`entry`](Self::entry)
+/// decodes the whole entry (once per process for a record).
+#[derive(Clone, Copy)]
+pub struct EntryRef<'a>(Held<'a>);
+
+#[derive(Clone, Copy)]
+enum Held<'a> {
+    Record(&'a Table, usize),
+    Decoded(&'a Entry),
+}
+
+impl<'a> EntryRef<'a> {
+    /// File size in bytes.
+    pub fn size(self) -> u64 {
+        match self.0 {
+            Held::Record(t, i) => t.u64(i, R_SIZE),
+            Held::Decoded(e) => e.size,
+        }
+    }
+
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub fn mtime_ns(self) -> i128 {
+        match self.0 {
+            Held::Record(t, i) => i128::from_le_bytes(t.field(i, R_MTIME)),
+            Held::Decoded(e) => e.mtime_ns,
+        }
+    }
+
+    /// How many chunks the memory was split into.
+    pub fn chunks(self) -> usize {
+        match self.0 {
+            Held::Record(t, i) => t.u32(i, R_CHUNKS) as usize,
+            Held::Decoded(e) => e.chunks,
+        }
+    }
+
+    /// `created_at` (or mtime), Unix seconds.
+    pub fn created(self) -> i64 {
+        match self.0 {
+            Held::Record(t, i) => t.i64(i, R_CREATED),
+            Held::Decoded(e) => e.created,
+        }
+    }
+
+    /// `updated_at` (or created), Unix seconds.
+    pub fn updated(self) -> i64 {
+        match self.0 {
+            Held::Record(t, i) => t.i64(i, R_UPDATED),
+            Held::Decoded(e) => e.updated,
+        }
+    }
+
+    /// `pinned`.
+    pub fn pinned(self) -> bool {
+        match self.0 {
+            Held::Record(t, i) => t.u32(i, R_FLAGS) & F_PINNED != 0,
+            Held::Decoded(e) => e.pinned,
+        }
+    }
+
+    /// Whether it names a `superseded_by`.
+    pub fn is_superseded(self) -> bool {
+        match self.0 {
+            Held::Record(t, i) => !t.text(i, T_SUPERSEDED).is_empty(),
+            Held::Decoded(e) => e.superseded_by.is_some(),
+        }
+    }
+
+    /// xxh3-64 of the file's bytes, hex.
+    pub fn hash(self) -> &'a str {
+        match self.0 {
+            Held::Record(t, i) => t.text(i, T_HASH),
+            Held::Decoded(e) => &e.hash,
+        }
+    }
+
+    /// The memory's id.
+    pub fn id(self) -> &'a str {
+        match self.0 {
+            Held::Record(t, i) => t.text(i, T_ID),
+            Held::Decoded(e) => &e.id,
+        }
+    }
+
+    /// Effective type.
+    pub fn memory_type(self) -> &'a str {
+        match self.0 {
+            Held::Record(t, i) => t.text(i, T_TYPE),
+            Held::Decoded(e) => &e.memory_type,
+        }
+    }
+
+    /// Effective status.
+    pub fn status(self) -> &'a str {
+        match self.0 {
+            Held::Record(t, i) => t.text(i, T_STATUS),
+            Held::Decoded(e) => &e.status,
+        }
+    }
+
+    /// Tags.
+    pub fn tags(self) -> Cow<'a, [String]> {
+        match self.0 {
+            Held::Record(t, i) => Cow::Owned(lossy_list(t.text(i, T_TAGS))),
+            Held::Decoded(e) => Cow::Borrowed(&e.tags),
+        }
+    }
+
+    /// The whole entry, decoded (a record once per process, then kept).
+    pub fn entry(self) -> &'a Entry {
+        match self.0 {
+            Held::Record(t, i) => t.entry(i),
+            Held::Decoded(e) => e,
+        }
+    }
+
+    /// The whole entry, decoded into a new value (nothing kept).
+    pub fn to_entry(self) -> Entry {
+        match self.0 {
+            Held::Record(t, i) => match t.decoded[i].get() {
+                Some(e) => (**e).clone(),
+                None => t.decode(i),
+            },
+            Held::Decoded(e) => e.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for EntryRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.to_entry().fmt(f)
+    }
+}
+
+/// The entries of a [`Manifest`], by name: its records and its decoded changes merged.
+pub struct Iter<'a> {
+    table: Option<&'a Table>,
+    next: usize,
+    overlay: std::iter::Peekable<std::collections::btree_map::Range<'a, String, Option<Entry>>>,
+}
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a str, EntryRef<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let record = self.table.filter(|t| self.next < t.n).map(|t| (t, t.name(self.next)));
+            let changed_first = match (record, self.overlay.peek()) {
+                (None, None) => return None,
+                (Some(_), None) => false,
+                (None, Some(_)) => true,
+                (Some((_, name)), Some((changed, _))) => changed.as_str() <= name,
+            };
+            if changed_first {
+                let (name, entry) = self.overlay.next()?;
+                if record.is_some_and(|(_, n)| n == name.as_str()) {
+                    self.next += 1; // replaced or removed
+                }
+                if let Some(e) = entry {
+                    return Some((name.as_str(), EntryRef(Held::Decoded(e))));
+                }
+            } else {
+                let (table, name) = record?;
+                self.next += 1;
+                return Some((name, EntryRef(Held::Record(table, self.next - 1))));
+            }
+        }
+    }
+}
+
 impl Manifest {
     /// Ids that more than one memory carries, with those memories' names (sorted).
     pub fn duplicate_ids(&self) -> Vec<(String, Vec<String>)> {
@@ -166,15 +374,16 @@ impl Manifest {
     /// entries, for a reconcile that indexed a few memories.
     pub fn duplicate_ids_of(&self, names: &[String]) -> Vec<(String, Vec<String>)> {
         let ids: BTreeSet<&str> =
-            names.iter().filter_map(|n| self.entries.get(n)).map(|e| e.id.as_str()).collect();
+            names.iter().filter_map(|n| self.get(n)).map(|e| e.id.as_str()).collect();
         self.shared_ids(Some(&ids))
     }
 
     fn shared_ids(&self, only: Option<&BTreeSet<&str>>) -> Vec<(String, Vec<String>)> {
         let mut by_id: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-        for (name, e) in &self.entries {
-            if only.is_none_or(|ids| ids.contains(e.id.as_str())) {
-                by_id.entry(e.id.as_str()).or_default().push(name.clone());
+        for (name, e) in self.iter() {
+            let id = e.id();
+            if only.is_none_or(|ids| ids.contains(id)) {
+                by_id.entry(id).or_default().push(name.to_owned());
             }
         }
         by_id
@@ -191,8 +400,8 @@ impl Manifest {
             format: FORMAT,
             embedder_id: embedder_id.to_owned(),
             dim,
-            entries: BTreeMap::new(),
             disk: DiskState { rewrite: true, ..Default::default() },
+            ..Default::default()
         }
     }
 
@@ -213,33 +422,142 @@ impl Manifest {
         }
     }
 
-    /// Every entry, by memory name.
+    /// Whether it was read from a [`LEGACY_FILE`] and is still to be saved as [`FILE`]: a
+    /// reconcile that may write saves it even when no memory changed.
+    pub fn upgrade_due(&self) -> bool {
+        self.disk.upgrade
+    }
+
+    /// How many memories it lists.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it lists no memory.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The entries by name, each decoded only when asked for (see [`EntryRef`]).
+    pub fn iter(&self) -> Iter<'_> {
+        Iter {
+            table: self.table.as_deref(),
+            next: 0,
+            overlay: self.overlay.range::<str, _>(..).peekable(),
+        }
+    }
+
+    /// The entries after `name` (all when `None`), by name, each decoded only when asked for.
+    pub fn iter_after(&self, name: Option<&str>) -> Iter<'_> {
+        let Some(after) = name else { return self.iter() };
+        let next =
+            self.table.as_deref().map_or(0, |t| partition_point(t.n, |i| t.name(i) <= after));
+        let overlay = self
+            .overlay
+            .range::<str, _>((std::ops::Bound::Excluded(after), std::ops::Bound::Unbounded));
+        Iter { table: self.table.as_deref(), next, overlay: overlay.peekable() }
+    }
+
+    /// The entry of `name`, in place.
+    pub fn get_ref(&self, name: &str) -> Option<EntryRef<'_>> {
+        self.get_key_ref(name).map(|(_, e)| e)
+    }
+
+    /// The entry of `name` with the name as the manifest holds it.
+    fn get_key_ref(&self, name: &str) -> Option<(&str, EntryRef<'_>)> {
+        match self.overlay.get_key_value(name) {
+            Some((n, Some(e))) => Some((n.as_str(), EntryRef(Held::Decoded(e)))),
+            Some((_, None)) => None,
+            None => {
+                let t = self.table.as_deref()?;
+                let i = t.find(name)?;
+                Some((t.name(i), EntryRef(Held::Record(t, i))))
+            }
+        }
+    }
+
+    /// The entry of `name` (decoded on first use).
+    pub fn get(&self, name: &str) -> Option<&Entry> {
+        self.get_ref(name).map(EntryRef::entry)
+    }
+
+    /// The entry of `name` and the name as the manifest holds it.
+    pub fn get_key_value(&self, name: &str) -> Option<(&str, &Entry)> {
+        self.get_key_ref(name).map(|(n, e)| (n, e.entry()))
+    }
+
+    /// Whether `name` has an entry.
+    pub fn contains(&self, name: &str) -> bool {
+        match self.overlay.get(name) {
+            Some(e) => e.is_some(),
+            None => self.table.as_deref().is_some_and(|t| t.find(name).is_some()),
+        }
+    }
+
+    /// Every entry, by memory name, decoded (all at once, on first use: at 100k memories that is
+    /// tens of milliseconds; [`iter`](Self::iter) and [`get`](Self::get) decode what they
+    /// return only).
     pub fn entries(&self) -> &BTreeMap<String, Entry> {
-        &self.entries
+        self.all.get_or_init(|| {
+            let start = std::time::Instant::now();
+            let all: BTreeMap<String, Entry> =
+                self.iter().map(|(n, e)| (n.to_owned(), e.to_entry())).collect();
+            tracing::debug!(
+                ms = start.elapsed().as_secs_f64() * 1e3,
+                entries = all.len(),
+                "decoded every manifest entry"
+            );
+            all
+        })
+    }
+
+    /// Sets (`Some`) or removes the entry of `name`, keeping the count; whether it was there.
+    fn put(&mut self, name: String, entry: Option<Entry>) -> bool {
+        let had = self.contains(&name);
+        self.all.take();
+        match entry {
+            Some(e) => {
+                self.len += usize::from(!had);
+                self.overlay.insert(name, Some(e));
+            }
+            None if !had => {}
+            None => {
+                self.len -= 1;
+                if self.table.as_deref().is_some_and(|t| t.find(&name).is_some()) {
+                    self.overlay.insert(name, None);
+                } else {
+                    self.overlay.remove(&name);
+                }
+            }
+        }
+        had
     }
 
     /// Sets the entry of `name`.
     pub fn insert(&mut self, name: String, entry: Entry) {
-        if self.entries.get(&name) != Some(&entry) {
+        if self.get(&name) != Some(&entry) {
             self.note_changed(&name);
-            self.entries.insert(name, entry);
+            self.put(name, Some(entry));
         }
     }
 
     /// Removes the entry of `name`, returning it.
     pub fn remove(&mut self, name: &str) -> Option<Entry> {
-        let old = self.entries.remove(name)?;
+        let old = self.get_ref(name)?.to_entry();
         self.note_changed(name);
+        self.put(name.to_owned(), None);
         Some(old)
     }
 
     /// Records the hash of `name`'s outgoing links (see [`Entry::links`]).
     pub fn set_links(&mut self, name: &str, links: u64) {
-        if let Some(e) = self.entries.get_mut(name)
-            && e.links != links
+        if let Some(e) = self.get_ref(name)
+            && e.entry().links != links
         {
+            let mut e = e.to_entry();
             e.links = links;
             self.note_changed(name);
+            self.put(name.to_owned(), Some(e));
         }
     }
 
@@ -254,18 +572,40 @@ impl Manifest {
     /// Reads the manifest of the indices folder `dir` (its file and journal); `None` when it is
     /// missing, unreadable, or of a format older than [`OLDEST_READ`] or newer than [`FORMAT`].
     ///
-    /// A manifest of an older format it reads is upgraded in memory (see [`FORMAT`]): it says
-    /// [`FORMAT`], and its next save writes the whole file.
+    /// Nothing per memory is decoded here (see the module's docs). A manifest of an older format
+    /// ([`LEGACY_FILE`]) is read whole and upgraded in memory: it says [`FORMAT`],
+    /// [`upgrade_due`](Self::upgrade_due) is true, and its next save writes the whole [`FILE`].
     pub fn load(dir: &Path) -> Option<Manifest> {
-        let text = crate::index::confined_io::read_to_string(&dir.join(FILE)).ok()?;
+        match crate::index::confined_io::read(&dir.join(LEGACY_FILE)) {
+            Ok(bytes) => return Self::load_legacy(dir, String::from_utf8(bytes).ok()?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return None,
+        }
+        let bytes = crate::index::confined_io::read(&dir.join(FILE)).ok()?;
+        let (header, table) = Table::parse(bytes)?;
+        let mut m = Manifest {
+            format: header.format,
+            embedder_id: header.embedder_id,
+            dim: header.dim,
+            len: table.n,
+            table: Some(Arc::new(table)),
+            overlay: BTreeMap::new(),
+            all: OnceLock::new(),
+            disk: DiskState { base: header.base, ..Default::default() },
+        };
+        m.replay_journal(&dir.join(JOURNAL), FORMAT)?;
+        Some(m)
+    }
+
+    /// [`load`](Self::load) of a `manifest.tsv` of format 6 or 7 (`text`), parsed whole.
+    fn load_legacy(dir: &Path, text: String) -> Option<Manifest> {
         let (first, body) = text.split_once('\n').unwrap_or((&text, ""));
         let header: Header = serde_json::from_str(first).ok()?;
-        if !(OLDEST_READ..=FORMAT).contains(&header.format) {
+        if !(OLDEST_READ..FORMAT).contains(&header.format) {
             return None;
         }
         let format = header.format;
-        // Every command reads the manifest: at 10k memories the parse is most of its cost, so
-        // a large one is parsed in two halves at once (the lines are independent).
+        // A large one is parsed in two halves at once (the lines are independent).
         let parse = |part: &str| -> Option<Vec<(String, Entry)>> {
             part.split('\n').filter(|l| !l.is_empty()).map(|l| decode_entry(l, format)).collect()
         };
@@ -284,23 +624,25 @@ impl Manifest {
             _ => parse(body),
         }?;
         // The lines are sorted by name, so this builds the map in one pass.
-        let entries: BTreeMap<String, Entry> = parsed.into_iter().collect();
-        if entries.len() != header.entries {
+        let overlay: BTreeMap<String, Option<Entry>> =
+            parsed.into_iter().map(|(n, e)| (n, Some(e))).collect();
+        if overlay.len() != header.entries {
             return None;
         }
         let mut m = Manifest {
             format: header.format,
             embedder_id: header.embedder_id,
             dim: header.dim,
-            entries,
+            len: overlay.len(),
+            table: None,
+            overlay,
+            all: OnceLock::new(),
             disk: DiskState { base: header.base, ..Default::default() },
         };
         m.replay_journal(&dir.join(JOURNAL), format)?;
-        if m.format != FORMAT {
-            // Read in the older format: what is saved next is the whole file in this one.
-            m.format = FORMAT;
-            m.disk = DiskState { rewrite: true, ..Default::default() };
-        }
+        // Read in an older format: what is saved next is the whole file in this one.
+        m.format = FORMAT;
+        m.disk = DiskState { rewrite: true, upgrade: true, ..Default::default() };
         Some(m)
     }
 
@@ -330,10 +672,10 @@ impl Manifest {
                 break;
             };
             if let Some(name) = line.strip_prefix('-') {
-                self.entries.remove(&unescape(name)?);
+                self.put(unescape(name)?, None);
             } else {
                 let (name, entry) = decode_entry(line.strip_prefix('+')?, format)?;
-                self.entries.insert(name, entry);
+                self.put(name, Some(entry));
             }
             self.disk.journal_lines += 1;
         }
@@ -350,7 +692,7 @@ impl Manifest {
             Some(base)
                 if !self.disk.rewrite
                     && lines <= JOURNAL_MAX_LINES
-                    && lines <= self.entries.len().max(16) =>
+                    && lines <= self.len.max(16) =>
             {
                 if self.disk.changed.is_empty() {
                     return Ok(());
@@ -361,7 +703,7 @@ impl Manifest {
                     out.push_str(&format!("#{base:016x}\n"));
                 }
                 for name in &self.disk.changed {
-                    match self.entries.get(name) {
+                    match self.get(name) {
                         Some(e) => {
                             out.push('+');
                             encode_entry(&mut out, name, e);
@@ -376,13 +718,7 @@ impl Manifest {
                 if self.disk.journal_lines == 0 {
                     // A journal of another base left behind (a save that died before removing
                     // it) goes: this one starts with its own base.
-                    match std::fs::remove_file(&path) {
-                        Ok(()) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                        Err(source) => {
-                            return Err(crate::error::PathError { action: "remove", path, source });
-                        }
-                    }
+                    remove_if_there(&path)?;
                 }
                 crate::disk::append_synced(&path, out.as_bytes())?;
                 self.disk.journal_lines = lines;
@@ -393,40 +729,81 @@ impl Manifest {
         }
     }
 
-    /// Writes the whole manifest file atomically and removes the journal.
+    /// Writes the whole manifest file atomically and removes the journal (and a
+    /// [`LEGACY_FILE`]). What was written is what the manifest holds from then on, in records.
     pub fn save_whole(&mut self, dir: &Path) -> Result<(), crate::error::PathError> {
-        let mut body = String::new();
-        for (name, e) in &self.entries {
-            encode_entry(&mut body, name, e);
-            body.push('\n');
+        let mut records = Vec::with_capacity(self.len * RECORD);
+        let mut text = String::new();
+        for (name, e) in self.iter() {
+            push_record(&mut records, &mut text, name, e);
         }
-        let base = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        records.extend_from_slice(text.as_bytes());
+        drop(text);
+        let base = xxhash_rust::xxh3::xxh3_64(&records);
         let header = Header {
             format: self.format,
             embedder_id: self.embedder_id.clone(),
             dim: self.dim,
-            entries: self.entries.len(),
+            entries: self.len,
             base: Some(base),
+            text: Some(records.len() - self.len * RECORD),
         };
-        let mut out = serde_json::to_string(&header).expect("a header always serialises");
-        out.push('\n');
-        out.push_str(&body);
-        crate::vault::atomic_write(&dir.join(FILE), out.as_bytes())?;
-        let journal = dir.join(JOURNAL);
-        match std::fs::remove_file(&journal) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => {
-                return Err(crate::error::PathError { action: "remove", path: journal, source });
-            }
+        let mut out = serde_json::to_vec(&header).expect("a header always serialises");
+        out.push(b'\n');
+        out.extend_from_slice(&records);
+        drop(records);
+        crate::vault::atomic_write(&dir.join(FILE), &out)?;
+        remove_if_there(&dir.join(LEGACY_FILE))?;
+        remove_if_there(&dir.join(JOURNAL))?;
+        if let Some((_, table)) = Table::parse(out) {
+            self.table = Some(Arc::new(table));
+            self.overlay.clear();
         }
         self.disk = DiskState { base: Some(base), ..Default::default() };
         Ok(())
     }
 
+    /// Writes the whole manifest as a [`LEGACY_FILE`] of format 7, as a memlane before format 8
+    /// did, and removes [`FILE`] and the journal: for tests of the upgrade.
+    #[doc(hidden)]
+    pub fn save_legacy(&self, dir: &Path) -> Result<(), crate::error::PathError> {
+        let format = 7;
+        let mut body = String::new();
+        for (name, e) in self.iter() {
+            encode_entry(&mut body, name, e.entry());
+            body.push('\n');
+        }
+        let base = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        let header = Header {
+            format,
+            embedder_id: self.embedder_id.clone(),
+            dim: self.dim,
+            entries: self.len,
+            base: Some(base),
+            text: None,
+        };
+        let mut out = serde_json::to_string(&header).expect("a header always serialises");
+        out.push('\n');
+        out.push_str(&body);
+        crate::vault::atomic_write(&dir.join(LEGACY_FILE), out.as_bytes())?;
+        remove_if_there(&dir.join(FILE))?;
+        remove_if_there(&dir.join(JOURNAL))
+    }
+
     /// The total number of chunks.
     pub fn total_chunks(&self) -> usize {
-        self.entries.values().map(|e| e.chunks).sum()
+        self.iter().map(|(_, e)| e.chunks()).sum()
+    }
+}
+
+/// Removes the file at `path` if there is one.
+fn remove_if_there(path: &Path) -> Result<(), crate::error::PathError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => {
+            Err(crate::error::PathError { action: "remove", path: path.to_owned(), source })
+        }
     }
 }
 
@@ -436,9 +813,13 @@ struct Header {
     embedder_id: String,
     dim: usize,
     entries: usize,
-    /// What a journal names to extend this file (see the module's docs).
+    /// What a journal names to extend this file (see the module's docs); in [`FILE`], also the
+    /// checksum of everything after the header line.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "hex_u64")]
     base: Option<u64>,
+    /// In [`FILE`]: the length of the text after the records, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<usize>,
 }
 
 mod hex_u64 {
@@ -456,6 +837,245 @@ mod hex_u64 {
         let s: Option<String> = Option::deserialize(d)?;
         s.map(|s| u64::from_str_radix(&s, 16).map_err(serde::de::Error::custom)).transpose()
     }
+}
+
+/// Bytes per record in [`FILE`] (see the module's docs).
+const RECORD: usize = 112;
+/// Where a record's fields start.
+const R_TEXT: usize = 0;
+const R_LENS: usize = 4;
+const R_SIZE: usize = 40;
+const R_MTIME: usize = 48;
+const R_CHUNKS: usize = 64;
+const R_FLAGS: usize = 68;
+const R_CREATED: usize = 72;
+const R_UPDATED: usize = 80;
+const R_EXPIRES: usize = 88;
+const R_HAPPENS: usize = 96;
+const R_LINKS: usize = 104;
+/// The text fields of a record, in the order they follow each other in the text.
+const T_NAME: usize = 0;
+const T_HASH: usize = 1;
+const T_ID: usize = 2;
+const T_TITLE: usize = 3;
+const T_TYPE: usize = 4;
+const T_STATUS: usize = 5;
+const T_TAGS: usize = 6;
+const T_SUPERSEDED: usize = 7;
+const T_WARNINGS: usize = 8;
+const TEXT_FIELDS: usize = 9;
+/// Record flags.
+const F_PINNED: u32 = 1;
+const F_EXPIRES: u32 = 2;
+const F_HAPPENS: u32 = 4;
+
+/// The records and text of a [`FILE`], checked and kept as read.
+struct Table {
+    /// The file up to the end of the records.
+    bytes: Vec<u8>,
+    /// Where the records start in `bytes`.
+    start: usize,
+    /// How many records.
+    n: usize,
+    /// The records' text.
+    text: String,
+    /// Records decoded so far, by position.
+    decoded: Vec<OnceLock<Box<Entry>>>,
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Table").field("records", &self.n).field("text", &self.text.len()).finish()
+    }
+}
+
+impl Table {
+    /// The header and records of a [`FILE`]'s `bytes`; `None` when it is not one of this
+    /// format, its checksum does not match, or a record is out of its bounds or order.
+    fn parse(mut bytes: Vec<u8>) -> Option<(Header, Table)> {
+        let newline = bytes.iter().position(|b| *b == b'\n')?;
+        let header: Header = serde_json::from_slice(&bytes[..newline]).ok()?;
+        if header.format != FORMAT {
+            return None;
+        }
+        let start = newline + 1;
+        let end = header.entries.checked_mul(RECORD)?.checked_add(start)?;
+        if bytes.len() != end.checked_add(header.text?)? {
+            return None;
+        }
+        if xxhash_rust::xxh3::xxh3_64(&bytes[start..]) != header.base? {
+            return None;
+        }
+        let text = String::from_utf8(bytes.split_off(end)).ok()?;
+        let n = header.entries;
+        let table = Table { bytes, start, n, text, decoded: Vec::new() };
+        // Every record's text within the text, and the names strictly in order: lookups are
+        // binary searches, and nothing read later is out of bounds.
+        let mut previous: Option<&str> = None;
+        for i in 0..n {
+            let at = table.u32(i, R_TEXT) as usize;
+            let len: usize = (0..TEXT_FIELDS).map(|f| table.u32(i, R_LENS + 4 * f) as usize).sum();
+            if at.checked_add(len)? > table.text.len() {
+                return None;
+            }
+            let name = table.text.get(at..at + table.u32(i, R_LENS) as usize)?;
+            if previous.is_some_and(|p| p >= name) {
+                return None;
+            }
+            previous = Some(name);
+        }
+        let decoded = (0..n).map(|_| OnceLock::new()).collect();
+        Some((header, Table { decoded, ..table }))
+    }
+
+    fn field<const N: usize>(&self, i: usize, at: usize) -> [u8; N] {
+        let from = self.start + i * RECORD + at;
+        let mut out = [0; N];
+        out.copy_from_slice(&self.bytes[from..from + N]);
+        out
+    }
+
+    fn u32(&self, i: usize, at: usize) -> u32 {
+        u32::from_le_bytes(self.field(i, at))
+    }
+
+    fn u64(&self, i: usize, at: usize) -> u64 {
+        u64::from_le_bytes(self.field(i, at))
+    }
+
+    fn i64(&self, i: usize, at: usize) -> i64 {
+        i64::from_le_bytes(self.field(i, at))
+    }
+
+    /// Text field `f` of record `i` ("" if it is not whole characters, which a file memlane
+    /// wrote never has).
+    fn text(&self, i: usize, f: usize) -> &str {
+        let at = self.u32(i, R_TEXT) as usize
+            + (0..f).map(|g| self.u32(i, R_LENS + 4 * g) as usize).sum::<usize>();
+        let len = self.u32(i, R_LENS + 4 * f) as usize;
+        self.text.get(at..at + len).unwrap_or("")
+    }
+
+    fn name(&self, i: usize) -> &str {
+        self.text(i, T_NAME)
+    }
+
+    /// The position of `name`'s record.
+    fn find(&self, name: &str) -> Option<usize> {
+        let i = partition_point(self.n, |i| self.name(i) < name);
+        (i < self.n && self.name(i) == name).then_some(i)
+    }
+
+    /// Record `i`, decoded once.
+    fn entry(&self, i: usize) -> &Entry {
+        self.decoded[i].get_or_init(|| Box::new(self.decode(i)))
+    }
+
+    fn decode(&self, i: usize) -> Entry {
+        let flags = self.u32(i, R_FLAGS);
+        let superseded = self.text(i, T_SUPERSEDED);
+        Entry {
+            size: self.u64(i, R_SIZE),
+            mtime_ns: i128::from_le_bytes(self.field(i, R_MTIME)),
+            hash: self.text(i, T_HASH).to_owned(),
+            id: self.text(i, T_ID).to_owned(),
+            chunks: self.u32(i, R_CHUNKS) as usize,
+            title: self.text(i, T_TITLE).to_owned(),
+            memory_type: self.text(i, T_TYPE).to_owned(),
+            status: self.text(i, T_STATUS).to_owned(),
+            tags: lossy_list(self.text(i, T_TAGS)),
+            created: self.i64(i, R_CREATED),
+            updated: self.i64(i, R_UPDATED),
+            pinned: flags & F_PINNED != 0,
+            superseded_by: (!superseded.is_empty()).then(|| superseded.to_owned()),
+            expires_at: (flags & F_EXPIRES != 0).then(|| self.i64(i, R_EXPIRES)),
+            happens_at: (flags & F_HAPPENS != 0).then(|| self.i64(i, R_HAPPENS)),
+            warnings: lossy_list(self.text(i, T_WARNINGS))
+                .into_iter()
+                .map(|item| {
+                    match item.split_once(':').and_then(|(k, m)| Some((WarningKind::parse(k)?, m)))
+                    {
+                        Some((kind, message)) => Warning { kind, message: message.to_owned() },
+                        None => legacy_warning(item),
+                    }
+                })
+                .collect(),
+            links: self.u64(i, R_LINKS),
+        }
+    }
+}
+
+/// The first of `0..n` for which `before` is false (`before` true for a prefix).
+fn partition_point(n: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// A list field of a record: its items (an item that does not unescape, which memlane never
+/// writes, as it is).
+fn lossy_list(s: &str) -> Vec<String> {
+    if s.is_empty() {
+        return Vec::new();
+    }
+    s.split(LIST_SEP).map(|item| unescape(item).unwrap_or_else(|| item.to_owned())).collect()
+}
+
+/// Appends the record of `name` and its text.
+fn push_record(records: &mut Vec<u8>, text: &mut String, name: &str, e: EntryRef<'_>) {
+    let at = u32::try_from(text.len()).unwrap_or(u32::MAX);
+    let mut record = [0u8; RECORD];
+    let fields: [Cow<'_, str>; TEXT_FIELDS] = match e.0 {
+        Held::Record(t, i) => {
+            // Copied as it is, without decoding.
+            record = t.field::<RECORD>(i, 0);
+            std::array::from_fn(|f| Cow::Borrowed(t.text(i, f)))
+        }
+        Held::Decoded(entry) => {
+            let (mut tags, mut warnings) = (String::new(), String::new());
+            push_list(&mut tags, &entry.tags);
+            push_warnings(&mut warnings, &entry.warnings);
+            let mut put =
+                |at: usize, bytes: &[u8]| record[at..at + bytes.len()].copy_from_slice(bytes);
+            put(R_SIZE, &entry.size.to_le_bytes());
+            put(R_MTIME, &entry.mtime_ns.to_le_bytes());
+            put(R_CHUNKS, &u32::try_from(entry.chunks).unwrap_or(u32::MAX).to_le_bytes());
+            let flags = if entry.pinned { F_PINNED } else { 0 }
+                | if entry.expires_at.is_some() { F_EXPIRES } else { 0 }
+                | if entry.happens_at.is_some() { F_HAPPENS } else { 0 };
+            put(R_FLAGS, &flags.to_le_bytes());
+            put(R_CREATED, &entry.created.to_le_bytes());
+            put(R_UPDATED, &entry.updated.to_le_bytes());
+            put(R_EXPIRES, &entry.expires_at.unwrap_or(0).to_le_bytes());
+            put(R_HAPPENS, &entry.happens_at.unwrap_or(0).to_le_bytes());
+            put(R_LINKS, &entry.links.to_le_bytes());
+            [
+                Cow::Borrowed(name),
+                Cow::Borrowed(entry.hash.as_str()),
+                Cow::Borrowed(entry.id.as_str()),
+                Cow::Borrowed(entry.title.as_str()),
+                Cow::Borrowed(entry.memory_type.as_str()),
+                Cow::Borrowed(entry.status.as_str()),
+                Cow::Owned(tags),
+                Cow::Borrowed(entry.superseded_by.as_deref().unwrap_or("")),
+                Cow::Owned(warnings),
+            ]
+        }
+    };
+    record[R_TEXT..R_TEXT + 4].copy_from_slice(&at.to_le_bytes());
+    for (f, field) in fields.iter().enumerate() {
+        text.push_str(field);
+        let len = u32::try_from(field.len()).unwrap_or(u32::MAX);
+        record[R_LENS + 4 * f..R_LENS + 4 * f + 4].copy_from_slice(&len.to_le_bytes());
+    }
+    records.extend_from_slice(&record);
 }
 
 const LIST_SEP: char = '\u{1f}';
@@ -679,15 +1299,31 @@ mod tests {
         assert_eq!(Manifest::load(dir.path()), Some(m.clone()));
         // A truncated file is not trusted.
         let path = dir.path().join(FILE);
-        let text = std::fs::read_to_string(&path).unwrap();
-        std::fs::write(&path, &text[..text.len() - 10]).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 10]).unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
         std::fs::write(&path, "{not json\n").unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
     }
 
+    /// A `manifest.tsv` of `format` holding `entries` (sorted), as a memlane before format 8
+    /// wrote it, and its `base`.
+    fn legacy_file(format: u32, entries: &[(String, Entry)]) -> (String, u64) {
+        let mut body = String::new();
+        for (name, e) in entries {
+            encode_entry(&mut body, name, e);
+            body.push('\n');
+        }
+        let base = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
+        let header = format!(
+            "{{\"format\":{format},\"embedder_id\":\"e\",\"dim\":8,\"entries\":{},\"base\":\"{base:016x}\"}}\n",
+            entries.len()
+        );
+        (header + &body, base)
+    }
+
     #[test]
-    fn a_format_6_manifest_is_read_with_its_conflict_warnings_classified_and_saved_as_7() {
+    fn a_format_6_manifest_is_read_with_its_conflict_warnings_classified_and_saved_as_8() {
         let dir = tempfile::tempdir().unwrap();
         // A format-6 file and journal as that memlane wrote them: warnings were messages only.
         let key =
@@ -706,7 +1342,7 @@ mod tests {
         let header = format!(
             "{{\"format\":6,\"embedder_id\":\"e\",\"dim\":8,\"entries\":2,\"base\":\"{base:016x}\"}}\n"
         );
-        std::fs::write(dir.path().join(FILE), header + &entries).unwrap();
+        std::fs::write(dir.path().join(LEGACY_FILE), header + &entries).unwrap();
         std::fs::write(
             dir.path().join(JOURNAL),
             format!("#{base:016x}\n+{}", line("merged", &body)),
@@ -715,45 +1351,265 @@ mod tests {
 
         let mut m = Manifest::load(dir.path()).expect("a format-6 manifest is read");
         assert_eq!(m.format, FORMAT);
+        assert!(m.upgrade_due());
         let kinds = |m: &Manifest, name: &str| -> Vec<WarningKind> {
-            m.entries()[name].warnings.iter().map(|w| w.kind).collect()
+            m.get(name).unwrap().warnings.iter().map(|w| w.kind).collect()
         };
         assert_eq!(kinds(&m, "conflicted"), [WarningKind::KeyConflict, WarningKind::Frontmatter]);
         assert_eq!(kinds(&m, "merged"), [WarningKind::BodyConflict]);
         assert!(kinds(&m, "plain").is_empty());
-        assert_eq!(m.entries()["conflicted"].warnings[0].message, key);
-        assert_eq!(m.entries()["merged"].warnings[0].message, body);
+        assert_eq!(m.get("conflicted").unwrap().warnings[0].message, key);
+        assert_eq!(m.get("merged").unwrap().warnings[0].message, body);
 
-        // The next save writes the whole file in the current format, and drops the old journal.
+        // The next save writes the whole binary file, and drops the old file and journal.
         m.save(dir.path()).unwrap();
+        assert!(!m.upgrade_due());
         assert!(!dir.path().join(JOURNAL).exists());
-        let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
-        assert!(text.starts_with(&format!("{{\"format\":{FORMAT},")), "{text}");
-        assert!(text.contains("\tkey_conflict:unresolved merge conflict"), "{text}");
-        assert_eq!(Manifest::load(dir.path()), Some(m));
+        assert!(!dir.path().join(LEGACY_FILE).exists());
+        let bytes = std::fs::read(dir.path().join(FILE)).unwrap();
+        assert!(bytes.starts_with(format!("{{\"format\":{FORMAT},").as_bytes()));
+        let read = Manifest::load(dir.path()).unwrap();
+        assert!(!read.upgrade_due());
+        assert_eq!(
+            kinds(&read, "conflicted"),
+            [WarningKind::KeyConflict, WarningKind::Frontmatter]
+        );
+        assert_eq!(read, m);
 
         // A format older than the oldest read is rebuilt, as before.
-        let old = text.replacen(&format!("\"format\":{FORMAT}"), "\"format\":5", 1);
-        std::fs::write(dir.path().join(FILE), old).unwrap();
+        let (old, _) = legacy_file(5, &[("a".into(), entry(1))]);
+        std::fs::write(dir.path().join(LEGACY_FILE), old).unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
     }
 
     #[test]
-    fn a_large_manifest_is_parsed_in_halves_identically() {
-        let mut m = Manifest::new("e", 8);
-        for i in 0..5_000 {
-            m.insert(format!("dir{}/m{i:05}", i % 7), entry(i));
-        }
+    fn a_format_7_manifest_with_its_journal_is_upgraded_on_save_and_reads_the_same() {
         let dir = tempfile::tempdir().unwrap();
+        let mut sorted: Vec<(String, Entry)> =
+            (0..5_000).map(|i| (format!("dir{}/m{i:05}", i % 7), entry(i))).collect();
+        sorted.sort_by(|a, b| a.0.cmp(&b.0));
+        let (text, base) = legacy_file(7, &sorted);
+        assert!(text.len() > PARALLEL_PARSE_BYTES, "parsed in halves");
+        std::fs::write(dir.path().join(LEGACY_FILE), &text).unwrap();
+        let mut changed = String::new();
+        encode_entry(&mut changed, "dir0/m00000", &entry(9_999));
+        std::fs::write(
+            dir.path().join(JOURNAL),
+            format!("#{base:016x}\n+{changed}\n-dir1/m00001\n"),
+        )
+        .unwrap();
+        let mut expected = Manifest::new("e", 8);
+        for (name, e) in sorted {
+            expected.insert(name, e);
+        }
+        expected.insert("dir0/m00000".into(), entry(9_999));
+        expected.remove("dir1/m00001");
+
+        let mut m = Manifest::load(dir.path()).expect("a format-7 manifest is read");
+        assert!(m.upgrade_due());
+        assert_eq!(m, expected);
+        m.save(dir.path()).unwrap();
+        assert!(!dir.path().join(LEGACY_FILE).exists());
+        assert!(!dir.path().join(JOURNAL).exists());
+        let read = Manifest::load(dir.path()).unwrap();
+        assert!(!read.upgrade_due());
+        assert_eq!(read, expected);
+        assert_eq!(read.get("dir0/m00000"), Some(&entry(9_999)));
+        assert_eq!(read.get("dir1/m00001"), None);
+
+        // A damaged line in the second half of an old file is caught too.
+        let cut = text.rfind("\tt2").unwrap();
+        let damaged = format!("{}\tx\ty{}", &text[..cut], &text[cut..]);
+        std::fs::write(dir.path().join(LEGACY_FILE), damaged).unwrap();
+        assert_eq!(Manifest::load(dir.path()), None);
+    }
+
+    #[test]
+    fn a_manifest_tsv_beside_the_binary_file_is_the_one_read() {
+        // An older memlane that rebuilt after this one wrote `manifest.bin` left its
+        // `manifest.tsv`: that is the newer manifest.
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Manifest::new("e", 8);
+        m.insert("kept".into(), entry(1));
+        m.save(dir.path()).unwrap();
+        let (text, _) = legacy_file(7, &[("newer".into(), entry(2))]);
+        std::fs::write(dir.path().join(LEGACY_FILE), text).unwrap();
+        let mut read = Manifest::load(dir.path()).unwrap();
+        assert!(read.contains("newer") && !read.contains("kept"));
+        read.save(dir.path()).unwrap();
+        assert!(!dir.path().join(LEGACY_FILE).exists());
+        let again = Manifest::load(dir.path()).unwrap();
+        assert_eq!(again, read);
+        assert!(again.contains("newer"));
+    }
+
+    #[test]
+    fn a_damaged_binary_file_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Manifest::new("e", 8);
+        for i in 0..40 {
+            m.insert(format!("m{i:03}"), entry(i));
+        }
         m.save(dir.path()).unwrap();
         let path = dir.path().join(FILE);
-        assert!(std::fs::metadata(&path).unwrap().len() as usize > PARALLEL_PARSE_BYTES);
+        let good = std::fs::read(&path).unwrap();
+        let header_end = good.iter().position(|b| *b == b'\n').unwrap() + 1;
+        let unreadable = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            Manifest::load(dir.path()).is_none()
+        };
+        // Cut anywhere, one byte flipped in a record or in the text, one byte too many.
+        for cut in [1, header_end, header_end + 5, good.len() - 1] {
+            assert!(unreadable(&good[..cut]), "cut at {cut}");
+        }
+        for at in [header_end + 3, header_end + RECORD * 7 + 50, good.len() - 2] {
+            let mut bad = good.clone();
+            bad[at] ^= 0x20;
+            assert!(unreadable(&bad), "flipped at {at}");
+        }
+        assert!(unreadable(&[good.as_slice(), b"x"].concat()));
+        // Records that agree with their checksum but not with each other (out of order, text
+        // out of bounds): refused rather than searched wrongly.
+        let rewrite = |edit: &dyn Fn(&mut Vec<u8>)| {
+            let mut body = good[header_end..].to_vec();
+            edit(&mut body);
+            let header = std::str::from_utf8(&good[..header_end]).unwrap();
+            let old = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&good[header_end..]));
+            let new = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&body));
+            [header.replace(&old, &new).as_bytes(), &body].concat()
+        };
+        let swapped = rewrite(&|b| {
+            let (first, rest) = b.split_at_mut(RECORD);
+            first.swap_with_slice(&mut rest[..RECORD]);
+        });
+        assert!(unreadable(&swapped));
+        let far = rewrite(&|b| b[R_LENS..R_LENS + 4].copy_from_slice(&u32::MAX.to_le_bytes()));
+        assert!(unreadable(&far));
+        // The untouched file, rewritten the same way, is read.
+        assert!(!unreadable(&rewrite(&|_| {})));
         assert_eq!(Manifest::load(dir.path()), Some(m));
-        // A damaged line in the second half is caught too.
-        let text = std::fs::read_to_string(&path).unwrap();
-        let cut = text.rfind("\tt4").unwrap();
-        std::fs::write(&path, format!("{}\tx\ty{}", &text[..cut], &text[cut..])).unwrap();
-        assert_eq!(Manifest::load(dir.path()), None);
+    }
+
+    fn arbitrary_entry() -> impl proptest::strategy::Strategy<Value = Entry> {
+        use proptest::prelude::*;
+        let text = "[a-z\t\n\\\\\u{1f}é ]{0,6}";
+        (
+            (any::<u64>(), any::<i128>(), text, text, 0usize..5, text, text, text),
+            (
+                // Tags are never empty (one empty tag would read as none, in either format).
+                proptest::collection::vec("[a-z\t\n\\\\\u{1f}é ]{1,6}", 0..3),
+                any::<i64>(),
+                any::<i64>(),
+                any::<bool>(),
+                proptest::option::of("[a-z]{1,4}"),
+                proptest::option::of(any::<i64>()),
+                proptest::option::of(any::<i64>()),
+                proptest::collection::vec(text, 0..2),
+                any::<u64>(),
+            ),
+        )
+            .prop_map(
+                |(
+                    (size, mtime_ns, hash, id, chunks, title, memory_type, status),
+                    (
+                        tags,
+                        created,
+                        updated,
+                        pinned,
+                        superseded_by,
+                        expires_at,
+                        happens_at,
+                        w,
+                        links,
+                    ),
+                )| Entry {
+                    size,
+                    mtime_ns,
+                    hash,
+                    id,
+                    chunks,
+                    title,
+                    memory_type,
+                    status,
+                    tags,
+                    created,
+                    updated,
+                    pinned,
+                    superseded_by,
+                    expires_at,
+                    happens_at,
+                    warnings: w
+                        .into_iter()
+                        .map(|message| Warning { kind: WarningKind::KeyConflict, message })
+                        .collect(),
+                    links,
+                },
+            )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(60))]
+        /// What is read lazily (a lookup by name, the fields read in place, the iteration, the
+        /// whole map) is what was written, whatever the entries and with journal changes on top.
+        #[test]
+        fn a_lazy_lookup_equals_the_eager_entries(
+            written in proptest::collection::btree_map("[a-zé/ ]{1,8}", arbitrary_entry(), 0..40),
+            changes in proptest::collection::vec(("[a-zé/ ]{1,8}", proptest::option::of(arbitrary_entry())), 0..8),
+            probes in proptest::collection::vec("[a-zé/ ]{1,8}", 0..10),
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut m = Manifest::new("e", 8);
+            for (name, e) in &written {
+                m.insert(name.clone(), e.clone());
+            }
+            m.save(dir.path()).unwrap();
+            let mut eager = written.clone();
+            let mut read = Manifest::load(dir.path()).unwrap();
+            for (name, change) in changes {
+                match change {
+                    Some(e) => {
+                        eager.insert(name.clone(), e.clone());
+                        read.insert(name, e);
+                    }
+                    None => {
+                        eager.remove(&name);
+                        read.remove(&name);
+                    }
+                }
+            }
+            read.save(dir.path()).unwrap();
+            let read = Manifest::load(dir.path()).unwrap();
+            proptest::prop_assert_eq!(read.len(), eager.len());
+            proptest::prop_assert_eq!(read.entries(), &eager);
+            let listed: Vec<(String, Entry)> =
+                read.iter().map(|(n, e)| (n.to_owned(), e.to_entry())).collect();
+            proptest::prop_assert_eq!(listed, eager.clone().into_iter().collect::<Vec<_>>());
+            for (name, e) in read.iter() {
+                let want = &eager[name];
+                proptest::prop_assert_eq!(e.size(), want.size);
+                proptest::prop_assert_eq!(e.mtime_ns(), want.mtime_ns);
+                proptest::prop_assert_eq!(e.chunks(), want.chunks);
+                proptest::prop_assert_eq!(e.created(), want.created);
+                proptest::prop_assert_eq!(e.id(), want.id.as_str());
+                proptest::prop_assert_eq!(e.hash(), want.hash.as_str());
+                proptest::prop_assert_eq!(e.memory_type(), want.memory_type.as_str());
+                proptest::prop_assert_eq!(e.status(), want.status.as_str());
+                proptest::prop_assert_eq!(&*e.tags(), want.tags.as_slice());
+            }
+            for name in probes.iter().chain(eager.keys()) {
+                let after: Vec<&str> = read.iter_after(Some(name)).map(|(n, _)| n).collect();
+                let want: Vec<&str> = eager
+                    .range::<str, _>((std::ops::Bound::Excluded(name.as_str()), std::ops::Bound::Unbounded))
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                proptest::prop_assert_eq!(after, want);
+                proptest::prop_assert_eq!(read.get_ref(name).map(|e| (e.pinned(), e.updated(), e.is_superseded())),
+                    eager.get(name).map(|e| (e.pinned, e.updated, e.superseded_by.is_some())));
+                proptest::prop_assert_eq!(read.get(name), eager.get(name));
+                proptest::prop_assert_eq!(read.contains(name), eager.contains_key(name));
+            }
+            proptest::prop_assert_eq!(read.total_chunks(), eager.values().map(|e| e.chunks).sum::<usize>());
+        }
     }
 
     #[test]

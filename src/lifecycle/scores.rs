@@ -50,7 +50,7 @@ impl<'a> ImportanceSource<'a> {
 
     /// The importance inputs of memory `name`; `None` when it is not indexed.
     pub fn inputs(&self, name: &str) -> Option<ImportanceInputs> {
-        let entry = self.idx.manifest().entries().get(name)?;
+        let entry = self.idx.manifest().get(name)?;
         let g = self.idx.graph();
         Some(self.inputs_of(name, entry, g, &mut |entity| entity_mentions(g, entity)))
     }

@@ -126,12 +126,13 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
     let cfg = &vault.config.lifecycle;
     let (candidates, total) = s.with_usage(&|state| {
         s.with_indexes(&|idx| {
-            let entries = idx.manifest().entries();
+            // Entries are decoded only for the memories looked at.
+            let manifest = idx.manifest();
             let temperature = |name: &str| {
-                entries.get(name).map_or(0.0, |e| state.temperature(&e.id, e.pinned, now, cfg))
+                manifest.get(name).map_or(0.0, |e| state.temperature(&e.id, e.pinned, now, cfg))
             };
             let candidate = |name: &str, section: Section, reason: Option<String>| {
-                entries.get(name).map(|e| Candidate {
+                manifest.get(name).map(|e| Candidate {
                     name: name.to_owned(),
                     section,
                     reason,
@@ -141,14 +142,15 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
                     temperature: temperature(name),
                 })
             };
-            let active = |name: &str| entries.get(name).is_some_and(|e| e.status == "active");
+            let active =
+                |name: &str| manifest.get_ref(name).is_some_and(|e| e.status() == "active");
             let mut out: Vec<Candidate> = Vec::new();
             let mut seen: HashSet<String> = HashSet::new();
             // Pinned, most recently changed first.
-            let mut pinned: Vec<(&String, i64)> = entries
+            let mut pinned: Vec<(&str, i64)> = manifest
                 .iter()
-                .filter(|(_, e)| e.pinned && e.status == "active")
-                .map(|(n, e)| (n, e.updated))
+                .filter(|(_, e)| e.pinned() && e.status() == "active")
+                .map(|(n, e)| (n, e.updated()))
                 .collect();
             pinned.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
             for (name, _) in pinned {
@@ -214,12 +216,10 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
                 }
             }
             // The hottest of the rest (not superseded), most recently changed first on a tie.
-            let mut hot: Vec<(f64, i64, &String)> = entries
+            let mut hot: Vec<(f64, i64, &str)> = manifest
                 .iter()
-                .filter(|(n, e)| {
-                    e.status == "active" && e.superseded_by.is_none() && !seen.contains(*n)
-                })
-                .map(|(n, e)| (state.temperature(&e.id, e.pinned, now, cfg), e.updated, n))
+                .filter(|(n, e)| e.status() == "active" && !e.is_superseded() && !seen.contains(*n))
+                .map(|(n, e)| (state.temperature(e.id(), e.pinned(), now, cfg), e.updated(), n))
                 .collect();
             let k = HOT_CANDIDATES.min(hot.len());
             if k > 0 && k < hot.len() {
@@ -230,7 +230,7 @@ pub fn context<S: Session>(s: &S, req: &ContextRequest) -> crate::Result<Context
             for (_, _, name) in hot {
                 push(&mut out, &mut seen, candidate(name, Section::Hot, None));
             }
-            let total = entries.values().filter(|e| e.status == "active").count();
+            let total = manifest.iter().filter(|(_, e)| e.status() == "active").count();
             Ok((out, total))
         })
     })?;
@@ -246,7 +246,7 @@ fn push(out: &mut Vec<Candidate>, seen: &mut HashSet<String>, c: Option<Candidat
     }
 }
 
-fn hot_order(a: &(f64, i64, &String), b: &(f64, i64, &String)) -> std::cmp::Ordering {
+fn hot_order(a: &(f64, i64, &str), b: &(f64, i64, &str)) -> std::cmp::Ordering {
     b.0.total_cmp(&a.0).then_with(|| b.1.cmp(&a.1)).then_with(|| a.2.cmp(b.2))
 }
 

@@ -80,7 +80,7 @@ pub fn check<S: Session>(s: &S) -> crate::Result<Doctor> {
     }
     let (mut report, entries, dangling) = s.with_indexes(&|idx| {
         let report = Doctor {
-            memories: Some(idx.manifest().entries().len()),
+            memories: Some(idx.manifest().len()),
             chunks: Some(idx.manifest().total_chunks()),
             embedder: Some(idx.embedder().id().to_string()),
             graph: Some(idx.graph().stats().into()),

@@ -85,9 +85,7 @@ pub fn search<S: Session>(s: &S, req: &SearchRequest) -> crate::Result<Found> {
             let used: Vec<(String, bool)> = results
                 .hits
                 .iter()
-                .map(|h| {
-                    (h.id.clone(), idx.manifest().entries().get(&h.name).is_some_and(|e| e.pinned))
-                })
+                .map(|h| (h.id.clone(), idx.manifest().get(&h.name).is_some_and(|e| e.pinned)))
                 .collect();
             let expanded = match req.expand {
                 Some(n) if n > 0 => expand(vault, idx, &results, n),
@@ -120,7 +118,7 @@ fn expand(
             if shown.contains(name) {
                 continue;
             }
-            let Some(entry) = idx.manifest().entries().get(name) else { continue };
+            let Some(entry) = idx.manifest().get(name) else { continue };
             if entry.status != "active" {
                 continue;
             }

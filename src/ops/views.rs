@@ -85,7 +85,7 @@ pub fn stats<S: Session>(s: &S) -> crate::Result<Stats> {
     let root = s.vault().root().display().to_string();
     s.with_indexes(&|idx| {
         let mut out = Stats {
-            count: idx.manifest().entries().len(),
+            count: idx.manifest().len(),
             total_size: String::new(),
             total_bytes: 0,
             tags: Default::default(),
@@ -337,18 +337,17 @@ pub fn page<S: Session>(
     after: Option<&str>,
     limit: usize,
 ) -> crate::Result<(Vec<PageEntry>, bool)> {
-    use std::ops::Bound;
     let scrub = s.vault().config.privacy.scrub_secrets;
     s.with_indexes(&|idx| {
-        let entries = idx.manifest().entries();
-        let after = after.map_or(Bound::Unbounded, Bound::Excluded);
         let mut page = Vec::new();
-        for (name, e) in entries.range::<str, _>((after, Bound::Unbounded)) {
+        // Only the page's entries are decoded.
+        for (name, e) in idx.manifest().iter_after(after) {
             if page.len() == limit {
                 return Ok((page, true));
             }
+            let e = e.entry();
             page.push(PageEntry {
-                name: name.clone(),
+                name: name.to_owned(),
                 title: crate::privacy::sanitize(&e.title, scrub).text,
                 memory_type: e.memory_type.clone(),
                 status: e.status.clone(),

@@ -90,7 +90,7 @@ pub fn neighbours<'m>(
     let reach = gap_seconds.saturating_mul(span as i64);
     let mut reaches: Vec<(i64, i64)> = names
         .iter()
-        .filter_map(|n| manifest.entries().get(*n))
+        .filter_map(|n| manifest.get(n))
         .map(|e| (e.created.saturating_sub(reach), e.created.saturating_add(reach)))
         .collect();
     reaches.sort_unstable();
@@ -106,10 +106,11 @@ pub fn neighbours<'m>(
         i > 0 && t <= merged[i - 1].1
     };
     let mut by_folder: HashMap<&str, Vec<(i64, &'m str)>> = HashMap::new();
-    for (name, entry) in manifest.entries() {
+    for (name, entry) in manifest.iter() {
         let f = folder(name);
-        if near_a_candidate(entry.created) && folders.contains(f) {
-            by_folder.entry(f).or_default().push((entry.created, name.as_str()));
+        let created = entry.created();
+        if near_a_candidate(created) && folders.contains(f) {
+            by_folder.entry(f).or_default().push((created, name));
         }
     }
     let wanted: HashSet<&str> = names.iter().copied().collect();

@@ -16,12 +16,12 @@ use super::{
 };
 use crate::config::{SearchConfig, SearchProfile};
 use crate::index::keyword::{Expansion, KeywordFilter};
-use crate::index::manifest::{Entry, chunk_id, chunk_key, parse_chunk_id};
+use crate::index::manifest::{Entry, EntryRef, chunk_id, chunk_key, parse_chunk_id};
 use crate::index::store::{IndexError, Indexes, KeySet};
 use crate::vault::Vault;
 
 /// A memory and its manifest entry, as the vector filter lists them.
-type Listed<'a> = (&'a str, &'a Entry);
+type Listed<'a> = (&'a str, EntryRef<'a>);
 
 /// A ranked chunk of a retrieval list: memory name, chunk ordinal, score.
 type Found = (String, usize, f32);
@@ -131,14 +131,16 @@ impl<'a> Setup<'a> {
     }
 
     /// Whether a memory passes the hard filters (type, tags, status, time window).
-    fn allowed(&self, e: &Entry) -> bool {
+    /// Read in place: a search lists every memory through this, so only what a filter asks for
+    /// is read from the manifest's records (tags only when tags are asked for).
+    fn allowed(&self, e: EntryRef) -> bool {
         let f = &self.filter;
-        (f.types.is_empty() || f.types.iter().any(|t| t.eq_ignore_ascii_case(&e.memory_type)))
+        (f.types.is_empty() || f.types.iter().any(|t| t.eq_ignore_ascii_case(e.memory_type())))
+            && f.statuses.iter().any(|s| s.eq_ignore_ascii_case(e.status()))
+            && f.created_after.is_none_or(|a| e.created() >= a)
+            && f.created_before.is_none_or(|b| e.created() < b)
             && (f.tags.is_empty()
-                || e.tags.iter().any(|t| f.tags.iter().any(|g| g.eq_ignore_ascii_case(t))))
-            && f.statuses.iter().any(|s| s.eq_ignore_ascii_case(&e.status))
-            && f.created_after.is_none_or(|a| e.created >= a)
-            && f.created_before.is_none_or(|b| e.created < b)
+                || e.tags().iter().any(|t| f.tags.iter().any(|g| g.eq_ignore_ascii_case(t))))
     }
 
     fn question_weight(&self) -> f32 {
@@ -227,16 +229,16 @@ fn retrieve_vectors(s: &Setup, qvec: &[f32]) -> crate::Result<Vec<Found>> {
         return Ok(Vec::new());
     }
     let (mut let_in, mut keep_out): (Vec<Listed>, Vec<Listed>) = (Vec::new(), Vec::new());
-    for (name, e) in s.idx.manifest().entries() {
+    for (name, e) in s.idx.manifest().iter() {
         if s.allowed(e) { let_in.push((name, e)) } else { keep_out.push((name, e)) }
     }
-    let chunks = |side: &[Listed]| side.iter().map(|(_, e)| e.chunks).sum::<usize>();
+    let chunks = |side: &[Listed]| side.iter().map(|(_, e)| e.chunks()).sum::<usize>();
     let listed_are_allowed = chunks(&let_in) <= chunks(&keep_out);
     let listed = if listed_are_allowed { &let_in } else { &keep_out };
     let mut keys = KeySet::default();
     keys.reserve(chunks(listed));
     for (name, e) in listed {
-        keys.extend((0..e.chunks).map(|ord| chunk_key(name, ord)));
+        keys.extend((0..e.chunks()).map(|ord| chunk_key(name, ord)));
     }
     let vec_filter = |key: u64| -> bool { keys.contains(&key) == listed_are_allowed };
     let filter: Option<&dyn Fn(u64) -> bool> =
@@ -364,14 +366,14 @@ fn candidates<'a>(
     let mut cands = Vec::with_capacity(rrf.len());
     let mut lexical_chunks = Vec::with_capacity(rrf.len());
     for (name, rrf) in rrf {
-        let Some((name, entry)) = manifest.entries().get_key_value(*name) else { continue };
+        let Some((name, entry)) = manifest.get_key_value(name) else { continue };
         let past = entry.expires_at.map(|e| (s.now.as_second() - e) as f64 / 86_400.0);
         let Some(fade) = rank::expiry_factor(past, s.cfg.expiry_fade_days) else { continue };
         if entry.chunks == 0 {
             continue;
         }
-        let bm = bm_by.get(name.as_str()).copied();
-        let vr = vec_by.get(name.as_str()).copied();
+        let bm = bm_by.get(name).copied();
+        let vr = vec_by.get(name).copied();
         let ordinal = match (bm, vr) {
             (Some(b), Some(v)) => {
                 if b.1 <= v.1 {

@@ -111,7 +111,7 @@ fn a_model_that_fails_to_embed_is_an_error_and_nothing_derived_is_stored() {
     assert_model_error(&out);
     assert!(env.read("notes/lighthouse.md").contains("lighthouse keeper"));
     assert_eq!(snapshot(&cache), cached, "indices/embeddings/ is unchanged");
-    assert!(!env.vault().join("indices/manifest.tsv").exists(), "no index was committed");
+    assert!(!env.vault().join("indices/manifest.bin").exists(), "no index was committed");
 
     // The model repaired: the next command indexes what was left stale, and finds it.
     overwrite_start(&weights, &original);

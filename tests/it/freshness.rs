@@ -56,6 +56,67 @@ fn a_bulk_change_like_git_pull_is_reconciled() {
     assert_eq!(top(&env, "apply_pending_migrations"), None);
 }
 
+/// Indices whose manifest an older release wrote (`manifest.tsv`, with a journal of changes
+/// since) answer the same searches, filters included, and the first command saves the manifest
+/// in the current format without rebuilding anything; a change after that is seen as usual.
+#[test]
+fn a_vault_indexed_with_the_previous_manifest_format_searches_the_same_after_the_upgrade() {
+    let env = TestEnv::with_vault("search");
+    let search = |env: &TestEnv, args: &[&str]| {
+        let mut all = vec!["search", "--json", "--no-touch"];
+        all.extend_from_slice(args);
+        env.run(all).success().stdout
+    };
+    let queries: [&[&str]; 3] =
+        [&["JWT rotation"], &["database migrations"], &["JWT rotation", "--type", "decision"]];
+    // A change since the last whole write, so the old manifest has a journal line to replay.
+    env.write("notes/fresh.md", "# Fresh\n\nRotate the JWT signing keys monthly.\n");
+    let before: Vec<String> = queries.iter().map(|q| search(&env, q)).collect();
+    let indices = env.vault().join("indices");
+    let manifest = memlane::index::manifest::Manifest::load(&indices).unwrap();
+    manifest.save_legacy(&indices).unwrap();
+    let legacy = std::fs::read_to_string(indices.join("manifest.tsv")).unwrap();
+    let base =
+        serde_json::from_str::<serde_json::Value>(legacy.lines().next().unwrap()).unwrap()["base"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let fresh = legacy.lines().find(|l| l.starts_with("notes/fresh\t")).unwrap().to_owned();
+    let without: String = legacy
+        .lines()
+        .filter(|l| !l.starts_with("notes/fresh\t"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    // The entry moved to the journal: the file lists one entry fewer under its own base.
+    let body = without.split_once('\n').unwrap().1;
+    let new_base = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(body.as_bytes()));
+    let count = manifest.len();
+    let without = without
+        .replacen(&format!("\"entries\":{count}"), &format!("\"entries\":{}", count - 1), 1)
+        .replacen(&base, &new_base, 1);
+    std::fs::write(indices.join("manifest.tsv"), without).unwrap();
+    std::fs::write(indices.join("manifest.journal"), format!("#{new_base}\n+{fresh}\n")).unwrap();
+    assert!(!env.exists("indices/manifest.bin"));
+    let vectors = std::fs::read(indices.join("vector/vectors.usearch")).unwrap();
+
+    let after: Vec<String> = queries.iter().map(|q| search(&env, q)).collect();
+    assert_eq!(after, before);
+    assert!(env.exists("indices/manifest.bin"), "saved in the current format");
+    assert!(!env.exists("indices/manifest.tsv"));
+    assert!(!env.exists("indices/manifest.journal"));
+    assert_eq!(
+        std::fs::read(indices.join("vector/vectors.usearch")).unwrap(),
+        vectors,
+        "no rebuild"
+    );
+    assert_eq!(memlane::index::manifest::Manifest::load(&indices).unwrap(), manifest);
+    let again: Vec<String> = queries.iter().map(|q| search(&env, q)).collect();
+    assert_eq!(again, before);
+    // A change after the upgrade is found as before.
+    env.write("notes/later.md", "# Later\n\nzanzibar quokka\n");
+    assert_eq!(top(&env, "zanzibar quokka").as_deref(), Some("notes/later"));
+}
+
 #[test]
 fn deleting_indices_is_always_safe_and_reindex_rebuilds() {
     let env = TestEnv::with_vault("search");
@@ -73,7 +134,7 @@ fn deleting_indices_is_always_safe_and_reindex_rebuilds() {
         before
     );
     // A damaged manifest is rebuilt, not trusted.
-    std::fs::write(env.vault().join("indices/manifest.tsv"), b"{not json").unwrap();
+    std::fs::write(env.vault().join("indices/manifest.bin"), b"{not json").unwrap();
     assert_eq!(
         env.run(["search", "JWT rotation", "--json", "--no-touch"]).success().stdout,
         before
@@ -377,8 +438,12 @@ fn indices_of_the_previous_manifest_format_keep_their_merge_conflicts_without_a_
     env.run(["reindex"]).success();
     assert_eq!(conflicts(&env).0, expected);
 
-    // The same manifest as the previous release wrote it: format 6, messages without kinds.
-    let path = env.vault().join("indices/manifest.tsv");
+    // The same manifest as an older release wrote it: `manifest.tsv` of format 6, messages
+    // without kinds.
+    let indices = env.vault().join("indices");
+    let manifest = memlane::index::manifest::Manifest::load(&indices).unwrap();
+    manifest.save_legacy(&indices).unwrap();
+    let path = indices.join("manifest.tsv");
     let now = std::fs::read_to_string(&path).unwrap();
     assert!(now.starts_with("{\"format\":7,"), "{now}");
     assert!(now.contains("\tkey_conflict:unresolved merge conflict"), "{now}");
@@ -391,18 +456,22 @@ fn indices_of_the_previous_manifest_format_keep_their_merge_conflicts_without_a_
         .replace("\u{1f}key_conflict:", "\u{1f}")
         .replace("\u{1f}body_conflict:", "\u{1f}");
     std::fs::write(&path, &old).unwrap();
-    assert!(!env.exists("indices/manifest.journal"));
+    assert!(!env.exists("indices/manifest.bin"));
+    let vectors = std::fs::read(indices.join("vector/vectors.usearch")).unwrap();
 
     let (found, stderr) = conflicts(&env);
     assert_eq!(found, expected);
     assert!(!stderr.contains("damaged"), "an older manifest is not damage: {stderr}");
-    // Read, not rebuilt: the file is as it was until something changes.
-    assert_eq!(std::fs::read_to_string(&path).unwrap(), old);
-    // The next change (indexed by the command after it) writes it whole, with the kinds.
+    // Read, not rebuilt (the vectors are as they were), and saved in the current format by the
+    // first command.
+    assert!(!env.exists("indices/manifest.tsv"));
+    assert!(env.exists("indices/manifest.bin"));
+    assert_eq!(std::fs::read(indices.join("vector/vectors.usearch")).unwrap(), vectors);
     env.run(["add", "notes/lunch", "Lunch is at noon."]).success();
     assert_eq!(conflicts(&env).0, expected);
-    let upgraded = std::fs::read_to_string(&path).unwrap();
-    assert!(upgraded.starts_with("{\"format\":7,"), "{upgraded}");
-    assert!(upgraded.contains("notes/lunch\t"), "{upgraded}");
-    assert!(upgraded.contains("\tbody_conflict:unresolved merge conflict"), "{upgraded}");
+    let upgraded = memlane::index::manifest::Manifest::load(&indices).unwrap();
+    assert!(upgraded.contains("notes/lunch"));
+    let kinds: Vec<_> =
+        upgraded.get("notes/standup").unwrap().warnings.iter().map(|w| w.kind).collect();
+    assert!(kinds.contains(&memlane::index::manifest::WarningKind::BodyConflict), "{kinds:?}");
 }

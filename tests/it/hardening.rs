@@ -233,7 +233,7 @@ fn damage(env: &TestEnv, how: &str) {
             std::fs::write(dir.join("vector/vectors.usearch"), [0xAB; 300]).unwrap();
         }
         "corrupt the manifest" => {
-            std::fs::write(dir.join("manifest.tsv"), "\0\0garbage\n").unwrap();
+            std::fs::write(dir.join("manifest.bin"), "\0\0garbage\n").unwrap();
         }
         "scribble inside the segments" => {
             for ext in ["fast", "fieldnorm", "idx", "term", "store"] {
@@ -264,9 +264,9 @@ fn damage(env: &TestEnv, how: &str) {
             std::fs::write(dir.join("verified.tsv"), lines.join("\n") + "\n").unwrap();
         }
         "a damaged line in the manifest's journal" => {
-            let manifest = std::fs::read_to_string(dir.join("manifest.tsv")).unwrap();
-            let header: serde_json::Value =
-                serde_json::from_str(manifest.lines().next().unwrap()).unwrap();
+            let manifest = std::fs::read(dir.join("manifest.bin")).unwrap();
+            let header_line = manifest.split(|b| *b == b'\n').next().unwrap();
+            let header: serde_json::Value = serde_json::from_slice(header_line).unwrap();
             let base = header["base"].as_str().expect("the manifest names its base");
             std::fs::write(dir.join("manifest.journal"), format!("#{base}\n+deploy-notes\t1\n"))
                 .unwrap();

@@ -324,9 +324,15 @@ fn links_to_outside_index_files_are_never_read_and_are_removed_with_a_warning() 
     // with a memory renamed), a graph sidecar and a supersedes list.
     let outside = env.root.join("outside");
     std::fs::create_dir_all(&outside).unwrap();
-    let manifest = std::fs::read_to_string(indices.join("manifest.tsv")).unwrap();
-    assert!(manifest.contains("standup"), "{manifest}");
-    std::fs::write(outside.join("manifest.tsv"), manifest.replace("standup", MARKER)).unwrap();
+    let mut manifest = memlane::index::manifest::Manifest::load(&indices).unwrap();
+    let names: Vec<String> =
+        manifest.iter().map(|(n, _)| n.to_owned()).filter(|n| n.contains("standup")).collect();
+    assert!(!names.is_empty());
+    for name in names {
+        let entry = manifest.remove(&name).unwrap();
+        manifest.insert(name.replace("standup", MARKER), entry);
+    }
+    manifest.save_whole(&outside).unwrap();
     std::fs::write(
         outside.join("backlinks.json"),
         format!(r#"{{"format":1,"graph":"0:0:0","targets":{{"ghost:nowhere-yet":[["memory:{MARKER}",1.0]]}}}}"#),
@@ -335,7 +341,7 @@ fn links_to_outside_index_files_are_never_read_and_are_removed_with_a_warning() 
     std::fs::write(outside.join("supersedes.tsv"), format!("deploy-notes\t{MARKER}")).unwrap();
     let before = tree(&outside);
     for (link, target) in [
-        ("manifest.tsv", "manifest.tsv"),
+        ("manifest.bin", "manifest.bin"),
         ("graph/backlinks.json", "backlinks.json"),
         ("graph/supersedes.tsv", "supersedes.tsv"),
     ] {
@@ -344,7 +350,7 @@ fn links_to_outside_index_files_are_never_read_and_are_removed_with_a_warning() 
     }
     let search = env.run(["search", "standup deploy", "--json"]).success();
     assert!(!search.stdout.contains(MARKER), "{search}");
-    for link in ["manifest.tsv", "backlinks.json", "supersedes.tsv"] {
+    for link in ["manifest.bin", "backlinks.json", "supersedes.tsv"] {
         assert!(
             search.stderr.contains(link)
                 && search.stderr.contains(

@@ -95,7 +95,7 @@ fn stale_vault(indexed_before: bool) -> TestEnv {
     let env = TestEnv::with_vault("search");
     if indexed_before {
         env.run(["search", "cache", "--no-touch"]).success();
-        assert!(env.exists("indices/manifest.tsv"));
+        assert!(env.exists("indices/manifest.bin"));
     }
     env.write(
         "zebra-crossing.md",

@@ -266,7 +266,9 @@ impl Indexes {
         for sub in ["keyword", "vector", "graph"] {
             remove_damaged(&dir.join(sub))?;
         }
-        for file in [manifest::FILE, manifest::JOURNAL, PENDING_FILE, VERIFIED_FILE] {
+        for file in
+            [manifest::FILE, manifest::LEGACY_FILE, manifest::JOURNAL, PENDING_FILE, VERIFIED_FILE]
+        {
             let path = dir.join(file);
             match crate::index::confined_io::remove_file(&path) {
                 Ok(()) => {}
@@ -314,7 +316,7 @@ impl Indexes {
                     tracing::debug!(error = %e, "indices not writable; reading without writing");
                     if let Some(idx) = Self::current_read_only(vault, embedder.clone())? {
                         let report = ReconcileReport {
-                            unchanged: idx.manifest.entries().len(),
+                            unchanged: idx.manifest.len(),
                             not_saved: Some(why),
                             ..Default::default()
                         };
@@ -552,9 +554,9 @@ impl Indexes {
             let start = Instant::now();
             let mut keys = KeyMap::default();
             keys.reserve(self.manifest.total_chunks());
-            for (name, e) in self.manifest.entries() {
-                for ord in 0..e.chunks {
-                    keys.insert(chunk_key(name, ord), (name.clone(), ord));
+            for (name, e) in self.manifest.iter() {
+                for ord in 0..e.chunks() {
+                    keys.insert(chunk_key(name, ord), (name.to_owned(), ord));
                 }
             }
             tracing::debug!(ms = start.elapsed().as_secs_f64() * 1e3, "built the vector key map");
@@ -661,10 +663,10 @@ impl Indexes {
         let wanted: HashMap<u64, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
         let mut out = vec![None; keys.len()];
         let mut left = wanted.len();
-        'scan: for (name, e) in self.manifest.entries() {
-            for ord in 0..e.chunks {
+        'scan: for (name, e) in self.manifest.iter() {
+            for ord in 0..e.chunks() {
                 if let Some(&i) = wanted.get(&chunk_key(name, ord)) {
-                    out[i] = Some((name.as_str(), ord));
+                    out[i] = Some((name, ord));
                     left -= 1;
                     if left == 0 {
                         break 'scan;
@@ -719,7 +721,9 @@ fn open_manifest(dir: &Path, embedder: &dyn Embedder, found: &mut Findings) -> M
             ));
             Manifest::default()
         }
-        None if crate::index::confined_io::exists(&dir.join(manifest::FILE)) => {
+        None if crate::index::confined_io::exists(&dir.join(manifest::FILE))
+            || crate::index::confined_io::exists(&dir.join(manifest::LEGACY_FILE)) =>
+        {
             found.damage = Some("the manifest is unreadable".to_owned());
             found.needs_rebuild = found.damage.clone();
             Manifest::default()

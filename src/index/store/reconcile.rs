@@ -53,13 +53,13 @@ impl Indexes {
         stats
             .iter()
             .filter(|s| {
-                let Some(e) = self.manifest.entries().get(s.name.as_str()) else { return false };
-                if e.size != s.size || e.mtime_ns != s.mtime_ns {
+                let Some(e) = self.manifest.get_ref(s.name.as_str()) else { return false };
+                if e.size() != s.size || e.mtime_ns() != s.mtime_ns {
                     return false; // already a candidate
                 }
                 vault
                     .read_memory(&s.name)
-                    .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash)
+                    .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash())
             })
             .cloned()
             .collect()
@@ -72,17 +72,18 @@ impl Indexes {
         let mut maybe_changed = Vec::new();
         let mut removed = Vec::new();
         let mut unchanged = 0;
-        let mut entries = self.manifest.entries().iter().peekable();
+        // Sizes and mtimes are compared in the manifest's records, nothing decoded.
+        let mut entries = self.manifest.iter().peekable();
         for s in stats {
-            while let Some((name, _)) = entries.next_if(|(n, _)| n.as_str() < s.name.as_str()) {
-                removed.push(name.clone());
+            while let Some((name, _)) = entries.next_if(|(n, _)| *n < s.name.as_str()) {
+                removed.push(name.to_owned());
             }
-            match entries.next_if(|(n, _)| n.as_str() == s.name.as_str()) {
-                Some((_, e)) if e.size == s.size && e.mtime_ns == s.mtime_ns => unchanged += 1,
+            match entries.next_if(|(n, _)| *n == s.name.as_str()) {
+                Some((_, e)) if e.size() == s.size && e.mtime_ns() == s.mtime_ns => unchanged += 1,
                 _ => maybe_changed.push(s.clone()),
             }
         }
-        removed.extend(entries.map(|(name, _)| name.clone()));
+        removed.extend(entries.map(|(name, _)| name.to_owned()));
         (maybe_changed, removed, unchanged)
     }
 
@@ -136,16 +137,12 @@ impl Indexes {
         let mut maybe_changed = Vec::new();
         let mut unchanged = 0;
         for s in stats {
-            match self.manifest.entries().get(s.name.as_str()) {
-                Some(e) if e.size == s.size && e.mtime_ns == s.mtime_ns => unchanged += 1,
+            match self.manifest.get_ref(s.name.as_str()) {
+                Some(e) if e.size() == s.size && e.mtime_ns() == s.mtime_ns => unchanged += 1,
                 _ => maybe_changed.push(s.clone()),
             }
         }
-        let removed = gone
-            .iter()
-            .filter(|n| self.manifest.entries().contains_key(n.as_str()))
-            .cloned()
-            .collect();
+        let removed = gone.iter().filter(|n| self.manifest.contains(n.as_str())).cloned().collect();
         (maybe_changed, removed, unchanged)
     }
 
@@ -235,7 +232,13 @@ impl Indexes {
             diff_ms = (start.elapsed() - t_stat).as_secs_f64() * 1e3,
             "reconcile checked the vault"
         );
-        if !force && self.needs_rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty()
+        // A manifest read in an older format is saved in this one, even with nothing changed.
+        let upgrade = self.manifest.upgrade_due() && !self.ephemeral;
+        if !force
+            && self.needs_rebuild.is_none()
+            && maybe_changed.is_empty()
+            && removed.is_empty()
+            && !upgrade
         {
             return Ok(Step::Done(Box::new(ReconcileReport { unchanged, ..Default::default() })));
         }
@@ -297,7 +300,11 @@ impl Indexes {
             maybe_changed.extend(stale);
         }
         if rebuild.is_none() && maybe_changed.is_empty() && removed.is_empty() {
-            // Another process did the work while we waited for the lock: nothing to write.
+            // Another process did the work while we waited for the lock: nothing to write,
+            // unless the manifest is still in an older format.
+            if self.manifest.upgrade_due() && !self.ephemeral {
+                self.manifest.save(&self.dir)?;
+            }
             self.written = (!self.ephemeral).then(|| disk_stamp(&self.dir));
             return Ok(Step::Done(Box::new(ReconcileReport {
                 unchanged,
@@ -318,9 +325,9 @@ impl Indexes {
         let on_disk: HashSet<String> = match &plan.gone {
             None => plan.stats.iter().map(|s| s.name.to_string()).collect(),
             // The manifest knows the memories no given path changed.
-            Some(gone) => (self.manifest.entries().keys())
-                .filter(|n| !gone.contains(n))
-                .cloned()
+            Some(gone) => (self.manifest.iter().map(|(n, _)| n))
+                .filter(|n| !gone.iter().any(|g| g.as_str() == *n))
+                .map(str::to_owned)
                 .chain(plan.stats.iter().map(|s| s.name.to_string()))
                 .collect(),
         };
@@ -388,7 +395,7 @@ impl Indexes {
                 }
             };
             let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
-            let old = self.manifest.entries().get(s.name.as_str());
+            let old = self.manifest.get(s.name.as_str());
             if let Some(old) = old.filter(|o| o.hash == hash) {
                 // Touched, not changed: remember the new stat only.
                 let mut e = old.clone();
@@ -523,9 +530,9 @@ impl Indexes {
                 vectors = self.embed_group(&pending[pi..end], a)?.into();
                 group_start = end;
             }
-            let before = self.manifest.entries().get(&p.name).map_or(0, |old| old.chunks);
+            let before = self.manifest.get(&p.name).map_or(0, |old| old.chunks);
             a.key_changes.push((p.name.clone(), before, p.chunks.len()));
-            if let Some(old) = self.manifest.entries().get(&p.name) {
+            if let Some(old) = self.manifest.get(&p.name) {
                 a.kw.delete_memory(&p.name);
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(&p.name, ord)).map_err(IndexError::from)?;
@@ -979,7 +986,7 @@ mod tests {
         let mut idx = Indexes::open(&vault, flaky.clone()).unwrap();
         idx.reconcile(&vault).unwrap();
         let dir = Indexes::dir_of(&vault);
-        let manifest = std::fs::read(dir.join("manifest.tsv")).unwrap();
+        let manifest = std::fs::read(dir.join(crate::index::manifest::FILE)).unwrap();
         let cache = snapshot(&dir.join(crate::index::embed_cache::CACHE_DIR));
 
         add(&vault, "lighthouse", "The lighthouse keeper logs every passing ship.");
@@ -987,7 +994,7 @@ mod tests {
         let err = idx.reconcile(&vault).unwrap_err();
         assert!(matches!(err, Error::Embed(_)), "{err}");
         assert_eq!(err.kind(), crate::ErrorKind::Model);
-        assert_eq!(std::fs::read(dir.join("manifest.tsv")).unwrap(), manifest);
+        assert_eq!(std::fs::read(dir.join(crate::index::manifest::FILE)).unwrap(), manifest);
         assert!(!dir.join(PENDING_FILE).exists());
         assert_eq!(snapshot(&dir.join(crate::index::embed_cache::CACHE_DIR)), cache);
         // Still failing: still an error, never an empty success.

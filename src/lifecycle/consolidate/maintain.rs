@@ -255,7 +255,7 @@ fn summarize_importance(
     let mut ranked: Vec<ImportanceEntry> = all
         .iter()
         .filter(|(name, imp)| {
-            !imp.is_expired() && manifest.entries().get(name).is_some_and(|e| e.status == "active")
+            !imp.is_expired() && manifest.get(name).is_some_and(|e| e.status == "active")
         })
         .map(|(name, imp)| ImportanceEntry { name: name.clone(), importance: imp.score })
         .collect();

@@ -172,7 +172,7 @@ pub fn find_duplicate(
     }
     let mut ranked: Vec<(&str, f32)> = Vec::new();
     for name in candidates {
-        let Some(entry) = idx.manifest().entries().get(name) else { continue };
+        let Some(entry) = idx.manifest().get(name) else { continue };
         if !is_live(entry, now, fade) {
             continue;
         }
