@@ -24,7 +24,7 @@
 //!
 //! Anything else — no socket, nobody listening (a watcher killed with `kill -9` leaves its socket
 //! file behind), another user, an unhealthy watcher (lost events), a watcher still on its first
-//! pass, a failed pass, no answer within the wait ([`DEFAULT_WAIT`]), an answer that does not
+//! pass, a failed pass, no answer within the wait (`[watch] ask_wait_ms`, [`DEFAULT_WAIT`]), an answer that does not
 //! parse or names another vault, a digest that differs (another process wrote since), an
 //! interrupted write — makes the command do the full check, as it would with no watcher at all.
 //! Correctness never depends on the watcher: it can only save the stat.
@@ -32,7 +32,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// How long a command waits for the watcher's answer before it checks the files itself. The
+/// How long a command waits for the watcher's answer before it checks the files itself (the
+/// default of `[watch] ask_wait_ms`). The
 /// answer usually takes a millisecond or two; when something changed, the watcher reconciles
 /// first (≈ 100 ms at 10k memories), and a command that gives up meanwhile finds the change
 /// itself.
@@ -438,8 +439,12 @@ mod tests {
     #[test]
     fn only_a_well_formed_answer_about_this_vault_with_a_stamp_is_trusted() {
         let k = key();
-        let ok = serde_json::to_vec(&Answer { memlane_fresh: VERSION, vault: k.clone(), stamp: Some(7) })
-            .unwrap();
+        let ok = serde_json::to_vec(&Answer {
+            memlane_fresh: VERSION,
+            vault: k.clone(),
+            stamp: Some(7),
+        })
+        .unwrap();
         assert_eq!(judge(&ok, &k), Ok(7));
         let none =
             serde_json::to_vec(&Answer { memlane_fresh: VERSION, vault: k.clone(), stamp: None })
@@ -450,9 +455,12 @@ mod tests {
             serde_json::to_vec(&Answer { memlane_fresh: VERSION, vault: other, stamp: Some(7) })
                 .unwrap();
         assert_eq!(judge(&wrong, &k), Err(Refused::OtherVault));
-        let future =
-            serde_json::to_vec(&Answer { memlane_fresh: VERSION + 1, vault: k.clone(), stamp: Some(7) })
-                .unwrap();
+        let future = serde_json::to_vec(&Answer {
+            memlane_fresh: VERSION + 1,
+            vault: k.clone(),
+            stamp: Some(7),
+        })
+        .unwrap();
         assert_eq!(judge(&future, &k), Err(Refused::Garbage));
         assert_eq!(judge(b"garbage", &k), Err(Refused::Garbage));
         assert_eq!(judge(b"{\"stamp\":7}", &k), Err(Refused::Garbage));
@@ -484,7 +492,8 @@ mod tests {
         let _silent = UnixListener::bind(&path).unwrap();
         assert_eq!(imp::ask_at(&path, &key(), soon()), Err(Refused::Timeout));
         // Answers garbage, half an answer, or hangs up.
-        for (i, answer) in [&b"nonsense\n"[..], b"{\"memlane_fresh\":1}\n", b""].iter().enumerate() {
+        for (i, answer) in [&b"nonsense\n"[..], b"{\"memlane_fresh\":1}\n", b""].iter().enumerate()
+        {
             let path = tmp.path().join(format!("g{i}.sock"));
             let listener = UnixListener::bind(&path).unwrap();
             let answer = answer.to_vec();

@@ -606,32 +606,32 @@ impl VaultWatcher {
     /// For a watcher that keeps the indices up to date itself (`index_changes`): waits (at most
     /// `timeout` in all) until the indices on disk reflect every change made before this call —
     /// the raw watcher has seen them ([`VaultWatcher::sync`]) and a pass covering them succeeded,
-    /// run at once when one is due. False on a timeout, while the first pass has not succeeded,
-    /// and when the watcher is unhealthy (events may have been lost).
+    /// run at once when one is due (the first pass, by content hash, must have succeeded too).
+    /// False on a timeout and when the watcher is unhealthy (events may have been lost).
     pub fn catch_up(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let shared = &self.shared;
-        if !shared.healthy.load(Ordering::SeqCst) || !shared.started.load(Ordering::SeqCst) {
-            return false;
-        }
-        if !self.sync(timeout) {
+        if !shared.healthy.load(Ordering::SeqCst) || !self.sync(timeout) {
             return false;
         }
         let generation = shared.generation.load(Ordering::SeqCst);
-        if shared.reconciled.load(Ordering::SeqCst) < generation {
+        let done = || {
+            shared.started.load(Ordering::SeqCst)
+                && shared.reconciled.load(Ordering::SeqCst) >= generation
+        };
+        if !done() {
+            // During the first pass, the worker reads its messages once it is over.
             let _ = self.tx.send(Msg::Now);
             let guard = shared.passed.lock().unwrap_or_else(|e| e.into_inner());
             let left = deadline.saturating_duration_since(Instant::now());
             let _ = shared
                 .passed_cv
                 .wait_timeout_while(guard, left, |()| {
-                    shared.reconciled.load(Ordering::SeqCst) < generation
-                        && shared.healthy.load(Ordering::SeqCst)
+                    !done() && shared.healthy.load(Ordering::SeqCst)
                 })
                 .unwrap_or_else(|e| e.into_inner());
         }
-        shared.reconciled.load(Ordering::SeqCst) >= generation
-            && shared.healthy.load(Ordering::SeqCst)
+        done() && shared.healthy.load(Ordering::SeqCst)
     }
 }
 

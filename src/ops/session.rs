@@ -72,12 +72,17 @@ impl Process {
         if self.indexes.borrow().is_none() {
             let embedder = crate::index::select::embedder_for(&vault.config)?;
             // A live watcher may vouch for the indices (see `crate::fresh`): no vault stat then.
-            let wait = crate::fresh::DEFAULT_WAIT;
-            let vouch = || match crate::fresh::ask(vault.root(), wait) {
-                Ok(digest) => Some(digest),
-                Err(why) => {
-                    tracing::debug!(%why, "checking the files myself");
-                    None
+            let wait = std::time::Duration::from_millis(vault.config.watch.ask_wait_ms);
+            let vouch = || {
+                if wait.is_zero() {
+                    return None;
+                }
+                match crate::fresh::ask(vault.root(), wait) {
+                    Ok(digest) => Some(digest),
+                    Err(why) => {
+                        tracing::debug!(%why, "checking the files myself");
+                        None
+                    }
                 }
             };
             let (idx, report) = Indexes::open_fresh(vault, embedder, &vouch)?;

@@ -297,8 +297,9 @@ impl Indexes {
     /// indices' files once they reflect every change made before the call (see
     /// [`crate::fresh`]). When the indices opened are the ones it vouched for (their files'
     /// [`disk_digest`](Self::disk_digest) taken before they were read is the same, and nothing
-    /// on open asks for a rebuild), the vault is not stat-ed. Otherwise, and when `vouch` says
-    /// `None`, it is the full check.
+    /// on open asks for a rebuild), the vault is not stat-ed. Indices opened while the watcher
+    /// was still updating them are opened once more. Otherwise, and when `vouch` says `None`,
+    /// it is the full check.
     pub fn open_fresh(
         vault: &Vault,
         embedder: Arc<dyn Embedder>,
@@ -325,6 +326,11 @@ impl Indexes {
             let (vouched, stats) = asked.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             let mut idx = opened?;
             if let Some(digest) = vouched {
+                if !idx.vouched_by(digest) {
+                    // Opened while the watcher was still bringing them up to date: once more.
+                    tracing::debug!("the indices changed while the watcher caught up; reopening");
+                    idx = Self::open(vault, embedder.clone())?;
+                }
                 if idx.vouched_by(digest) {
                     let report = ReconcileReport {
                         unchanged: idx.manifest.entries().len(),
@@ -332,7 +338,9 @@ impl Indexes {
                     };
                     return Ok((idx, report));
                 }
-                tracing::debug!("the indices changed since the watcher vouched; checking the files");
+                tracing::debug!(
+                    "the indices changed since the watcher vouched; checking the files"
+                );
             }
             let stats = match stats {
                 Some(stats) => stats?,

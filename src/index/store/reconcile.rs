@@ -631,6 +631,8 @@ impl Indexes {
         let disk = !self.ephemeral;
         if disk {
             crate::vault::atomic_write(&marker, b"an index update is being written\n")?;
+            // Tests stop the process here, half way through a write.
+            crate::failpoint::step("index.commit").at("write", &marker)?;
         }
         kw.commit().map_err(IndexError::from)?;
         let t_kw_commit = clock.start.elapsed();
