@@ -309,8 +309,11 @@ fn a_watch_killed_between_an_edit_and_the_command_is_not_trusted() {
     assert!(!found.trusted, "{}", found.log);
 }
 
+/// What a planted listener answers to a request (`None`: nothing, ever).
+type Answerer = fn(&[u8]) -> Option<Vec<u8>>;
+
 /// Serves `answer(request)` to every command that connects to `path`, forever.
-fn fake_listener(path: &Path, answer: fn(&[u8]) -> Option<Vec<u8>>) {
+fn fake_listener(path: &Path, answer: Answerer) {
     let listener = UnixListener::bind(path).unwrap();
     std::thread::spawn(move || {
         for stream in listener.incoming() {
@@ -350,7 +353,7 @@ fn a_stale_or_planted_socket_falls_back_to_the_full_check() {
     assert!(!found.trusted && found.log.contains("nobody listening"), "{}", found.log);
     // Listeners planted in its place: silent, garbling, lying about the indices.
     let short = ("MEMLANE_WATCH__ASK_WAIT_MS", "300");
-    let fakes: [(&str, fn(&[u8]) -> Option<Vec<u8>>); 4] = [
+    let fakes: [(&str, Answerer); 4] = [
         ("no answer in time", |_| None),
         ("does not parse", |_| Some(b"garbage\n".to_vec())),
         ("does not parse", |_| Some(b"{\"memlane_fresh\":1,\"stamp\":1}\n".to_vec())),
