@@ -430,6 +430,14 @@ impl VaultWatcher {
                 }
                 Ok(ev) => {
                     if ev.paths.iter().any(|p| is_relevant(&dir, p, &ev.kind)) {
+                        // Tests make an event a lost one here (`watch.event=eio`): an overflow.
+                        if crate::failpoint::step("watch.event").is_err() {
+                            tracing::warn!("the filesystem watcher lost events; rescanning");
+                            shared.healthy.store(false, Ordering::SeqCst);
+                            shared.bump_lost();
+                            let _ = tx.send(Msg::Rescan);
+                            return;
+                        }
                         shared.bump_with(ev.paths.into_iter());
                     }
                 }

@@ -375,3 +375,17 @@ fn a_stale_or_planted_socket_falls_back_to_the_full_check() {
         }
     }
 }
+
+#[test]
+fn an_unhealthy_watcher_is_not_trusted() {
+    let env = indexed_env();
+    // Every change event is taken as lost, as when the OS watcher's queue overflows.
+    let _watch = Watch::start(&env, &[("MEMLANE_FAILPOINT", "watch.event=eio")]);
+    let found = search(&env, "anything", &[LONG_WAIT]);
+    assert!(found.trusted, "healthy until an event is lost:\n{}", found.log);
+    for i in 0..2 {
+        edit(&env, i);
+        let found = assert_current(&env, i, &[LONG_WAIT]);
+        assert!(!found.trusted && found.log.contains("cannot vouch"), "{}", found.log);
+    }
+}
