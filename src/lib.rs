@@ -61,6 +61,7 @@ pub mod config;
 pub mod disk;
 pub mod error;
 pub mod failpoint;
+pub mod fresh;
 pub mod gitmerge;
 pub mod index;
 pub mod lifecycle;

@@ -239,6 +239,12 @@ struct Shared {
     synced_cv: std::sync::Condvar,
     /// The last marker number handed out.
     sync_sent: AtomicU64,
+    /// Set once the first pass succeeded: before it, the indices may miss edits made while
+    /// nothing watched.
+    started: AtomicBool,
+    /// Notified after every successful pass, for [`VaultWatcher::catch_up`].
+    passed: std::sync::Mutex<()>,
+    passed_cv: std::sync::Condvar,
 }
 
 /// The name prefix of this process's [`VaultWatcher::sync`] markers (in `state/`).
@@ -330,6 +336,9 @@ enum Msg {
     Batch,
     /// notify's queue overflowed: events were lost.
     Rescan,
+    /// A command waits for the indices ([`VaultWatcher::catch_up`]): reconcile now, without
+    /// waiting for quiet.
+    Now,
     Stop,
 }
 
@@ -386,6 +395,9 @@ impl VaultWatcher {
             synced: std::sync::Mutex::new(0),
             synced_cv: std::sync::Condvar::new(),
             sync_sent: AtomicU64::new(0),
+            started: AtomicBool::new(false),
+            passed: std::sync::Mutex::new(()),
+            passed_cv: std::sync::Condvar::new(),
         });
         let (tx, rx) = std::sync::mpsc::channel::<Msg>();
         let start_err = |source| WatchError::Start { path: root.clone(), source };
@@ -418,6 +430,14 @@ impl VaultWatcher {
                 }
                 Ok(ev) => {
                     if ev.paths.iter().any(|p| is_relevant(&dir, p, &ev.kind)) {
+                        // Tests make an event a lost one here (`watch.event=eio`): an overflow.
+                        if crate::failpoint::step("watch.event").is_err() {
+                            tracing::warn!("the filesystem watcher lost events; rescanning");
+                            shared.healthy.store(false, Ordering::SeqCst);
+                            shared.bump_lost();
+                            let _ = tx.send(Msg::Rescan);
+                            return;
+                        }
                         shared.bump_with(ev.paths.into_iter());
                     }
                 }
@@ -590,6 +610,37 @@ impl VaultWatcher {
     pub fn healthy(&self) -> bool {
         self.shared.healthy.load(Ordering::SeqCst)
     }
+
+    /// For a watcher that keeps the indices up to date itself (`index_changes`): waits (at most
+    /// `timeout` in all) until the indices on disk reflect every change made before this call —
+    /// the raw watcher has seen them ([`VaultWatcher::sync`]) and a pass covering them succeeded,
+    /// run at once when one is due (the first pass, by content hash, must have succeeded too).
+    /// False on a timeout and when the watcher is unhealthy (events may have been lost).
+    pub fn catch_up(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let shared = &self.shared;
+        if !shared.healthy.load(Ordering::SeqCst) || !self.sync(timeout) {
+            return false;
+        }
+        let generation = shared.generation.load(Ordering::SeqCst);
+        let done = || {
+            shared.started.load(Ordering::SeqCst)
+                && shared.reconciled.load(Ordering::SeqCst) >= generation
+        };
+        if !done() {
+            // During the first pass, the worker reads its messages once it is over.
+            let _ = self.tx.send(Msg::Now);
+            let guard = shared.passed.lock().unwrap_or_else(|e| e.into_inner());
+            let left = deadline.saturating_duration_since(Instant::now());
+            let _ = shared
+                .passed_cv
+                .wait_timeout_while(guard, left, |()| {
+                    !done() && shared.healthy.load(Ordering::SeqCst)
+                })
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        done() && shared.healthy.load(Ordering::SeqCst)
+    }
 }
 
 impl Drop for VaultWatcher {
@@ -635,7 +686,15 @@ impl<F: FnMut(BatchReport)> Worker<F> {
             let kind = match self.rx.recv_timeout(wait) {
                 Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return,
                 // The caller reconciles on demand.
-                Ok(Msg::Batch | Msg::Rescan) if !self.opts.index_changes => continue,
+                Ok(Msg::Batch | Msg::Rescan | Msg::Now) if !self.opts.index_changes => continue,
+                Ok(Msg::Now) => {
+                    if self.shared.reconciled.load(Ordering::SeqCst)
+                        >= self.shared.generation.load(Ordering::SeqCst)
+                    {
+                        continue;
+                    }
+                    BatchKind::Changes
+                }
                 Ok(Msg::Batch | Msg::Rescan) => {
                     if let Step::Stop = self.settle() {
                         return;
@@ -672,8 +731,11 @@ impl<F: FnMut(BatchReport)> Worker<F> {
         let began = Instant::now();
         loop {
             while let Ok(msg) = self.rx.try_recv() {
-                if let Msg::Stop = msg {
-                    return Step::Stop;
+                match msg {
+                    Msg::Stop => return Step::Stop,
+                    // A command waits: no more quiet.
+                    Msg::Now => return Step::Go,
+                    Msg::Batch | Msg::Rescan => {}
                 }
             }
             let pending = self
@@ -692,6 +754,7 @@ impl<F: FnMut(BatchReport)> Worker<F> {
             }
             match self.rx.recv_timeout(quiet - since) {
                 Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return Step::Stop,
+                Ok(Msg::Now) => return Step::Go,
                 Ok(_) | Err(RecvTimeoutError::Timeout) => {}
             }
         }
@@ -721,6 +784,10 @@ impl<F: FnMut(BatchReport)> Worker<F> {
         let generation = self.shared.generation.load(Ordering::SeqCst);
         let mut report = BatchReport::new(kind, generation);
         let verify = kind == BatchKind::Start && self.opts.verify_on_start;
+        if kind != BatchKind::Start {
+            // Tests stop the process here, before a pass writes anything.
+            let _ = crate::failpoint::step("watch.pass");
+        }
         let result = self.reconcile(verify).and_then(|r| {
             report.absorb(r);
             if kind == BatchKind::Maintain {
@@ -734,7 +801,10 @@ impl<F: FnMut(BatchReport)> Worker<F> {
         });
         match result {
             Ok(()) => {
+                let _guard = self.shared.passed.lock().unwrap_or_else(|e| e.into_inner());
                 self.shared.reconciled.fetch_max(generation, Ordering::SeqCst);
+                self.shared.started.store(true, Ordering::SeqCst);
+                self.shared.passed_cv.notify_all();
             }
             Err(e) => {
                 tracing::warn!(error = %DisplayChain(&e), "the watcher could not update the indices");

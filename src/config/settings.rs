@@ -31,6 +31,8 @@ config_table! {
             search: SearchConfig = SearchConfig::default();
             /// Temperature, cold notifications and near-duplicate thresholds.
             lifecycle: LifecycleConfig = LifecycleConfig::default();
+            /// Commands and a live watcher.
+            watch: WatchConfig = WatchConfig::default();
             /// The MCP server.
             mcp: McpConfig = McpConfig::default();
             /// Agent lifecycle hooks.
@@ -221,6 +223,17 @@ config_table! {
 }
 
 config_table! {
+    /// How commands use a live watcher, `[watch]`.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    pub struct WatchConfig {
+        keys {
+            /// Milliseconds a command waits for a live watcher (`memlane watch`, `memlane mcp`) to vouch for the indices before it stats every memory file itself; 0 never asks (0 to 5000).
+            ask_wait_ms: u64 = crate::fresh::DEFAULT_WAIT.as_millis() as u64, Rule::Int(0, 5000);
+        }
+    }
+}
+
+config_table! {
     /// Agent lifecycle hooks (`memlane hook session-start`, `memlane hook stop`), `[hooks]`.
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct HooksConfig {
@@ -322,6 +335,12 @@ pub(crate) const SECTIONS: &[Section] = &[
         intro: &["Usage state: temperature, cold memories, near-duplicates."],
         get: |c| &c.lifecycle,
         get_mut: |c| &mut c.lifecycle,
+    },
+    Section {
+        name: "watch",
+        intro: &["What a command asks of a live watcher before it checks the files itself."],
+        get: |c| &c.watch,
+        get_mut: |c| &mut c.watch,
     },
     Section { name: "mcp", intro: &[], get: |c| &c.mcp, get_mut: |c| &mut c.mcp },
     Section {

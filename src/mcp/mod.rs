@@ -110,6 +110,20 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
             None
         }
     };
+    // Fresh commands on this vault ask the server instead of stat-ing the vault: it brings the
+    // indices up to date the way a call does, and vouches for them (see `crate::fresh`).
+    let freshness = watcher.is_some().then(|| {
+        let (live, vault, root) = (live.clone(), vault.clone(), vault.root().to_owned());
+        crate::fresh::Service::start(
+            &root,
+            Box::new(move || {
+                let found = |ids: &[String]| {
+                    live.observe(ids.iter(), crate::ops::usage::UseKind::Found);
+                };
+                live.indices().catch_up(&vault, &found)
+            }),
+        )
+    });
     // stdin → guard → rmcp → stdout: the guard answers malformed lines itself (see guard.rs);
     // rmcp's output and those answers share stdout a whole line at a time.
     let (to_rmcp, rmcp_in) = tokio::io::duplex(256 * 1024);
@@ -174,6 +188,7 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
         tracing::warn!("cannot save the usage state: {e}");
     }
     finish.await;
+    drop(freshness);
     result
         .map_err(|e| crate::Error::Server { what: "MCP server stopped", problem: e.to_string() })?;
     Ok(())

@@ -12,6 +12,29 @@ use crate::vault::Vault;
 pub use crate::index::store::Progress;
 pub use crate::watch::{BatchReport, VaultWatcher, WatchOptions};
 
+/// The longest a watcher spends bringing the indices up to date for one command's freshness
+/// request (see [`crate::fresh`]); a command that stopped waiting earlier checks the files itself.
+pub const CATCH_UP_LIMIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Answers fresh commands' requests for the vault `watcher` keeps up to date (`memlane watch`),
+/// so they skip the vault stat (see [`crate::fresh`]). `None` when it cannot listen (logged).
+pub fn serve_freshness(
+    vault: &std::sync::Arc<Vault>,
+    watcher: std::sync::Arc<std::sync::Mutex<VaultWatcher>>,
+) -> Option<crate::fresh::Service> {
+    let v = vault.clone();
+    crate::fresh::Service::start(
+        vault.root(),
+        Box::new(move || {
+            let w = watcher.lock().unwrap_or_else(|e| e.into_inner());
+            if !w.catch_up(CATCH_UP_LIMIT) {
+                return None;
+            }
+            crate::index::store::Indexes::disk_digest(&v)
+        }),
+    )
+}
+
 /// Runs the self-maintenance jobs once: heals links whose target has a recorded successor,
 /// recomputes importance, lists cold memories, merge suggestions and split candidates, and
 /// archives expired memories. The indices are brought up to date before and after.

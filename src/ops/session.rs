@@ -71,7 +71,21 @@ impl Process {
     ) -> crate::Result<R> {
         if self.indexes.borrow().is_none() {
             let embedder = crate::index::select::embedder_for(&vault.config)?;
-            let (idx, report) = Indexes::open_reconciled(vault, embedder)?;
+            // A live watcher may vouch for the indices (see `crate::fresh`): no vault stat then.
+            let wait = std::time::Duration::from_millis(vault.config.watch.ask_wait_ms);
+            let vouch = || {
+                if wait.is_zero() {
+                    return None;
+                }
+                match crate::fresh::ask(vault.root(), wait) {
+                    Ok(digest) => Some(digest),
+                    Err(why) => {
+                        tracing::debug!(%why, "checking the files myself");
+                        None
+                    }
+                }
+            };
+            let (idx, report) = Indexes::open_fresh(vault, embedder, &vouch)?;
             reconciled(&report);
             *self.indexes.borrow_mut() = Some(idx);
         }
@@ -221,6 +235,21 @@ impl Server {
     pub fn note_unwritable(&self, why: &str) {
         if !self.unwritable_logged.swap(true, Ordering::SeqCst) {
             tracing::warn!("{}", crate::index::store::unwritable_message(why));
+        }
+    }
+
+    /// For a command asking the watcher (see [`crate::fresh`]): brings the indices on disk up to
+    /// date with every change made before this call, the way a call does, and returns their
+    /// files' digest ([`Indexes::disk_digest`]); `None` when they cannot be vouched for (they
+    /// live in memory only, or the update failed).
+    pub(crate) fn catch_up(&self, vault: &Vault, found: &dyn Fn(&[String])) -> Option<u64> {
+        match self.with_indexes(vault, found, &|idx| Ok(idx.is_in_memory())) {
+            Ok(false) => Indexes::disk_digest(vault),
+            Ok(true) => None,
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot bring the indices up to date for a command");
+                None
+            }
         }
     }
 

@@ -14,6 +14,7 @@ mod context;
 mod declared_tools;
 mod embed_failure;
 mod exit_codes;
+mod fresh_watch;
 mod freshness;
 mod generated;
 mod git_merge;

@@ -44,6 +44,9 @@ pub(crate) fn run(ctx: &mut Ctx, args: &WatchArgs) -> anyhow::Result<()> {
     let watcher = VaultWatcher::start(vault.clone(), opts, move |r| {
         let _ = tx.send(r);
     })?;
+    let watcher = Arc::new(std::sync::Mutex::new(watcher));
+    // Fresh commands ask it instead of stat-ing the vault.
+    let freshness = memlane::ops::maintenance::serve_freshness(&vault, watcher.clone());
     ctx.out.note(format!("watching {} (Ctrl-C to stop)", vault.root().display()));
     for report in rx {
         if let Some(e) = &report.error {
@@ -59,6 +62,7 @@ pub(crate) fn run(ctx: &mut Ctx, args: &WatchArgs) -> anyhow::Result<()> {
         }
         print_report(ctx, &report)?;
     }
+    drop(freshness);
     drop(watcher);
     Ok(())
 }

@@ -264,7 +264,7 @@ fn unknown_keys_name_origin_key_and_allowed() {
         (
             "colour = 1",
             "colour",
-            "storage_strategy, default_type, embedding, search, lifecycle, mcp, hooks, privacy, types",
+            "storage_strategy, default_type, embedding, search, lifecycle, watch, mcp, hooks, privacy, types",
         ),
         ("[privacy]\nscrub = true", "privacy.scrub", "scrub_secrets"),
         (

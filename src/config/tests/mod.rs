@@ -20,6 +20,7 @@ pub(super) const TOP_KEYS: &[&str] = &[
     "embedding",
     "search",
     "lifecycle",
+    "watch",
     "mcp",
     "hooks",
     "privacy",
@@ -169,7 +170,7 @@ fn schema_and_structs_agree() {
     let names: Vec<&str> =
         Config::KEYS.iter().map(|k| k.name).chain(Config::TABLES.iter().copied()).collect();
     assert_eq!(names, TOP_KEYS);
-    assert_eq!(SECTIONS.iter().map(|s| s.name).collect::<Vec<_>>(), TOP_KEYS[2..8]);
+    assert_eq!(SECTIONS.iter().map(|s| s.name).collect::<Vec<_>>(), TOP_KEYS[2..9]);
 }
 
 #[test]

@@ -64,7 +64,7 @@ fn render_toml_round_trips() {
     ));
     let headers: Vec<&str> = rendered.lines().filter(|l| l.starts_with('[')).collect();
     assert_eq!(
-        headers[..10],
+        headers[..11],
         [
             "[embedding]",
             "[search]",
@@ -73,6 +73,7 @@ fn render_toml_round_trips() {
             "[search.intents.exact]",
             "[search.intents.explore]",
             "[lifecycle]",
+            "[watch]",
             "[mcp]",
             "[hooks]",
             "[privacy]",

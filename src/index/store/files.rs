@@ -49,6 +49,25 @@ pub(super) fn disk_stamp(dir: &Path) -> Vec<FileStamp> {
     out
 }
 
+/// A digest of a [`disk_stamp`], what a watcher vouches for (see [`crate::fresh`]); `None`
+/// while a write is under way or was interrupted (the `pending` marker is there): such
+/// indices are never vouched for.
+pub(super) fn stamp_digest(stamp: &[FileStamp]) -> Option<u64> {
+    let pending = format!("/{PENDING_FILE}");
+    if stamp.iter().any(|(path, ..)| *path == pending) {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(stamp.len() * 48);
+    for (path, size, ino, mtime) in stamp {
+        bytes.extend_from_slice(path.as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(&size.to_le_bytes());
+        bytes.extend_from_slice(&ino.to_le_bytes());
+        bytes.extend_from_slice(&mtime.to_le_bytes());
+    }
+    Some(xxhash_rust::xxh3::xxh3_64(&bytes))
+}
+
 /// Beside the graph: `old<TAB>new` for every `supersedes` link, read by search.
 pub const SUPERSEDES_FILE: &str = "supersedes.tsv";
 

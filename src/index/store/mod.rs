@@ -292,21 +292,63 @@ impl Indexes {
         vault: &Vault,
         embedder: Arc<dyn Embedder>,
     ) -> crate::Result<(Indexes, ReconcileReport)> {
+        Self::open_fresh(vault, embedder, &|| None)
+    }
+
+    /// [`Indexes::open_reconciled`], asking `vouch` first: a live watcher's digest of the
+    /// indices' files once they reflect every change made before the call (see
+    /// [`crate::fresh`]). When the indices opened are the ones it vouched for (their files'
+    /// [`disk_digest`](Self::disk_digest) taken before they were read is the same, and nothing
+    /// on open asks for a rebuild), the vault is not stat-ed. Indices opened while the watcher
+    /// was still updating them are opened once more. Otherwise, and when `vouch` says `None`,
+    /// it is the full check.
+    pub fn open_fresh(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+        vouch: &(dyn Fn() -> Option<u64> + Sync),
+    ) -> crate::Result<(Indexes, ReconcileReport)> {
         // The vault's files are stat-ed while the indices open (the manifest parse and the stat
         // are the two halves of a no-change reconcile). A file changed by another process in
         // between is at worst found changed, read and found the same (its new stat recorded).
         let on_disk = std::thread::scope(|s| {
-            let stats = s.spawn(|| {
+            let asked = s.spawn(|| {
                 let start = Instant::now();
+                let vouched = vouch();
+                if vouched.is_some() {
+                    let ms = start.elapsed().as_secs_f64() * 1e3;
+                    tracing::debug!(ms, "the watcher vouched for the indices");
+                    return (vouched, None);
+                }
                 let stats = Self::stat_vault(vault);
                 let ms = start.elapsed().as_secs_f64() * 1e3;
                 tracing::debug!(ms, "stat the vault while the indices open");
-                stats
+                (None, Some(stats))
             });
             let opened = Self::open(vault, embedder.clone());
-            let stats = stats.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+            let (vouched, stats) = asked.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             let mut idx = opened?;
-            let report = idx.reconcile_stats(vault, stats?)?;
+            if let Some(digest) = vouched {
+                if !idx.vouched_by(digest) {
+                    // Opened while the watcher was still bringing them up to date: once more.
+                    tracing::debug!("the indices changed while the watcher caught up; reopening");
+                    idx = Self::open(vault, embedder.clone())?;
+                }
+                if idx.vouched_by(digest) {
+                    let report = ReconcileReport {
+                        unchanged: idx.manifest.entries().len(),
+                        ..Default::default()
+                    };
+                    return Ok((idx, report));
+                }
+                tracing::debug!(
+                    "the indices changed since the watcher vouched; checking the files"
+                );
+            }
+            let stats = match stats {
+                Some(stats) => stats?,
+                None => Self::stat_vault(vault)?,
+            };
+            let report = idx.reconcile_stats(vault, stats)?;
             Ok((idx, report))
         });
         match on_disk {
@@ -417,6 +459,20 @@ impl Indexes {
         };
         let (changed, removed, _) = idx.diff(&Self::stat_vault(vault)?);
         Ok((changed.is_empty() && removed.is_empty()).then_some(idx))
+    }
+
+    /// The digest of the indices' files on disk as they are now (see [`crate::fresh`]), `None`
+    /// while a write is under way or was interrupted.
+    pub fn disk_digest(vault: &Vault) -> Option<u64> {
+        stamp_digest(&disk_stamp(&Self::dir_of(vault)))
+    }
+
+    /// Whether these indices, as opened, are the ones of `digest` (a watcher's
+    /// [`disk_digest`](Self::disk_digest)) and need no rebuild.
+    fn vouched_by(&self, digest: u64) -> bool {
+        self.needs_rebuild.is_none()
+            && !self.ephemeral
+            && self.written.as_deref().and_then(stamp_digest) == Some(digest)
     }
 
     /// Whether these indices live in memory only (see [`Indexes::open_reconciled`]).

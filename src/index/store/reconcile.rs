@@ -638,6 +638,8 @@ impl Indexes {
         let disk = !self.ephemeral;
         if disk {
             crate::vault::atomic_write(&marker, b"an index update is being written\n")?;
+            // Tests stop the process here, half way through a write.
+            crate::failpoint::step("index.commit").at("write", &marker)?;
         }
         kw.commit().map_err(IndexError::from)?;
         let t_kw_commit = clock.start.elapsed();
@@ -1006,6 +1008,35 @@ mod tests {
         let v = idx.vector().vector(chunk_key("lighthouse", 0)).unwrap().unwrap();
         assert!(v.iter().any(|x| *x != 0.0), "a real vector");
         assert!(idx.reconcile(&vault).unwrap().indexed.is_empty());
+    }
+
+    /// The decision of [`Indexes::open_fresh`]: the watcher's digest of exactly the indices
+    /// opened skips the stat; any other digest, no answer, or a write under way checks the files.
+    #[test]
+    fn only_the_digest_of_the_indices_opened_skips_the_stat() {
+        let (_tmp, vault) = new_vault();
+        add(&vault, "ships", "The ferry leaves the harbour at noon.");
+        let emb: Arc<dyn Embedder> = Arc::new(BuiltinEmbedder::new());
+        Indexes::open_reconciled(&vault, emb.clone()).unwrap();
+        let digest = Indexes::disk_digest(&vault).unwrap();
+        // A file no one has indexed yet.
+        add(&vault, "lighthouse", "The lighthouse keeper logs every passing ship.");
+        // Vouched for: taken as they are, no stat (a live watcher indexes before it vouches).
+        let (idx, report) = Indexes::open_fresh(&vault, emb.clone(), &|| Some(digest)).unwrap();
+        assert!(!idx.manifest().entries().contains_key("lighthouse"));
+        assert!(!report.changed());
+        // A digest of other indices, then no answer: the full check finds the file.
+        let (idx, report) = Indexes::open_fresh(&vault, emb.clone(), &|| Some(digest ^ 1)).unwrap();
+        assert!(idx.manifest().entries().contains_key("lighthouse"));
+        assert_eq!(report.indexed, vec!["lighthouse".to_owned()]);
+        assert_ne!(Indexes::disk_digest(&vault), Some(digest));
+        add(&vault, "harbour", "The harbour master keeps the tide tables.");
+        let (idx, _) = Indexes::open_fresh(&vault, emb.clone(), &|| None).unwrap();
+        assert!(idx.manifest().entries().contains_key("harbour"));
+        // A write under way (or interrupted) is never vouched for.
+        let dir = Indexes::dir_of(&vault);
+        std::fs::write(dir.join(PENDING_FILE), "an index update is being written\n").unwrap();
+        assert_eq!(Indexes::disk_digest(&vault), None);
     }
 
     #[test]
