@@ -111,6 +111,11 @@ config_table! {
             /// multiplied by 1 + subject_weight when the query names that speaker (0 to 1; 0 turns it
             /// off).
             subject_weight: f64 = 0.5, Rule::Num(Range::Unit);
+            /// With a sentence model, the lexical side's weight in the fusion when the best
+            /// candidate holds none of the query's words, as a share of its full weight; it rises
+            /// linearly to full weight where the best candidate holds half of them (0 to 1; 1, the
+            /// default, turns it off). 0.5 suits questions worded unlike the memories.
+            lexical_trust_floor: f64 = 1.0, Rule::Num(Range::Unit);
         }
         tables {
             /// BM25 and vector weights of the fusion per intent.

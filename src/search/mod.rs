@@ -169,6 +169,10 @@ pub struct Explain {
     /// `vector_score` (intent weights, the vector's scaled by how far the embedder is trusted:
     /// `vector_reliability`).
     pub fused: f64,
+    /// Stage 2: the share of the lexical side's weight used for this query with a sentence
+    /// model, `floor + (1 − floor) × min(1, best coverage / 0.5)` (`search.lexical_trust_floor`;
+    /// always 1 with the built-in embedder).
+    pub lexical_trust: f64,
     /// Stage 2a: the speaker factor on `fused`, `1 + subject_weight` when the memory opens with
     /// `Name:` and the query names that speaker, else 1 (`search.subject_weight`).
     pub subject_factor: f64,
@@ -332,7 +336,7 @@ pub fn vector_reliability(embedder_id: &str) -> f64 {
     if is_builtin(embedder_id) { BUILTIN_VECTOR_RELIABILITY } else { 1.0 }
 }
 
-fn is_builtin(embedder_id: &str) -> bool {
+pub(super) fn is_builtin(embedder_id: &str) -> bool {
     embedder_id.starts_with("builtin")
 }
 

@@ -11,8 +11,8 @@ use super::signals::Signals;
 use super::temporal::TimeSpan;
 use super::{
     BELOW_THRESHOLD_SHOWN, BelowThreshold, Explain, LEXICAL_COVERAGE_SHARE, QueryReading,
-    SearchHit, SearchQuery, SearchResults, context as thread, fill_chunks, fusion, rank,
-    similarity_range, temporal, vector_reliability,
+    SearchHit, SearchQuery, SearchResults, context as thread, fill_chunks, fusion, is_builtin,
+    rank, similarity_range, temporal, vector_reliability,
 };
 use crate::config::{SearchConfig, SearchProfile};
 use crate::index::keyword::{Expansion, KeywordFilter};
@@ -275,6 +275,14 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
     let embedder_id = s.idx.embedder().id();
     let (floor, ceiling) = similarity_range(embedder_id);
     let (fb, fv) = (weights.bm25, weights.vector * vector_reliability(embedder_id));
+    // How far the words are trusted: a query whose words no memory holds is asked in other
+    // words, which only a sentence model can match (the built-in embedder sees words too).
+    let best_coverage = cands.iter().map(|c| c.ex.coverage).fold(0.0, f64::max);
+    let trust = if s.st.unweighted_rrf || is_builtin(embedder_id) {
+        1.0
+    } else {
+        rank::lexical_trust(best_coverage, s.cfg.lexical_trust_floor)
+    };
     for c in &mut cands {
         let sim = match c.ex.vector_similarity {
             Some(sim) => sim,
@@ -285,7 +293,8 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
         ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
         ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
         ex.evidence = fusion::weighted_mean(ex.coverage, ex.vector_evidence, fb, fv);
-        ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
+        ex.lexical_trust = trust;
+        ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb * trust, fv);
     }
     speakers(s, &mut cands)?;
     Ok(State { cands, query_terms, span: None, t0, timings })

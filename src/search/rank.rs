@@ -99,6 +99,18 @@ pub fn vector_score(cosine: f64, floor: f64, ceiling: f64) -> f64 {
     if s.is_finite() { s.max(0.0) } else { 0.0 }
 }
 
+/// The best candidate's coverage from which the lexical side has its full weight: a memory
+/// holding half of a query's informative words is a match in the query's own words.
+pub const FULL_TRUST_COVERAGE: f64 = 0.5;
+
+/// The share of the lexical side's fusion weight for a query whose best candidate covers
+/// `best_coverage` of its terms: `floor` with none of them, rising linearly to full weight at
+/// [`FULL_TRUST_COVERAGE`].
+pub fn lexical_trust(best_coverage: f64, floor: f64) -> f64 {
+    let floor = floor.clamp(0.0, 1.0);
+    floor + (1.0 - floor) * (best_coverage / FULL_TRUST_COVERAGE).clamp(0.0, 1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +124,16 @@ mod tests {
         assert_eq!(recency_bonus(3.0, 0.0, 0.2, 0.95), 0.0, "window 0 is no boost");
         // RRF 0.039 calibrates to ≈0.646 with ragdocs' constants.
         assert!((calibrate_rrf(0.039, 0.035, 150.0) - 0.646).abs() < 1e-3);
+    }
+
+    #[test]
+    fn the_words_lose_weight_only_when_no_candidate_holds_half_of_them() {
+        assert_eq!(lexical_trust(0.0, 0.5), 0.5);
+        assert_eq!(lexical_trust(0.25, 0.5), 0.75);
+        assert_eq!(lexical_trust(FULL_TRUST_COVERAGE, 0.5), 1.0);
+        assert_eq!(lexical_trust(0.9, 0.5), 1.0);
+        assert_eq!(lexical_trust(0.0, 1.0), 1.0, "a floor of 1 turns it off");
+        assert_eq!(lexical_trust(0.1, 0.0), 0.2);
     }
 
     #[test]

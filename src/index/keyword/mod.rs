@@ -348,6 +348,15 @@ impl KeywordIndex {
     /// this or another process) is open.
     pub fn writer(&self) -> Result<KeywordWriter, KeywordError> {
         let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+        self.writer_with_threads(threads)
+    }
+
+    /// [`writer`](Self::writer) with `threads` indexing threads. Each thread builds its own
+    /// segments, so how many chunks each holds depends on how the threads were scheduled.
+    pub(crate) fn writer_with_threads(
+        &self,
+        threads: usize,
+    ) -> Result<KeywordWriter, KeywordError> {
         let writer = self.index.writer_with_num_threads(threads, threads * 32_000_000).map_err(
             |e| match e {
                 TantivyError::LockFailure(LockError::LockBusy, _) => KeywordError::Locked(e),
