@@ -147,17 +147,23 @@ pub struct Explain {
     pub vector_similarity: Option<f32>,
     /// Weighted RRF score (orders nothing outside the `ragdocs` profile; kept for comparison).
     pub rrf: f64,
-    /// IDF-weighted share of query terms found in the memory's best BM25 chunk (else its best
-    /// vector chunk), title and tags; a term found only through an expansion counts at
-    /// `search.expansion_weight`.
+    /// IDF-weighted share of query terms found in the chunk `lexical_chunk` (the memory's
+    /// vector chunk when BM25 did not retrieve it), title and tags; a term found only through an
+    /// expansion counts at `search.expansion_weight`.
     pub coverage: f64,
     /// The query-term expansions that stood in for a missing term there (`auth→authent`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expanded_terms: Vec<String>,
-    /// BM25 score relative to the query's best BM25 score (0 when BM25 did not retrieve it).
+    /// BM25 score of the chunk `lexical_chunk` relative to the query's best BM25 score (0 when
+    /// BM25 did not retrieve it).
     pub bm25_norm: f64,
-    /// Lexical score: an even mix of `bm25_norm` and `coverage` (`LEXICAL_COVERAGE_SHARE`).
+    /// Lexical score: an even mix of `bm25_norm` and `coverage` (`LEXICAL_COVERAGE_SHARE`), of
+    /// the memory's retrieved chunk where that mix is best.
     pub lexical: f64,
+    /// The ordinal of that chunk (0 is the memory's first), on which `coverage` and `bm25_norm`
+    /// were measured: of a long memory, the section that holds the most of the question
+    /// (`search.lexical_chunks`).
+    pub lexical_chunk: usize,
     /// Vector similarity normalised to [0, 1] for this embedder (`similarity_range`).
     pub vector_evidence: f64,
     /// The same rescaling without the cap at 1 (a near-duplicate still outranks a paraphrase):
@@ -254,6 +260,9 @@ pub struct QueryReading {
     pub terms: Vec<(String, f32)>,
     /// Terms from question words that weigh less, or nothing (`search.question_weight`).
     pub question_words: Vec<String>,
+    /// The weight question words had in this vault: `search.question_weight`, scaled by the
+    /// vault's mean chunk length against `search.question_chunk_terms`.
+    pub question_weight: f64,
     /// The vault terms the query's terms expand to (`auth→authent`, `search.expand_terms`).
     pub expanded_terms: Vec<String>,
     /// The time the query names, as `[start, end)` timestamps (`search.temporal_weight`).

@@ -107,7 +107,8 @@ fn new_section_defaults_match_the_spec() {
             calibration_midpoint: 0.35,
             calibration_steepness: 10.0,
             supersession_penalty: 0.5,
-            question_weight: 0.0,
+            question_weight: 0.3,
+            question_chunk_terms: 100.0,
             expand_terms: true,
             expansion_weight: 0.5,
             context_weight: 0.3,
@@ -116,6 +117,7 @@ fn new_section_defaults_match_the_spec() {
             temporal_weight: 0.5,
             expiry_fade_days: 5.0,
             subject_weight: 0.5,
+            lexical_chunks: 8,
             intents: IntentWeights {
                 general: w(0.4, 0.6),
                 recall: w(0.6, 0.4),
