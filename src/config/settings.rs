@@ -90,7 +90,7 @@ config_table! {
             /// full: a long chunk holds a request with its answer, so the words of the request are
             /// evidence; a chunk of a line or two that shares them is most often another question.
             /// At half this length or less they weigh nothing, in between in proportion (1 or more).
-            question_chunk_terms: f64 = 100.0, Rule::Num(Range::Positive);
+            question_chunk_terms: f64 = 60.0, Rule::Num(Range::Positive);
             /// Whether a query term also matches its abbreviation or long form (k8s, kubernetes; auth,
             /// authentication) and, when the vault lacks the term, the vault's words it is a prefix of
             /// or that are a prefix of it (postgres, postgresql).

@@ -6,7 +6,8 @@
 //! 2. **Fuse scores**, not ranks. Each candidate gets
 //!    - a *lexical* score: `0.5 × bm25_norm + 0.5 × coverage` ([`LEXICAL_COVERAGE_SHARE`]), where
 //!      `bm25_norm` is its BM25 score over the query's best BM25 score and `coverage` the
-//!      IDF-weighted share of the query's terms found in its best BM25 chunk, title and tags;
+//!      IDF-weighted share of the query's terms found in a chunk, title and tags, measured on
+//!      each of its retrieved BM25 chunks (`lexical_chunks`) and the best taken;
 //!    - a *vector* score: the cosine rescaled by the embedder's [`similarity_range`] (0 at the
 //!      noise floor, 1 at the ceiling, not capped above so near-duplicates keep their order). A
 //!      candidate only BM25 found is scored with its chunk's stored vector.
@@ -30,7 +31,9 @@
 //!    creation to that time.
 //!
 //!    The query's [question words](crate::index::keyword::analyzer::QUESTION_WORDS) weigh
-//!    `question_weight` in BM25 and coverage when the query reads as a question.
+//!    `question_weight` in BM25 and coverage when the query reads as a question, scaled by the
+//!    vault's mean chunk length against `question_chunk_terms` (nothing where a chunk is a line of
+//!    a conversation, in full where it holds a request with its answer).
 //! 3. **Calibrate** to an absolute relevance in [0, 1]: `sigmoid(steepness × (gate −
 //!    midpoint)) × fused / best fused`. The *gate* is the best absolute *evidence* among the
 //!    query's candidates, evidence being the mean of `coverage` and the capped vector evidence

@@ -108,7 +108,7 @@ fn new_section_defaults_match_the_spec() {
             calibration_steepness: 10.0,
             supersession_penalty: 0.5,
             question_weight: 0.3,
-            question_chunk_terms: 100.0,
+            question_chunk_terms: 60.0,
             expand_terms: true,
             expansion_weight: 0.5,
             context_weight: 0.3,
