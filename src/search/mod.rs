@@ -154,6 +154,9 @@ pub struct Explain {
     /// vector chunk when BM25 did not retrieve it), title and tags; a term found only through an
     /// expansion counts at `search.expansion_weight`.
     pub coverage: f64,
+    /// `coverage` of the query's terms other than its question words (all of them when it has
+    /// nothing else): what `evidence` counts.
+    pub content_coverage: f64,
     /// The query-term expansions that stood in for a missing term there (`auth→authent`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expanded_terms: Vec<String>,
@@ -172,7 +175,7 @@ pub struct Explain {
     /// The same rescaling without the cap at 1 (a near-duplicate still outranks a paraphrase):
     /// the vector side of the fused score.
     pub vector_score: f64,
-    /// Absolute evidence: the intent-weighted mean of `coverage` and `vector_evidence`.
+    /// Absolute evidence: the intent-weighted mean of `content_coverage` and `vector_evidence`.
     pub evidence: f64,
     /// Stage 2: the fused score that orders results — the weighted mean of `lexical` and
     /// `vector_score` (intent weights, the vector's scaled by how far the embedder is trusted:

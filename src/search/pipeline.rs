@@ -296,7 +296,7 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
         ex.vector_similarity = Some(sim);
         ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
         ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
-        ex.evidence = fusion::weighted_mean(ex.coverage, ex.vector_evidence, fb, fv);
+        ex.evidence = fusion::weighted_mean(ex.content_coverage, ex.vector_evidence, fb, fv);
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
     }
     speakers(s, &mut cands)?;
@@ -447,6 +447,15 @@ fn lexical(
 ) -> crate::Result<()> {
     let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
     let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
+    // The evidence counts the query's other words only: a long chunk always holds some "how" or
+    // "I", which says the vault speaks English, not that it knows the answer. A query of question
+    // words alone keeps them.
+    let content: Vec<f64> = {
+        use crate::index::keyword::analyzer::is_question_term;
+        let asked = |t: &str| is_question_term(t) && !terms.iter().all(|t| is_question_term(t));
+        query_terms.iter().map(|(t, w)| if asked(t) { 0.0 } else { f64::from(*w) }).collect()
+    };
+    let content_total: f64 = content.iter().sum();
     let ids: Vec<String> = cands
         .iter()
         .zip(lexical_chunks)
@@ -469,8 +478,9 @@ fn lexical(
             }
             terms.iter().map(|t| if own.contains(*t) { 1.0 } else { 0.0 }).collect::<Vec<f32>>()
         };
-        // (lexical, coverage, bm25_norm, expansions, ordinal) of each chunk, best first.
-        let mut scored: Vec<(f64, f64, f64, Vec<String>, usize)> = Vec::with_capacity(chunks.len());
+        // (lexical, coverage, bm25_norm, expansions, ordinal, content coverage) of each chunk.
+        let mut scored: Vec<(f64, f64, f64, Vec<String>, usize, f64)> =
+            Vec::with_capacity(chunks.len());
         for (ordinal, score) in chunks {
             let (weights, expanded) = match present.next().flatten() {
                 // A term found only through an expansion counts at `search.expansion_weight`.
@@ -487,18 +497,25 @@ fn lexical(
             } else {
                 0.0
             };
+            let content_coverage = if content_total > 0.0 {
+                content.iter().zip(&weights).map(|(w, p)| w * f64::from(*p)).sum::<f64>()
+                    / content_total
+            } else {
+                0.0
+            };
             let bm25_norm = fusion::relative_score(score.map(f64::from), bm25_top);
             let lexical = rank::lexical_score(bm25_norm, coverage, LEXICAL_COVERAGE_SHARE);
-            scored.push((lexical, coverage, bm25_norm, expanded, *ordinal));
+            scored.push((lexical, coverage, bm25_norm, expanded, *ordinal, content_coverage));
         }
         // The best mix; between equals, the chunk BM25 ranked first.
-        let Some((best, coverage, bm25_norm, expanded, ordinal)) =
+        let Some((best, coverage, bm25_norm, expanded, ordinal, content_coverage)) =
             scored.into_iter().reduce(|a, b| if b.0 > a.0 { b } else { a })
         else {
             continue;
         };
         let ex = &mut c.ex;
         ex.coverage = coverage;
+        ex.content_coverage = content_coverage;
         ex.bm25_norm = bm25_norm;
         ex.expanded_terms = expanded;
         ex.lexical_chunk = ordinal;
