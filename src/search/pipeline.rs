@@ -447,12 +447,13 @@ fn lexical(
 ) -> crate::Result<()> {
     let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
     let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
-    // The evidence counts the query's other words only: a long chunk always holds some "how" or
-    // "I", which says the vault speaks English, not that it knows the answer. A query of question
-    // words alone keeps them.
+    // The evidence of a question counts its other words only: a long chunk always holds some
+    // "how" or "I", which says the vault speaks English, not that it knows the answer. A query of
+    // question words alone, or one that is no question, keeps them.
     let content: Vec<f64> = {
-        use crate::index::keyword::analyzer::is_question_term;
-        let asked = |t: &str| is_question_term(t) && !terms.iter().all(|t| is_question_term(t));
+        use crate::index::keyword::analyzer::{is_question_term, looks_like_question};
+        let question = looks_like_question(&s.q.text) && !terms.iter().all(|t| is_question_term(t));
+        let asked = |t: &str| question && is_question_term(t);
         query_terms.iter().map(|(t, w)| if asked(t) { 0.0 } else { f64::from(*w) }).collect()
     };
     let content_total: f64 = content.iter().sum();

@@ -381,7 +381,10 @@ fn a_request_about_a_long_memory_finds_the_section_that_answers_it() {
     // The vault's chunks are long, so the request's own words (how, I, up) count.
     let text = env.run(["search", q, "--explain", "--no-touch"]).success();
     let reading = text.stdout.lines().next().unwrap();
-    assert!(reading.contains("question words can, you, me, how, i, up") && reading.contains("(×0.30)"), "{reading}");
+    assert!(
+        reading.contains("question words can, you, me, how, i, up") && reading.contains("(×0.30)"),
+        "{reading}"
+    );
     // The note that only shares "set up" and "remind me" comes after it.
     let names: Vec<&str> =
         out["results"].as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap()).collect();
@@ -390,10 +393,8 @@ fn a_request_about_a_long_memory_finds_the_section_that_answers_it() {
 
     // A memory measured by its best BM25 chunk alone, question words left out: the note about
     // the garden comes first, and the chat shows its section about choosing the proxy.
-    let old = long_search(
-        &env,
-        &[q, "-c", "search.lexical_chunks=1", "-c", "search.question_weight=0"],
-    );
+    let old =
+        long_search(&env, &[q, "-c", "search.lexical_chunks=1", "-c", "search.question_weight=0"]);
     let first = &old["results"][0];
     assert_eq!(first["name"], "notes/garden", "{old:#}");
     let chat = old["results"].as_array().unwrap().iter().find(|h| h["name"] == "chats/home-server");
