@@ -222,7 +222,9 @@ fn question_words_carry_no_evidence() {
     let coverage = |h: &[serde_json::Value]| h[0]["explain"]["coverage"].as_f64().unwrap();
     assert_eq!(names(&h), ["db/postgres-choice"]);
     assert!(coverage(&h) > coverage(&as_typed), "{h:?}\n{as_typed:?}");
-    assert!(h[0]["score"].as_f64().unwrap() > as_typed[0]["score"].as_f64().unwrap());
+    // The calibration counts a question's other words only, so weighing question words in
+    // never lowers the best result's score.
+    assert!(h[0]["score"].as_f64().unwrap() >= as_typed[0]["score"].as_f64().unwrap());
 }
 
 /// A conversation: one memory per turn, all written in one sitting; and an unrelated remark of
