@@ -840,7 +840,24 @@ fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{query_names, speaker};
+    use super::{query_names, question_weight, speaker};
+    use crate::config::SearchConfig;
+
+    #[test]
+    fn question_words_weigh_in_proportion_to_how_long_the_chunks_are() {
+        let cfg = SearchConfig::default();
+        let full = cfg.question_weight;
+        assert!(full > 0.0);
+        // A vault of one-line turns (≈ 22 indexed words), and up to half of 60: nothing.
+        assert_eq!(question_weight(&cfg, 22.0), 0.0);
+        assert_eq!(question_weight(&cfg, 30.0), 0.0);
+        assert!((question_weight(&cfg, 45.0) - full / 2.0).abs() < 1e-12);
+        // Sections of a long note or a whole exchange: in full.
+        assert_eq!(question_weight(&cfg, 60.0), full);
+        assert_eq!(question_weight(&cfg, 400.0), full);
+        let off = SearchConfig { question_weight: 0.0, ..cfg };
+        assert_eq!(question_weight(&off, 400.0), 0.0);
+    }
 
     #[test]
     fn a_transcript_line_names_its_speaker() {
