@@ -26,6 +26,10 @@ type Listed<'a> = (&'a str, &'a Entry);
 /// A ranked chunk of a retrieval list: memory name, chunk ordinal, score.
 type Found = (String, usize, f32);
 
+/// A memory's chunks its lexical score is measured on: ordinal and BM25 score (none for a chunk
+/// BM25 did not retrieve), best first.
+type LexicalChunks = Vec<(usize, Option<f32>)>;
+
 /// Which stages a profile runs.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Stages {
@@ -371,12 +375,12 @@ fn candidates<'a>(
     bm25: &[Found],
     bm_ranks: &[fusion::Ranked],
     vec_ranks: &[fusion::Ranked],
-) -> (Vec<Candidate<'a>>, Vec<Vec<(usize, Option<f32>)>>) {
+) -> (Vec<Candidate<'a>>, Vec<LexicalChunks>) {
     let bm_by: HashMap<&str, &fusion::Ranked> =
         bm_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
     let vec_by: HashMap<&str, &fusion::Ranked> =
         vec_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
-    let mut bm_chunks: HashMap<&str, Vec<(usize, Option<f32>)>> = HashMap::new();
+    let mut bm_chunks: HashMap<&str, LexicalChunks> = HashMap::new();
     for (name, ordinal, score) in bm25 {
         let list = bm_chunks.entry(name.as_str()).or_default();
         if list.len() < s.cfg.lexical_chunks.max(1) && !list.iter().any(|(o, _)| o == ordinal) {
@@ -408,7 +412,7 @@ fn candidates<'a>(
             (None, None) => 0,
         };
         let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
-        let mut own: Vec<(usize, Option<f32>)> = bm_chunks
+        let mut own: LexicalChunks = bm_chunks
             .remove(name.as_str())
             .unwrap_or_default()
             .into_iter()
@@ -441,7 +445,7 @@ fn candidates<'a>(
 fn lexical(
     s: &Setup,
     cands: &mut [Candidate],
-    lexical_chunks: &[Vec<(usize, Option<f32>)>],
+    lexical_chunks: &[LexicalChunks],
     query_terms: &[(String, f32)],
     bm25_top: f64,
 ) -> crate::Result<()> {
