@@ -118,8 +118,8 @@ config_table! {
             /// How many of a memory's retrieved chunks its lexical score is measured on, the best
             /// counting (1 to 64; 1 measures only the chunk with the best BM25 score). In a long
             /// memory the section that repeats the query's rarest word is not always the one that
-            /// holds the whole question.
-            lexical_chunks: usize = 8, Rule::Int(1, 64);
+            /// holds the whole question (8 ranks long memories better; see the ranking notes).
+            lexical_chunks: usize = 1, Rule::Int(1, 64);
         }
         tables {
             /// BM25 and vector weights of the fusion per intent.

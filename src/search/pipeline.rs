@@ -302,6 +302,11 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
         ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
         ex.evidence = fusion::weighted_mean(ex.content_coverage, ex.vector_evidence, fb, fv);
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb, fv);
+        // The chunk shown is the one that matched best, when BM25 found the memory first (its
+        // vector side stays that of the chunk each list ranked).
+        if ex.bm25_rank.is_some() && ex.bm25_rank <= ex.vector_rank.or(Some(usize::MAX)) {
+            c.ordinal = ex.lexical_chunk;
+        }
     }
     speakers(s, &mut cands)?;
     Ok(State { cands, query_terms, span: None, t0, timings })
@@ -525,10 +530,6 @@ fn lexical(
         ex.expanded_terms = expanded;
         ex.lexical_chunk = ordinal;
         ex.lexical = best;
-        // The chunk shown is the one that matched best, when BM25 found the memory first.
-        if ex.bm25_rank.is_some() && ex.bm25_rank <= ex.vector_rank.or(Some(usize::MAX)) {
-            c.ordinal = ordinal;
-        }
     }
     Ok(())
 }

@@ -393,6 +393,14 @@ fn a_request_about_a_long_memory_finds_the_section_that_answers_it() {
     let garden = names.iter().position(|n| *n == "notes/garden");
     assert!(garden.is_none_or(|g| g > 0), "{names:?}");
 
+    // Question words left out but each memory measured on its best retrieved section: the
+    // chat still comes first, with the section that answers.
+    let sections =
+        long_search(&env, &[q, "-c", "search.lexical_chunks=8", "-c", "search.question_weight=0"]);
+    let first = &sections["results"][0];
+    assert_eq!(first["name"], "chats/home-server", "{sections:#}");
+    assert!(first["header_path"].as_str().unwrap().ends_with("Setting it up"), "{first:#}");
+
     // A memory measured by its best BM25 chunk alone, question words left out: the note about
     // the garden comes first, and the chat shows its section about choosing the proxy.
     let old =

@@ -117,7 +117,7 @@ fn new_section_defaults_match_the_spec() {
             temporal_weight: 0.5,
             expiry_fade_days: 5.0,
             subject_weight: 0.5,
-            lexical_chunks: 8,
+            lexical_chunks: 1,
             intents: IntentWeights {
                 general: w(0.4, 0.6),
                 recall: w(0.6, 0.4),
