@@ -84,9 +84,15 @@ config_table! {
             calibration_steepness: f64 = 10.0, Rule::Num(Range::Positive);
             /// Score multiplier for a memory superseded by another (greater than 0, at most 1).
             supersession_penalty: f64 = 0.5, Rule::Num(Range::PositiveUnit);
-            /// Weight of a query's question words (what, when, did, we, …) in keyword scoring (0 to 1;
-            /// 0 leaves them out unless the query has nothing else).
-            question_weight: f64 = 0.0, Rule::Num(Range::Unit);
+            /// Weight of a query's question words (what, how, did, I, we, …) in keyword scoring, in a
+            /// vault whose chunks average question_chunk_terms words or more (0 to 1; 0 leaves them
+            /// out unless the query has nothing else).
+            question_weight: f64 = 0.3, Rule::Num(Range::Unit);
+            /// Mean chunk length, in indexed words, from which question words weigh question_weight in
+            /// full: a long chunk holds a request with its answer, so the words of the request are
+            /// evidence; a chunk of a line or two that shares them is most often another question.
+            /// At half this length or less they weigh nothing, in between in proportion (1 or more).
+            question_chunk_terms: f64 = 60.0, Rule::Num(Range::Positive);
             /// Whether a query term also matches its abbreviation or long form (k8s, kubernetes; auth,
             /// authentication) and, when the vault lacks the term, the vault's words it is a prefix of
             /// or that are a prefix of it (postgres, postgresql).
@@ -116,6 +122,11 @@ config_table! {
             /// linearly to full weight where the best candidate holds half of them (0 to 1; 1, the
             /// default, turns it off). 0.5 suits questions worded unlike the memories.
             lexical_trust_floor: f64 = 1.0, Rule::Num(Range::Unit);
+            /// How many of a memory's retrieved chunks its lexical score is measured on, the best
+            /// counting (1 to 64; 1 measures only the chunk with the best BM25 score). In a long
+            /// memory the section that repeats the query's rarest word is not always the one that
+            /// holds the whole question (8 ranks long memories better; see the ranking notes).
+            lexical_chunks: usize = 1, Rule::Int(1, 64);
         }
         tables {
             /// BM25 and vector weights of the fusion per intent.

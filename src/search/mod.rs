@@ -6,7 +6,8 @@
 //! 2. **Fuse scores**, not ranks. Each candidate gets
 //!    - a *lexical* score: `0.5 × bm25_norm + 0.5 × coverage` ([`LEXICAL_COVERAGE_SHARE`]), where
 //!      `bm25_norm` is its BM25 score over the query's best BM25 score and `coverage` the
-//!      IDF-weighted share of the query's terms found in its best BM25 chunk, title and tags;
+//!      IDF-weighted share of the query's terms found in a chunk, title and tags, measured on
+//!      each of its retrieved BM25 chunks (`lexical_chunks`) and the best taken;
 //!    - a *vector* score: the cosine rescaled by the embedder's [`similarity_range`] (0 at the
 //!      noise floor, 1 at the ceiling, not capped above so near-duplicates keep their order). A
 //!      candidate only BM25 found is scored with its chunk's stored vector.
@@ -30,7 +31,9 @@
 //!    creation to that time.
 //!
 //!    The query's [question words](crate::index::keyword::analyzer::QUESTION_WORDS) weigh
-//!    `question_weight` in BM25 and coverage when the query reads as a question.
+//!    `question_weight` in BM25 and coverage when the query reads as a question, scaled by the
+//!    vault's mean chunk length against `question_chunk_terms` (nothing where a chunk is a line of
+//!    a conversation, in full where it holds a request with its answer).
 //! 3. **Calibrate** to an absolute relevance in [0, 1]: `sigmoid(steepness × (gate −
 //!    midpoint)) × fused / best fused`. The *gate* is the best absolute *evidence* among the
 //!    query's candidates, evidence being the mean of `coverage` and the capped vector evidence
@@ -147,23 +150,32 @@ pub struct Explain {
     pub vector_similarity: Option<f32>,
     /// Weighted RRF score (orders nothing outside the `ragdocs` profile; kept for comparison).
     pub rrf: f64,
-    /// IDF-weighted share of query terms found in the memory's best BM25 chunk (else its best
-    /// vector chunk), title and tags; a term found only through an expansion counts at
-    /// `search.expansion_weight`.
+    /// IDF-weighted share of query terms found in the chunk `lexical_chunk` (the memory's
+    /// vector chunk when BM25 did not retrieve it), title and tags; a term found only through an
+    /// expansion counts at `search.expansion_weight`.
     pub coverage: f64,
+    /// `coverage` of the query's terms other than its question words (all of them when it has
+    /// nothing else): what `evidence` counts.
+    pub content_coverage: f64,
     /// The query-term expansions that stood in for a missing term there (`auth→authent`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expanded_terms: Vec<String>,
-    /// BM25 score relative to the query's best BM25 score (0 when BM25 did not retrieve it).
+    /// BM25 score of the chunk `lexical_chunk` relative to the query's best BM25 score (0 when
+    /// BM25 did not retrieve it).
     pub bm25_norm: f64,
-    /// Lexical score: an even mix of `bm25_norm` and `coverage` (`LEXICAL_COVERAGE_SHARE`).
+    /// Lexical score: an even mix of `bm25_norm` and `coverage` (`LEXICAL_COVERAGE_SHARE`), of
+    /// the memory's retrieved chunk where that mix is best.
     pub lexical: f64,
+    /// The ordinal of that chunk (0 is the memory's first), on which `coverage` and `bm25_norm`
+    /// were measured: of a long memory, the section that holds the most of the question
+    /// (`search.lexical_chunks`).
+    pub lexical_chunk: usize,
     /// Vector similarity normalised to [0, 1] for this embedder (`similarity_range`).
     pub vector_evidence: f64,
     /// The same rescaling without the cap at 1 (a near-duplicate still outranks a paraphrase):
     /// the vector side of the fused score.
     pub vector_score: f64,
-    /// Absolute evidence: the intent-weighted mean of `coverage` and `vector_evidence`.
+    /// Absolute evidence: the intent-weighted mean of `content_coverage` and `vector_evidence`.
     pub evidence: f64,
     /// Stage 2: the fused score that orders results — the weighted mean of `lexical` and
     /// `vector_score` (intent weights, the vector's scaled by how far the embedder is trusted:
@@ -258,6 +270,9 @@ pub struct QueryReading {
     pub terms: Vec<(String, f32)>,
     /// Terms from question words that weigh less, or nothing (`search.question_weight`).
     pub question_words: Vec<String>,
+    /// The weight question words had in this vault: `search.question_weight`, scaled by the
+    /// vault's mean chunk length against `search.question_chunk_terms`.
+    pub question_weight: f64,
     /// The vault terms the query's terms expand to (`auth→authent`, `search.expand_terms`).
     pub expanded_terms: Vec<String>,
     /// The time the query names, as `[start, end)` timestamps (`search.temporal_weight`).

@@ -26,6 +26,10 @@ type Listed<'a> = (&'a str, EntryRef<'a>);
 /// A ranked chunk of a retrieval list: memory name, chunk ordinal, score.
 type Found = (String, usize, f32);
 
+/// A memory's chunks its lexical score is measured on: ordinal and BM25 score (none for a chunk
+/// BM25 did not retrieve), best first.
+type LexicalChunks = Vec<(usize, Option<f32>)>;
+
 /// Which stages a profile runs.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Stages {
@@ -93,6 +97,8 @@ pub(super) struct Setup<'a> {
     per_list: usize,
     now: Timestamp,
     filter: KeywordFilter,
+    /// The weight of the query's question words in this vault ([`question_weight`]).
+    question_weight: f32,
 }
 
 impl<'a> Setup<'a> {
@@ -127,6 +133,7 @@ impl<'a> Setup<'a> {
             per_list: cfg.min_candidates.max(cfg.candidate_factor * fetch),
             now: vault.clock.now(),
             filter,
+            question_weight: question_weight(cfg, idx.keyword().mean_chunk_terms()) as f32,
         }
     }
 
@@ -144,7 +151,7 @@ impl<'a> Setup<'a> {
     }
 
     fn question_weight(&self) -> f32 {
-        self.cfg.question_weight as f32
+        self.question_weight
     }
 
     /// How query terms expand to abbreviations and the vault's sub-words
@@ -152,6 +159,17 @@ impl<'a> Setup<'a> {
     fn expansion(&self) -> Expansion {
         Expansion::new(self.cfg.expand_terms, self.cfg.expansion_weight as f32)
     }
+}
+
+/// The weight of a query's question words in a vault whose chunks average `mean_terms` indexed
+/// words: `question_weight × clamp((mean_terms − L/2) / (L/2), 0, 1)`, L being
+/// `question_chunk_terms`. Where a chunk holds a whole exchange (a request and its answer, a
+/// section of a long note), the request's own words — how, I, set up — are evidence of the right
+/// chunk; where a chunk is one line of a conversation, a line that shares them is most often
+/// another question, not its answer.
+pub(super) fn question_weight(cfg: &SearchConfig, mean_terms: f64) -> f64 {
+    let half = cfg.question_chunk_terms.max(1.0) / 2.0;
+    cfg.question_weight * ((mean_terms - half) / half).clamp(0.0, 1.0)
 }
 
 /// When each stage ended, since the search began (logged at debug level).
@@ -266,7 +284,7 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
     let bm_ranks = fusion::memory_ranks(&bm25);
     let vec_ranks = fusion::memory_ranks(&vector);
     let rrf = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks)], s.cfg.rrf_k);
-    let (mut cands, lexical_chunks) = candidates(s, &rrf, &bm_ranks, &vec_ranks);
+    let (mut cands, lexical_chunks) = candidates(s, &rrf, &bm25, &bm_ranks, &vec_ranks);
     let query_terms = s.idx.keyword().query_terms(&s.q.text, s.question_weight());
     timings.cands = t0.elapsed();
     // The query's best BM25 score: lexical scores are relative to it.
@@ -277,7 +295,7 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
     let (fb, fv) = (weights.bm25, weights.vector * vector_reliability(embedder_id));
     // How far the words are trusted: a query whose words no memory holds is asked in other
     // words, which only a sentence model can match (the built-in embedder sees words too).
-    let best_coverage = cands.iter().map(|c| c.ex.coverage).fold(0.0, f64::max);
+    let best_coverage = cands.iter().map(|c| c.ex.content_coverage).fold(0.0, f64::max);
     let trust = if s.st.unweighted_rrf || is_builtin(embedder_id) {
         1.0
     } else {
@@ -292,9 +310,14 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
         ex.vector_similarity = Some(sim);
         ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
         ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
-        ex.evidence = fusion::weighted_mean(ex.coverage, ex.vector_evidence, fb, fv);
+        ex.evidence = fusion::weighted_mean(ex.content_coverage, ex.vector_evidence, fb, fv);
         ex.lexical_trust = trust;
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb * trust, fv);
+        // The chunk shown is the one that matched best, when BM25 found the memory first (its
+        // vector side stays that of the chunk each list ranked).
+        if ex.bm25_rank.is_some() && ex.bm25_rank <= ex.vector_rank.or(Some(usize::MAX)) {
+            c.ordinal = ex.lexical_chunk;
+        }
     }
     speakers(s, &mut cands)?;
     Ok(State { cands, query_terms, span: None, t0, timings })
@@ -358,19 +381,28 @@ fn speaker(body: &str) -> Option<&str> {
 
 /// The candidates of [`fuse`], in no particular order, from the manifest alone (no file is read):
 /// every memory of either list that is indexed with chunks and not fully faded past `expires_at` (a
-/// faded memory is no candidate, so it does not raise the gate either). With each, the id of the
-/// chunk its lexical evidence is measured on: the one BM25 scored, so that lexical evidence never
-/// depends on the vector side.
+/// faded memory is no candidate, so it does not raise the gate either). With each, the chunks its
+/// lexical evidence is measured on: the ones BM25 retrieved, best first (at most
+/// `search.lexical_chunks`), so that lexical evidence never depends on the vector side; a memory BM25
+/// did not retrieve is measured on its vector chunk.
 fn candidates<'a>(
     s: &'a Setup,
     rrf: &HashMap<&str, f64>,
+    bm25: &[Found],
     bm_ranks: &[fusion::Ranked],
     vec_ranks: &[fusion::Ranked],
-) -> (Vec<Candidate<'a>>, Vec<String>) {
+) -> (Vec<Candidate<'a>>, Vec<LexicalChunks>) {
     let bm_by: HashMap<&str, &fusion::Ranked> =
         bm_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
     let vec_by: HashMap<&str, &fusion::Ranked> =
         vec_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
+    let mut bm_chunks: HashMap<&str, LexicalChunks> = HashMap::new();
+    for (name, ordinal, score) in bm25 {
+        let list = bm_chunks.entry(name.as_str()).or_default();
+        if list.len() < s.cfg.lexical_chunks.max(1) && !list.iter().any(|(o, _)| o == ordinal) {
+            list.push((*ordinal, Some(*score)));
+        }
+    }
     let manifest = s.idx.manifest();
     let mut cands = Vec::with_capacity(rrf.len());
     let mut lexical_chunks = Vec::with_capacity(rrf.len());
@@ -396,8 +428,16 @@ fn candidates<'a>(
             (None, None) => 0,
         };
         let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
-        let lexical_ordinal = bm.map(|b| b.2).filter(|o| *o < entry.chunks).unwrap_or(ordinal);
-        lexical_chunks.push(chunk_id(name, lexical_ordinal));
+        let mut own: LexicalChunks = bm_chunks
+            .remove(name.as_str())
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(o, _)| *o < entry.chunks)
+            .collect();
+        if own.is_empty() {
+            own.push((ordinal, None));
+        }
+        lexical_chunks.push(own);
         let ex = Explain {
             bm25_rank: bm.map(|b| b.1),
             bm25_score: bm.map(|b| b.3),
@@ -412,49 +452,95 @@ fn candidates<'a>(
     (cands, lexical_chunks)
 }
 
-/// The lexical side of [`fuse`]: `coverage`, the IDF-weighted share of the query's terms found
-/// in the candidate's lexical chunk, title and tags (read from the keyword index's postings),
-/// `bm25_norm` = BM25 / the query's best BM25, and their mix `lexical`.
+/// The lexical side of [`fuse`], measured on each of the candidate's retrieved chunks:
+/// `coverage`, the IDF-weighted share of the query's terms found in the chunk, title and tags
+/// (read from the keyword index's postings), `bm25_norm` = the chunk's BM25 / the query's best
+/// BM25, and their mix. The memory takes its best chunk by that mix: in a long memory the
+/// section with the most BM25 weight (the one that repeats the subject most) is not always the
+/// one that holds the whole question.
 fn lexical(
     s: &Setup,
     cands: &mut [Candidate],
-    lexical_chunks: &[String],
+    lexical_chunks: &[LexicalChunks],
     query_terms: &[(String, f32)],
     bm25_top: f64,
 ) -> crate::Result<()> {
     let idf_total: f64 = query_terms.iter().map(|(_, w)| f64::from(*w)).sum();
     let terms: Vec<&str> = query_terms.iter().map(|(t, _)| t.as_str()).collect();
-    let ids: Vec<&str> = lexical_chunks.iter().map(String::as_str).collect();
-    let present =
-        s.idx.keyword().term_matches(&ids, &terms, s.expansion()).map_err(IndexError::from)?;
-    for (c, present) in cands.iter_mut().zip(present) {
+    // The evidence of a question counts its other words only: a long chunk always holds some
+    // "how" or "I", which says the vault speaks English, not that it knows the answer. A query of
+    // question words alone, or one that is no question, keeps them.
+    let content: Vec<f64> = {
+        use crate::index::keyword::analyzer::{is_question_term, looks_like_question};
+        let question = looks_like_question(&s.q.text) && !terms.iter().all(|t| is_question_term(t));
+        let asked = |t: &str| question && is_question_term(t);
+        query_terms.iter().map(|(t, w)| if asked(t) { 0.0 } else { f64::from(*w) }).collect()
+    };
+    let content_total: f64 = content.iter().sum();
+    let ids: Vec<String> = cands
+        .iter()
+        .zip(lexical_chunks)
+        .flat_map(|(c, chunks)| chunks.iter().map(|(o, _)| chunk_id(c.name, *o)))
+        .collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let mut present = s
+        .idx
+        .keyword()
+        .term_matches(&ids, &terms, s.expansion())
+        .map_err(IndexError::from)?
+        .into_iter();
+    for (c, chunks) in cands.iter_mut().zip(lexical_chunks) {
         // A chunk missing from the keyword index (never after a reconcile): title and tags only.
-        // A term found only through an expansion counts at `search.expansion_weight`.
-        let present = present.map(|m| {
-            c.ex.expanded_terms = m.expanded.iter().map(ToString::to_string).collect();
-            m.weights
-        });
-        let present = present.unwrap_or_else(|| {
+        let own = || {
             let mut own: HashSet<String> =
                 crate::index::keyword::text_terms(&c.entry.title).into_iter().collect();
             for t in &c.entry.tags {
                 own.extend(crate::index::keyword::text_terms(t));
             }
-            terms.iter().map(|t| if own.contains(*t) { 1.0 } else { 0.0 }).collect()
-        });
-        let ex = &mut c.ex;
-        ex.coverage = if idf_total > 0.0 {
-            query_terms
-                .iter()
-                .zip(&present)
-                .map(|((_, w), p)| f64::from(*w) * f64::from(*p))
-                .fold(0.0, |a, b| a + b)
-                / idf_total
-        } else {
-            0.0
+            terms.iter().map(|t| if own.contains(*t) { 1.0 } else { 0.0 }).collect::<Vec<f32>>()
         };
-        ex.bm25_norm = fusion::relative_score(ex.bm25_score.map(f64::from), bm25_top);
-        ex.lexical = rank::lexical_score(ex.bm25_norm, ex.coverage, LEXICAL_COVERAGE_SHARE);
+        // (lexical, coverage, bm25_norm, expansions, ordinal, content coverage) of each chunk.
+        let mut scored: Vec<(f64, f64, f64, Vec<String>, usize, f64)> =
+            Vec::with_capacity(chunks.len());
+        for (ordinal, score) in chunks {
+            let (weights, expanded) = match present.next().flatten() {
+                // A term found only through an expansion counts at `search.expansion_weight`.
+                Some(m) => (m.weights, m.expanded.iter().map(ToString::to_string).collect()),
+                None => (own(), Vec::new()),
+            };
+            let coverage = if idf_total > 0.0 {
+                query_terms
+                    .iter()
+                    .zip(&weights)
+                    .map(|((_, w), p)| f64::from(*w) * f64::from(*p))
+                    .fold(0.0, |a, b| a + b)
+                    / idf_total
+            } else {
+                0.0
+            };
+            let content_coverage = if content_total > 0.0 {
+                content.iter().zip(&weights).map(|(w, p)| w * f64::from(*p)).sum::<f64>()
+                    / content_total
+            } else {
+                0.0
+            };
+            let bm25_norm = fusion::relative_score(score.map(f64::from), bm25_top);
+            let lexical = rank::lexical_score(bm25_norm, coverage, LEXICAL_COVERAGE_SHARE);
+            scored.push((lexical, coverage, bm25_norm, expanded, *ordinal, content_coverage));
+        }
+        // The best mix; between equals, the chunk BM25 ranked first.
+        let Some((best, coverage, bm25_norm, expanded, ordinal, content_coverage)) =
+            scored.into_iter().reduce(|a, b| if b.0 > a.0 { b } else { a })
+        else {
+            continue;
+        };
+        let ex = &mut c.ex;
+        ex.coverage = coverage;
+        ex.content_coverage = content_coverage;
+        ex.bm25_norm = bm25_norm;
+        ex.expanded_terms = expanded;
+        ex.lexical_chunk = ordinal;
+        ex.lexical = best;
     }
     Ok(())
 }
@@ -650,7 +736,8 @@ pub(super) fn select(s: &Setup, state: State) -> crate::Result<SearchResults> {
         s.idx.keyword().expand_terms(&terms, s.expansion()).map_err(IndexError::from)?
     };
     let expanded = expanded.iter().flatten().map(ToString::to_string).collect();
-    let query = reading(&s.q.text, query_terms, expanded, span);
+    let mut query = reading(&s.q.text, query_terms, expanded, span);
+    query.question_weight = f64::from(s.question_weight);
     let below_threshold = fill_chunks(vault, s.idx, below, &query.terms)?
         .into_iter()
         .map(|h| BelowThreshold {
@@ -745,6 +832,7 @@ fn reading(
         } else {
             as_typed.into_iter().filter(|(t, _)| is_question_term(t)).map(|(t, _)| t).collect()
         },
+        question_weight: 0.0,
         expanded_terms,
         terms,
         time: span.map(|s| (fmt(s.start), fmt(s.end))),
@@ -768,7 +856,24 @@ fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{query_names, speaker};
+    use super::{query_names, question_weight, speaker};
+    use crate::config::SearchConfig;
+
+    #[test]
+    fn question_words_weigh_in_proportion_to_how_long_the_chunks_are() {
+        let cfg = SearchConfig::default();
+        let full = cfg.question_weight;
+        assert!(full > 0.0);
+        // A vault of one-line turns (≈ 22 indexed words), and up to half of 60: nothing.
+        assert_eq!(question_weight(&cfg, 22.0), 0.0);
+        assert_eq!(question_weight(&cfg, 30.0), 0.0);
+        assert!((question_weight(&cfg, 45.0) - full / 2.0).abs() < 1e-12);
+        // Sections of a long note or a whole exchange: in full.
+        assert_eq!(question_weight(&cfg, 60.0), full);
+        assert_eq!(question_weight(&cfg, 400.0), full);
+        let off = SearchConfig { question_weight: 0.0, ..cfg };
+        assert_eq!(question_weight(&off, 400.0), 0.0);
+    }
 
     #[test]
     fn a_transcript_line_names_its_speaker() {

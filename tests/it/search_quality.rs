@@ -89,7 +89,7 @@ const OFF_TOPIC: &[&str] = &[
 #[test]
 fn questions_about_nothing_in_the_vault_find_nothing_in_any_fixture_vault() {
     assert!(OFF_TOPIC.len() >= 20);
-    for vault in ["search", "basic", "links", "semantic", "edge"] {
+    for vault in ["search", "basic", "links", "semantic", "edge", "long"] {
         let env = TestEnv::with_vault(vault);
         for q in OFF_TOPIC {
             let h = hits(&env, &[q, "--no-touch"]);
@@ -205,14 +205,26 @@ fn question_words_carry_no_evidence() {
     // "which", "do", "we" are in no memory of this vault's kind of text: left out, the query's
     // coverage is that of "database" and "use" alone.
     let h = hits(&env, &["which database do we use", "--no-touch", "-n", "1"]);
+    // Counted in full (this vault's short memories would scale them down to nothing).
     let as_typed = hits(
         &env,
-        &["which database do we use", "--no-touch", "-n", "1", "-c", "search.question_weight=1"],
+        &[
+            "which database do we use",
+            "--no-touch",
+            "-n",
+            "1",
+            "-c",
+            "search.question_weight=1",
+            "-c",
+            "search.question_chunk_terms=1",
+        ],
     );
     let coverage = |h: &[serde_json::Value]| h[0]["explain"]["coverage"].as_f64().unwrap();
     assert_eq!(names(&h), ["db/postgres-choice"]);
     assert!(coverage(&h) > coverage(&as_typed), "{h:?}\n{as_typed:?}");
-    assert!(h[0]["score"].as_f64().unwrap() > as_typed[0]["score"].as_f64().unwrap());
+    // The calibration counts a question's other words only, so weighing question words in
+    // never lowers the best result's score.
+    assert!(h[0]["score"].as_f64().unwrap() >= as_typed[0]["score"].as_f64().unwrap());
 }
 
 /// A conversation: one memory per turn, all written in one sitting; and an unrelated remark of
@@ -346,4 +358,72 @@ fn explain_says_how_the_query_was_read() {
     assert!(first.contains("question words which, did, we"), "{out}");
     assert!(first.contains("names the time 2025-06-01T00:00:00Z to 2025-07-01T00:00:00Z"), "{out}");
     assert!(out.stdout.contains("db/postgres-choice"), "{out}");
+}
+
+/// The search of the `long` fixture vault: a long chat whose sections each run to a hundred words
+/// or more (which reverse proxy, setting it up, backups), and two long notes that share some of
+/// the words of a request about it.
+fn long_search(env: &TestEnv, args: &[&str]) -> serde_json::Value {
+    let mut a = vec!["search", "--json", "--explain", "--no-touch"];
+    a.extend_from_slice(args);
+    env.run(a).success().json()
+}
+
+#[test]
+fn a_request_about_a_long_memory_finds_the_section_that_answers_it() {
+    let env = TestEnv::with_vault("long");
+    let q = "Can you remind me how I set up the reverse proxy?";
+    let out = long_search(&env, &[q]);
+    let first = &out["results"][0];
+    assert_eq!(first["name"], "chats/home-server", "{out:#}");
+    // The section shown is the one that answers, not the one that repeats "reverse proxy" most.
+    let section = first["header_path"].as_str().unwrap();
+    assert!(section.ends_with("Setting it up"), "{section}");
+    assert!(first["explain"]["lexical_chunk"].as_u64().unwrap() > 0, "{first:#}");
+    // The vault's chunks are long, so the request's own words (how, I, up) count.
+    let text = env.run(["search", q, "--explain", "--no-touch"]).success();
+    let reading = text.stdout.lines().next().unwrap();
+    assert!(
+        reading.contains("question words can, you, me, how, i, up") && reading.contains("(×0.30)"),
+        "{reading}"
+    );
+    // The note that only shares "set up" and "remind me" comes after it.
+    let names: Vec<&str> =
+        out["results"].as_array().unwrap().iter().map(|h| h["name"].as_str().unwrap()).collect();
+    let garden = names.iter().position(|n| *n == "notes/garden");
+    assert!(garden.is_none_or(|g| g > 0), "{names:?}");
+
+    // Question words left out but each memory measured on its best retrieved section: the
+    // chat still comes first, with the section that answers.
+    let sections =
+        long_search(&env, &[q, "-c", "search.lexical_chunks=8", "-c", "search.question_weight=0"]);
+    let first = &sections["results"][0];
+    assert_eq!(first["name"], "chats/home-server", "{sections:#}");
+    assert!(first["header_path"].as_str().unwrap().ends_with("Setting it up"), "{first:#}");
+
+    // A memory measured by its best BM25 chunk alone, question words left out: the note about
+    // the garden comes first, and the chat shows its section about choosing the proxy.
+    let old =
+        long_search(&env, &[q, "-c", "search.lexical_chunks=1", "-c", "search.question_weight=0"]);
+    let first = &old["results"][0];
+    assert_eq!(first["name"], "notes/garden", "{old:#}");
+    let chat = old["results"].as_array().unwrap().iter().find(|h| h["name"] == "chats/home-server");
+    assert!(chat.unwrap()["header_path"].as_str().unwrap().ends_with("Which reverse proxy"));
+}
+
+#[test]
+fn question_words_count_only_where_chunks_are_long() {
+    // One line per memory, a conversation: question words weigh nothing.
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    conversation(&env);
+    let reading = |env: &TestEnv| {
+        let out = env.run(["search", "what did Alice call her dog?", "--explain", "--no-touch"]);
+        out.success().stdout.lines().next().unwrap().to_owned()
+    };
+    let short = reading(&env);
+    assert!(short.contains("question words what, did") && short.contains("(×0.00)"), "{short}");
+    // In the long fixture vault the same question words count.
+    let long = reading(&TestEnv::with_vault("long"));
+    assert!(long.contains("question words what, did") && long.contains("(×0.30)"), "{long}");
 }

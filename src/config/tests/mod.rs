@@ -108,7 +108,8 @@ fn new_section_defaults_match_the_spec() {
             calibration_midpoint: 0.35,
             calibration_steepness: 10.0,
             supersession_penalty: 0.5,
-            question_weight: 0.0,
+            question_weight: 0.3,
+            question_chunk_terms: 60.0,
             expand_terms: true,
             expansion_weight: 0.5,
             context_weight: 0.3,
@@ -118,6 +119,7 @@ fn new_section_defaults_match_the_spec() {
             expiry_fade_days: 5.0,
             subject_weight: 0.5,
             lexical_trust_floor: 1.0,
+            lexical_chunks: 1,
             intents: IntentWeights {
                 general: w(0.4, 0.6),
                 recall: w(0.6, 0.4),

@@ -30,6 +30,22 @@ impl KeywordIndex {
     }
 }
 
+impl KeywordIndex {
+    /// The mean length of a chunk's body, in indexed terms (0 for an empty index): how much one
+    /// chunk of this vault holds — a line of a conversation, or a section of a long document.
+    pub fn mean_chunk_terms(&self) -> f64 {
+        let searcher = self.reader.searcher();
+        let (mut terms, mut docs) = (0u64, 0u64);
+        for segment in searcher.segment_readers() {
+            if let Ok(inverted) = segment.inverted_index(self.fields.body) {
+                terms += inverted.total_num_tokens();
+                docs += u64::from(segment.max_doc());
+            }
+        }
+        if docs == 0 { 0.0 } else { terms as f64 / docs as f64 }
+    }
+}
+
 /// The analysed terms of a text (the same analysis as the index, so they compare with
 /// [`KeywordIndex::query_terms`]).
 pub fn text_terms(text: &str) -> Vec<String> {
