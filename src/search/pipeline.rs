@@ -429,7 +429,7 @@ fn candidates<'a>(
         };
         let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
         let mut own: LexicalChunks = bm_chunks
-            .remove(name.as_str())
+            .remove(name)
             .unwrap_or_default()
             .into_iter()
             .filter(|(o, _)| *o < entry.chunks)
