@@ -28,9 +28,7 @@ impl KeywordIndex {
         }
         out
     }
-}
 
-impl KeywordIndex {
     /// The mean length of a chunk's body, in indexed terms (0 for an empty index): how much one
     /// chunk of this vault holds — a line of a conversation, or a section of a long document.
     pub fn mean_chunk_terms(&self) -> f64 {
