@@ -334,10 +334,8 @@ impl Indexes {
                     idx = Self::open(vault, embedder.clone())?;
                 }
                 if idx.vouched_by(digest) {
-                    let report = ReconcileReport {
-                        unchanged: idx.manifest.entries().len(),
-                        ..Default::default()
-                    };
+                    let report =
+                        ReconcileReport { unchanged: idx.manifest.len(), ..Default::default() };
                     return Ok((idx, report));
                 }
                 tracing::debug!(
