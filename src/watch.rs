@@ -906,6 +906,8 @@ mod tests {
         no("indices/manifest.tsv", &create);
         no("indices/keyword/x.md", &create);
         no("state/usage.json", &modify);
+        no("state/usage.bin", &modify);
+        no("state/usage.journal", &modify);
         no(".trash/a.md", &create);
         no(".history/a/1.md", &create);
         no(".a.md.123.abc.tmp", &create);

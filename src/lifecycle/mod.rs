@@ -45,6 +45,7 @@ pub mod importance;
 mod scores;
 mod state;
 mod temperature;
+mod usage_file;
 pub mod views;
 
 use std::path::PathBuf;
@@ -55,7 +56,8 @@ pub use clock::{ActivityDays, age_days, utc_date};
 pub use importance::{Importance, ImportanceInputs, importance};
 pub use scores::ImportanceSource;
 pub use state::{
-    LOCK_FILE, MemoryUsage, STATE_DIR, StateReset, USAGE_FILE, UsageState, UsageStore,
+    BASE_FILE, JOURNAL_FILE, LOCK_FILE, MemoryUsage, STATE_DIR, StateReset, USAGE_FILE, UsageState,
+    UsageStore,
 };
 pub use temperature::{ColdMemory, cold_announcements};
 

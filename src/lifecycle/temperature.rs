@@ -395,7 +395,7 @@ mod tests {
         state.reset("m", 0.05, t0, &cfg);
         assert_eq!(cold_announcements(&mut state, &[("m", false)], t0, &cfg).len(), 1);
         // A hand-edit-like direct bump above the line, then cooling again.
-        state.memories.get_mut("m").unwrap().temperature = 0.2;
+        state.entry("m", t0, &cfg).temperature = 0.2;
         assert!(cold_announcements(&mut state, &[("m", false)], t0, &cfg).is_empty());
         assert!(!state.get("m").unwrap().announced_cold);
         assert_eq!(cold_announcements(&mut state, &[("m", false)], t0 + hours(20), &cfg).len(), 1);

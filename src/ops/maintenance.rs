@@ -51,6 +51,13 @@ pub fn maintain<S: Session>(s: &S) -> crate::Result<MaintainedReport> {
     for p in &report.problems {
         s.warn(p.clone());
     }
+    // The usage journal folded into its base: the commands after replay nothing.
+    s.flush_usage()?;
+    match crate::ops::usage::fold(vault) {
+        Ok(Some(r)) => s.warn(r.to_string()),
+        Ok(None) => {}
+        Err(e) => s.warn(format!("cannot fold the usage journal into its base: {e}")),
+    }
     Ok(maintained(vault, report))
 }
 

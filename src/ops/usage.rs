@@ -72,8 +72,8 @@ impl Use {
     }
 }
 
-/// Writes `uses` to the vault's usage state file (under its lock, merged with what other
-/// processes wrote); the reset met when the file was unreadable.
+/// Writes `uses` to the vault's usage state (under its lock, merged with what other processes
+/// wrote: their new values appended to the journal); the reset met when a file was unreadable.
 pub fn record(vault: &Vault, uses: &[Use]) -> crate::Result<Option<StateReset>> {
     if uses.is_empty() {
         return Ok(None);
@@ -87,23 +87,34 @@ pub fn record(vault: &Vault, uses: &[Use]) -> crate::Result<Option<StateReset>> 
     Ok(reset)
 }
 
-/// The usage state as the file holds it, read without writing.
+/// Folds the usage journal of `vault` into a new base (what `maintain` does); the reset met
+/// when a file was unreadable.
+pub fn fold(vault: &Vault) -> crate::Result<Option<StateReset>> {
+    Ok(UsageStore::fold(vault.root())?)
+}
+
+/// The usage state as the files hold it, read without writing (records decoded only when asked
+/// for).
 pub fn read(vault: &Vault) -> crate::Result<(UsageState, Option<StateReset>)> {
     let (store, reset) = UsageStore::open(vault.root())?;
     Ok((store.into_state(), reset))
 }
 
-/// The usage state file of `vault` (whose (mtime, size) tells a long-lived session that another
-/// process wrote it).
-pub fn state_file(vault: &Vault) -> std::path::PathBuf {
-    UsageStore::file_path(vault.root())
+/// The stamp of the usage state files of `vault` (their (mtime, size, inode)): when it changes,
+/// another process wrote the state. Read beneath the vault handle, never through a link.
+fn stamp(vault: &Vault) -> Stamp {
+    UsageStore::file_paths(vault.root())
+        .map(|p| vault.fs().stat(&p).ok().flatten().map(|s| s.version()))
 }
+
+/// What [`stamp`] returns.
+type Stamp = [Option<(i128, u64, u64)>; 3];
 
 /// The usage state as last read, with the uses not yet written.
 struct View {
     state: UsageState,
-    /// The state file's stamp when read; `None` forces a reload.
-    stamp: Option<(i128, u64, u64)>,
+    /// The state files' stamp when read; `None` forces a reload.
+    stamp: Option<Stamp>,
 }
 
 /// Usage a long-lived session buffers: uses count at once in its view of the state and reach
@@ -129,8 +140,7 @@ impl Buffered {
         vault: &Vault,
         f: impl FnOnce(&UsageState) -> R,
     ) -> crate::Result<R> {
-        // Beneath the vault handle, never through a link.
-        let stamp = vault.fs().stat(&state_file(vault)).ok().flatten().map(|s| s.version());
+        let stamp = Some(stamp(vault));
         let mut view = self.view.lock().unwrap_or_else(|e| e.into_inner());
         if view.as_ref().is_none_or(|v| v.stamp.is_none() || v.stamp != stamp) {
             let (mut state, reset) = read(vault)?;

@@ -146,12 +146,12 @@ fn assert_consistent(env: &TestEnv) {
     }
 }
 
-/// The usage state is valid JSON; returns the ids it tracks.
+/// The usage state reads without a reset; returns the ids it tracks.
 #[track_caller]
 fn usage_ids(env: &TestEnv) -> BTreeSet<String> {
-    let raw = env.read("state/usage.json");
-    let v: Value = serde_json::from_str(&raw).unwrap_or_else(|e| panic!("usage.json: {e}\n{raw}"));
-    v["memories"].as_object().unwrap().keys().cloned().collect()
+    let (store, reset) = memlane::lifecycle::UsageStore::open(&env.vault()).unwrap();
+    assert!(reset.is_none(), "usage state: {reset:?}");
+    store.state().iter().map(|(id, _)| id.to_owned()).collect()
 }
 
 /// Temp files that killed writers may leave (hidden, `*.tmp`): never memories.
