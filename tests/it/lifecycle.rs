@@ -90,9 +90,11 @@ fn a_corrupt_usage_state_is_reported_and_rebuilt_without_touching_memories() {
         .into_iter()
         .filter(|(f, _)| !f.starts_with("state/") && !f.starts_with("indices/"))
         .collect();
-    env.write("state/usage.json", "{ this is not json");
+    // Both state files damaged: the base and the journal of what changed since.
+    env.write("state/usage.bin", "{ this is not a usage state");
+    env.write("state/usage.journal", "nor is this");
     let out = env.run(["show", "auth-v1"]).success();
-    assert!(out.stderr.contains("usage.json"), "{out}");
+    assert!(out.stderr.contains("usage.bin"), "{out}");
     let after: Vec<_> = env
         .contents()
         .into_iter()

@@ -40,6 +40,7 @@ mod search;
 mod search_quality;
 mod setup;
 mod trash_history;
+mod usage_state;
 mod ux;
 mod vault_git;
 mod watch;
