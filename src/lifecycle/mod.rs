@@ -3,8 +3,8 @@
 //! write, maintain) and the views shared by the CLI and the MCP server ([`views`]: the cold set,
 //! the tree, summarize).
 //!
-//! This module owns the per-user usage state in `.memories/state/usage.json` ([`UsageStore`],
-//! [`UsageState`]) and the pure lifecycle arithmetic: the calendar and activity clocks
+//! This module owns the per-user usage state in `.memories/state/` (`usage.bin` and
+//! `usage.journal`: [`UsageStore`], [`UsageState`]) and the pure lifecycle arithmetic: the calendar and activity clocks
 //! ([`age_days`]), remindb's temperature (reads warm, time cools, pinned memories hold;
 //! [`UsageState::warm`], [`UsageState::temperature`]), the cold set and its notifications with
 //! hysteresis ([`UsageState::cold_set`], [`cold_announcements`]), and MIRA's importance score
