@@ -9,7 +9,8 @@ records of its candidates and appends the hits).
 
 VAULT is an indexed vault (never modified: it is copied once for each binary). The script
 lists the memories' ids with OLD_BIN, writes a `usage.json` with one record per memory into
-both copies (NEW upgrades it on its first write, the warm-up command), then runs the queries
+both copies (NEW upgrades it on its first write: the warm-up command, a `show`, times it),
+then runs the queries
 of `side_by_side.py` interleaved, binary by binary and run by run, twice: `search --json`
 (ranks with the usage state and records the hits, what a user's search does) and
 `search --json --no-touch` (ranks only). Prints p50, min and max of the wall and CPU time
@@ -109,7 +110,7 @@ def main():
     print(f"memories with a usage record: {len(ids)}; usage.json {len(state) / 1e6:.1f} MB")
     print(f"load before: {uptime()}")
     for k in bins:
-        dt, _, _ = run(bins[k], tmp / k, vaults[k], "search", "warm up", "--json")
+        dt, _, _ = run(bins[k], tmp / k, vaults[k], "show", rows[0]["name"])
         print(f"{k}: first command {dt:.0f} ms; state files {state_sizes(vaults[k])}")
     times = {(k, what): [] for k in bins for what in ("touch", "touch-cpu", "read", "read-cpu")}
     for _ in range(args.rounds):

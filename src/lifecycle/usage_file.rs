@@ -358,11 +358,11 @@ mod tests {
             temperature: (seed % 100) as f64 / 100.0,
             updated_at: seed as i64 * 7 - 3,
             access_count: seed * 3,
-            last_access: (seed % 2 == 0).then_some(seed as i64),
+            last_access: seed.is_multiple_of(2).then_some(seed as i64),
             first_seen: -(seed as i64),
-            activity_days_at_last_access: (seed % 3 == 0).then_some(seed / 2),
-            announced_cold: seed % 5 == 0,
-            last_announced: (seed % 7 == 0).then_some(seed as i64 * 11),
+            activity_days_at_last_access: seed.is_multiple_of(3).then_some(seed / 2),
+            announced_cold: seed.is_multiple_of(5),
+            last_announced: seed.is_multiple_of(7).then_some(seed as i64 * 11),
         }
     }
 
