@@ -181,3 +181,24 @@ fn processes_reading_at_once_lose_no_access() {
     });
     assert_eq!(accesses(&env, AUTH_V1), (PROCESSES * READS) as u64);
 }
+
+/// The MCP server buffers the uses of its calls and writes them when it stops (or within its
+/// flush interval): they count once each, appended to the journal, and the base is not
+/// rewritten.
+#[test]
+fn the_mcp_server_appends_its_uses_and_leaves_the_base_alone() {
+    let env = TestEnv::with_vault("links");
+    env.run(["show", "auth-v1"]).success();
+    env.run(["maintain"]).success();
+    let base_path = env.vault().join("state/usage.bin");
+    let base = std::fs::read(&base_path).unwrap();
+    {
+        let mut c =
+            crate::mcp::Client::start_with(&env, &[("MEMLANE_LIFECYCLE__MAINTAIN_MINUTES", "0")]);
+        c.initialize();
+        c.ok("read_memory", serde_json::json!({"name": "auth-v1"}));
+        c.ok("read_memory", serde_json::json!({"name": "auth-v1"}));
+    }
+    assert_eq!(std::fs::read(&base_path).unwrap(), base, "the base was rewritten");
+    assert_eq!(accesses(&env, AUTH_V1), 3, "one read by the CLI, two by the server");
+}
