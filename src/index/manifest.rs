@@ -97,6 +97,8 @@ pub struct Manifest {
     len: usize,
     /// Every entry decoded, for [`entries`](Self::entries); dropped on a change.
     all: OnceLock<BTreeMap<String, Entry>>,
+    /// Lookups derived from every entry, for [`derived`](Self::derived); dropped on a change.
+    memo: Memo,
     /// What is on disk and what changed since.
     disk: DiskState,
 }
@@ -511,10 +513,39 @@ impl Manifest {
         })
     }
 
+    /// A lookup `build` derives from every entry (a time index, the entries of one status …),
+    /// kept until the next change. `None` the first time a kind of lookup is asked for since the
+    /// last change: the caller scans the entries instead. A one-command process asks once and
+    /// so never pays for building it; a long-lived server builds it on its second search and
+    /// then answers from it.
+    pub fn derived<T: std::any::Any + Send + Sync>(
+        &self,
+        build: impl FnOnce(&Manifest) -> T,
+    ) -> Option<Arc<T>> {
+        let key = std::any::TypeId::of::<T>();
+        {
+            let mut memo = self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
+            match memo.get(&key) {
+                Some(Some(v)) => return v.clone().downcast::<T>().ok(),
+                Some(None) => {}
+                None => {
+                    memo.insert(key, None);
+                    return None;
+                }
+            }
+        }
+        // Built outside the lock: two threads may both build it; either result is the same.
+        let value: Arc<T> = Arc::new(build(self));
+        let any: Arc<dyn std::any::Any + Send + Sync> = value.clone();
+        self.memo.0.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Some(any));
+        Some(value)
+    }
+
     /// Sets (`Some`) or removes the entry of `name`, keeping the count; whether it was there.
     fn put(&mut self, name: String, entry: Option<Entry>) -> bool {
         let had = self.contains(&name);
         self.all.take();
+        self.memo = Memo::default();
         match entry {
             Some(e) => {
                 self.len += usize::from(!had);
@@ -591,6 +622,7 @@ impl Manifest {
             table: Some(Arc::new(table)),
             overlay: BTreeMap::new(),
             all: OnceLock::new(),
+            memo: Memo::default(),
             disk: DiskState { base: header.base, ..Default::default() },
         };
         m.replay_journal(&dir.join(JOURNAL), FORMAT)?;
@@ -637,6 +669,7 @@ impl Manifest {
             table: None,
             overlay,
             all: OnceLock::new(),
+            memo: Memo::default(),
             disk: DiskState { base: header.base, ..Default::default() },
         };
         m.replay_journal(&dir.join(JOURNAL), format)?;
@@ -868,6 +901,27 @@ const TEXT_FIELDS: usize = 9;
 const F_PINNED: u32 = 1;
 const F_EXPIRES: u32 = 2;
 const F_HAPPENS: u32 = 4;
+
+/// The lookups of [`Manifest::derived`], by type: `None` once asked for and not built yet.
+#[derive(Default)]
+struct Memo(
+    std::sync::Mutex<
+        std::collections::HashMap<std::any::TypeId, Option<Arc<dyn std::any::Any + Send + Sync>>>,
+    >,
+);
+
+impl Clone for Memo {
+    /// A copy starts without lookups (they are cheap to derive again, and the copy may change).
+    fn clone(&self) -> Memo {
+        Memo::default()
+    }
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memo").finish_non_exhaustive()
+    }
+}
 
 /// The records and text of a [`FILE`], checked and kept as read.
 struct Table {

@@ -246,9 +246,33 @@ fn retrieve_vectors(s: &Setup, qvec: &[f32]) -> crate::Result<Vec<Found>> {
     if !qvec.iter().any(|x| *x != 0.0) {
         return Ok(Vec::new());
     }
+    let keys = match by_status_only(s) {
+        Some(keys) => keys,
+        None => filter_keys(s),
+    };
+    let vec_filter = |key: u64| -> bool {
+        keys.as_ref().is_none_or(|(keys, listed_allowed)| keys.contains(&key) == *listed_allowed)
+    };
+    let filter: Option<&dyn Fn(u64) -> bool> =
+        if keys.is_none() { None } else { Some(&vec_filter) };
+    let raw = s.idx.vector().search(qvec, s.per_list, filter).map_err(IndexError::from)?;
+    let owners = s.idx.key_owners(&raw.iter().map(|(key, _)| *key).collect::<Vec<_>>());
+    Ok(raw
+        .iter()
+        .zip(owners)
+        .filter_map(|((_, sim), owner)| owner.map(|(n, o)| (n.to_owned(), o, *sim)))
+        .collect())
+}
+
+/// The vector filter's keys, and whether they are the allowed memories' (else the excluded
+/// ones'); `None`: nothing is excluded. One pass over every entry of the manifest.
+fn filter_keys(s: &Setup) -> Option<(KeySet, bool)> {
     let (mut let_in, mut keep_out): (Vec<Listed>, Vec<Listed>) = (Vec::new(), Vec::new());
     for (name, e) in s.idx.manifest().iter() {
         if s.allowed(e) { let_in.push((name, e)) } else { keep_out.push((name, e)) }
+    }
+    if keep_out.is_empty() {
+        return None;
     }
     let chunks = |side: &[Listed]| side.iter().map(|(_, e)| e.chunks()).sum::<usize>();
     let listed_are_allowed = chunks(&let_in) <= chunks(&keep_out);
@@ -258,16 +282,79 @@ fn retrieve_vectors(s: &Setup, qvec: &[f32]) -> crate::Result<Vec<Found>> {
     for (name, e) in listed {
         keys.extend((0..e.chunks()).map(|ord| chunk_key(name, ord)));
     }
-    let vec_filter = |key: u64| -> bool { keys.contains(&key) == listed_are_allowed };
-    let filter: Option<&dyn Fn(u64) -> bool> =
-        if keep_out.is_empty() { None } else { Some(&vec_filter) };
-    let raw = s.idx.vector().search(qvec, s.per_list, filter).map_err(IndexError::from)?;
-    let owners = s.idx.key_owners(&raw.iter().map(|(key, _)| *key).collect::<Vec<_>>());
-    Ok(raw
-        .iter()
-        .zip(owners)
-        .filter_map(|((_, sim), owner)| owner.map(|(n, o)| (n.to_owned(), o, *sim)))
-        .collect())
+    Some((keys, listed_are_allowed))
+}
+
+/// [`filter_keys`] for a filter on status alone (the usual search), from the manifest's
+/// memories by status ([`ByStatus`], which a long-lived process keeps until the next change):
+/// no pass over the entries when the excluded memories are the fewer. `None` when the filter
+/// asks for more, when the lookup is not built (a one-command process), or when more is
+/// excluded than allowed.
+#[allow(clippy::option_option)]
+fn by_status_only(s: &Setup) -> Option<Option<(KeySet, bool)>> {
+    let f = &s.filter;
+    if !(f.types.is_empty()
+        && f.tags.is_empty()
+        && f.created_after.is_none()
+        && f.created_before.is_none())
+    {
+        return None;
+    }
+    let by_status = s.idx.manifest().derived(ByStatus::of)?;
+    let allowed = |status: &str| f.statuses.iter().any(|s| s.eq_ignore_ascii_case(status));
+    let mut out: Vec<&(Box<str>, usize)> = Vec::new();
+    let mut out_chunks = 0;
+    for (status, (chunks, names)) in &by_status.0 {
+        if !allowed(status) {
+            // The largest group is held as a count only: excluding it is excluding the most.
+            out.extend(names.as_deref()?);
+            out_chunks += chunks;
+        }
+    }
+    if out.is_empty() {
+        return Some(None);
+    }
+    if out_chunks > by_status.1 - out_chunks {
+        return None;
+    }
+    let mut keys = KeySet::default();
+    keys.reserve(out_chunks);
+    for (name, chunks) in out {
+        keys.extend((0..*chunks).map(|ord| chunk_key(name, ord)));
+    }
+    Some(Some((keys, false)))
+}
+
+/// The memories of the manifest by status: their chunks, and (name, chunks) of each memory except
+/// for the largest status (in a vault the active memories, whose names a status filter never
+/// needs to list); and the chunks of all memories.
+type StatusGroup = (usize, Option<Vec<(Box<str>, usize)>>);
+struct ByStatus(HashMap<Box<str>, StatusGroup>, usize);
+
+impl ByStatus {
+    fn of(manifest: &crate::index::manifest::Manifest) -> ByStatus {
+        // Counted first, then listed (all but the largest), so the active memories' names are
+        // never copied.
+        let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (_, e) in manifest.iter() {
+            let c = count.entry(e.status()).or_default();
+            c.0 += 1;
+            c.1 += e.chunks();
+        }
+        let largest = count.iter().max_by_key(|(_, c)| c.0).map(|(s, _)| *s);
+        let mut by: HashMap<Box<str>, StatusGroup> = count
+            .iter()
+            .map(|(s, c)| ((*s).into(), (c.1, (Some(*s) != largest).then(Vec::new))))
+            .collect();
+        for (name, e) in manifest.iter() {
+            if Some(e.status()) != largest
+                && let Some((_, Some(list))) = by.get_mut(e.status())
+            {
+                list.push((name.into(), e.chunks()));
+            }
+        }
+        ByStatus(by, count.values().map(|c| c.1).sum())
+    }
 }
 
 /// **Fuse** (stage 2) scores, not ranks. Each memory, represented by its best chunk in each list,
@@ -585,9 +672,9 @@ pub(super) fn context(s: &Setup, state: &mut State) {
     let near = thread::neighbours(s.idx.manifest(), &names, cfg.context_span, gap);
     let own: HashMap<&str, f64> = state.cands.iter().map(|c| (c.name, c.ex.fused)).collect();
     for c in &mut state.cands {
-        let best = near
-            .get(c.name)
-            .map_or(0.0, |ns| ns.iter().filter_map(|n| own.get(n)).copied().fold(0.0, f64::max));
+        let best = near.get(c.name).map_or(0.0, |ns| {
+            ns.iter().filter_map(|n| own.get(n.as_str())).copied().fold(0.0, f64::max)
+        });
         c.ex.context = best;
         if !thread::has_own_evidence(c.ex.evidence) {
             continue;
