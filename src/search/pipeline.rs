@@ -150,6 +150,16 @@ impl<'a> Setup<'a> {
                 || e.tags().iter().any(|t| f.tags.iter().any(|g| g.eq_ignore_ascii_case(t))))
     }
 
+    /// Whether the hard filters are on status alone (the usual search): what [`ByStatus`]
+    /// answers without a pass over the entries.
+    fn status_filter_only(&self) -> bool {
+        let f = &self.filter;
+        f.types.is_empty()
+            && f.tags.is_empty()
+            && f.created_after.is_none()
+            && f.created_before.is_none()
+    }
+
     fn question_weight(&self) -> f32 {
         self.question_weight
     }
@@ -222,10 +232,23 @@ pub(super) struct State<'a> {
 pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     let t0 = Instant::now();
     let mut timings = Timings::default();
+    let by_status =
+        s.status_filter_only().then(|| s.idx.manifest().derived(ByStatus::of)).flatten();
+    // When no memory has a status the filter leaves out (the usual: all active), the keyword
+    // query goes without its status clause: a clause every chunk passes still costs a lookup
+    // per matching chunk.
+    let unfiltered;
+    let kw_filter = match &by_status {
+        Some(b) if b.excluded(&s.filter.statuses).is_some_and(|out| out.is_empty()) => {
+            unfiltered = KeywordFilter { statuses: Vec::new(), ..s.filter.clone() };
+            &unfiltered
+        }
+        _ => &s.filter,
+    };
     let kw_hits = s
         .idx
         .keyword()
-        .search_weighted(&s.q.text, s.question_weight(), s.expansion(), &s.filter, s.per_list)
+        .search_weighted(&s.q.text, s.question_weight(), s.expansion(), kw_filter, s.per_list)
         .map_err(IndexError::from)?;
     let bm25: Vec<Found> = kw_hits
         .iter()
@@ -234,7 +257,7 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     timings.bm25 = t0.elapsed();
     let qvec = s.idx.embedder().embed_query(&s.q.text)?;
     timings.embed = t0.elapsed();
-    let vector = retrieve_vectors(s, &qvec)?;
+    let vector = retrieve_vectors(s, &qvec, by_status.as_deref())?;
     Ok(Retrieved { bm25, vector, qvec, t0, timings })
 }
 
@@ -242,11 +265,15 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
 /// manifest: the vector index may run its filter over every key, so it must be one lookup. The
 /// set holds the allowed memories' chunk keys or the excluded ones', whichever is smaller; a
 /// filter that excludes nothing (the usual: every memory active) is no filter at all.
-fn retrieve_vectors(s: &Setup, qvec: &[f32]) -> crate::Result<Vec<Found>> {
+fn retrieve_vectors(
+    s: &Setup,
+    qvec: &[f32],
+    by_status: Option<&ByStatus>,
+) -> crate::Result<Vec<Found>> {
     if !qvec.iter().any(|x| *x != 0.0) {
         return Ok(Vec::new());
     }
-    let keys = match by_status_only(s) {
+    let keys = match by_status.and_then(|b| b.filter_keys(&s.filter.statuses)) {
         Some(keys) => keys,
         None => filter_keys(s),
     };
@@ -285,46 +312,6 @@ fn filter_keys(s: &Setup) -> Option<(KeySet, bool)> {
     Some((keys, listed_are_allowed))
 }
 
-/// [`filter_keys`] for a filter on status alone (the usual search), from the manifest's
-/// memories by status ([`ByStatus`], which a long-lived process keeps until the next change):
-/// no pass over the entries when the excluded memories are the fewer. `None` when the filter
-/// asks for more, when the lookup is not built (a one-command process), or when more is
-/// excluded than allowed.
-#[allow(clippy::option_option)]
-fn by_status_only(s: &Setup) -> Option<Option<(KeySet, bool)>> {
-    let f = &s.filter;
-    if !(f.types.is_empty()
-        && f.tags.is_empty()
-        && f.created_after.is_none()
-        && f.created_before.is_none())
-    {
-        return None;
-    }
-    let by_status = s.idx.manifest().derived(ByStatus::of)?;
-    let allowed = |status: &str| f.statuses.iter().any(|s| s.eq_ignore_ascii_case(status));
-    let mut out: Vec<&(Box<str>, usize)> = Vec::new();
-    let mut out_chunks = 0;
-    for (status, (chunks, names)) in &by_status.0 {
-        if !allowed(status) {
-            // The largest group is held as a count only: excluding it is excluding the most.
-            out.extend(names.as_deref()?);
-            out_chunks += chunks;
-        }
-    }
-    if out.is_empty() {
-        return Some(None);
-    }
-    if out_chunks > by_status.1 - out_chunks {
-        return None;
-    }
-    let mut keys = KeySet::default();
-    keys.reserve(out_chunks);
-    for (name, chunks) in out {
-        keys.extend((0..*chunks).map(|ord| chunk_key(name, ord)));
-    }
-    Some(Some((keys, false)))
-}
-
 /// The memories of the manifest by status: their chunks, and (name, chunks) of each memory except
 /// for the largest status (in a vault the active memories, whose names a status filter never
 /// needs to list); and the chunks of all memories.
@@ -332,6 +319,39 @@ type StatusGroup = (usize, Option<Vec<(Box<str>, usize)>>);
 struct ByStatus(HashMap<Box<str>, StatusGroup>, usize);
 
 impl ByStatus {
+    /// The memories whose status is not one of `statuses`, with their chunks; `None` when that
+    /// includes the largest status, whose memories are not listed.
+    fn excluded(&self, statuses: &[String]) -> Option<Vec<&(Box<str>, usize)>> {
+        let allowed = |status: &str| statuses.iter().any(|s| s.eq_ignore_ascii_case(status));
+        let mut out = Vec::new();
+        for (status, (_, names)) in &self.0 {
+            if !allowed(status) {
+                out.extend(names.as_deref()?);
+            }
+        }
+        Some(out)
+    }
+
+    /// [`filter_keys`] for a filter on `statuses` alone, with no pass over the entries: `None`
+    /// when it cannot tell so (more is excluded than allowed, or the largest status is).
+    #[allow(clippy::option_option)]
+    fn filter_keys(&self, statuses: &[String]) -> Option<Option<(KeySet, bool)>> {
+        let out = self.excluded(statuses)?;
+        if out.is_empty() {
+            return Some(None);
+        }
+        let out_chunks: usize = out.iter().map(|(_, c)| c).sum();
+        if out_chunks > self.1 - out_chunks {
+            return None;
+        }
+        let mut keys = KeySet::default();
+        keys.reserve(out_chunks);
+        for (name, chunks) in out {
+            keys.extend((0..*chunks).map(|ord| chunk_key(name, ord)));
+        }
+        Some(Some((keys, false)))
+    }
+
     fn of(manifest: &crate::index::manifest::Manifest) -> ByStatus {
         // Counted first, then listed (all but the largest), so the active memories' names are
         // never copied.
