@@ -963,8 +963,35 @@ fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{query_names, question_weight, speaker};
+    use super::{ByStatus, query_names, question_weight, speaker};
     use crate::config::SearchConfig;
+    use crate::index::manifest::{Entry, Manifest, chunk_key};
+
+    #[test]
+    fn memories_by_status_tell_the_vector_filter_what_to_leave_out() {
+        let mut m = Manifest::default();
+        for (name, status, chunks) in
+            [("a", "active", 2), ("b", "active", 3), ("c", "active", 1), ("old", "archived", 2)]
+        {
+            let e = Entry { status: status.into(), chunks, ..Entry::default() };
+            m.insert(name.to_owned(), e);
+        }
+        let b = ByStatus::of(&m);
+        let strings = |s: &[&str]| s.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        // The usual search leaves out the archived memory: its two chunks are the filter.
+        let (keys, allowed) = b.filter_keys(&strings(&["active"])).unwrap().unwrap();
+        assert!(!allowed);
+        let mut want = crate::index::store::KeySet::default();
+        want.extend([chunk_key("old", 0), chunk_key("old", 1)]);
+        assert_eq!(keys, want);
+        // Statuses are matched as the filter matches them, in any case; nothing left out is
+        // no filter at all.
+        assert_eq!(b.excluded(&strings(&["ACTIVE", "archived"])).map(|v| v.len()), Some(0));
+        assert_eq!(b.filter_keys(&strings(&["active", "archived"])), Some(None));
+        // Leaving out the active memories is left to a pass over the entries.
+        assert!(b.excluded(&strings(&["archived"])).is_none());
+        assert!(b.filter_keys(&strings(&["archived"])).is_none());
+    }
 
     #[test]
     fn question_words_weigh_in_proportion_to_how_long_the_chunks_are() {
