@@ -11,7 +11,7 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use crate::index::manifest::Manifest;
+use crate::index::manifest::{EntryRef, Manifest};
 
 /// A memory takes context from its neighbours only when it has some evidence of its own: a
 /// query term (coverage) or a vector similarity above the embedder's noise floor. Context ranks
@@ -76,8 +76,8 @@ fn trim_zeros(digits: &[u8]) -> &[u8] {
 /// were created near one of them, once per query; a long-lived process asks the manifest for
 /// every folder in thread order ([`Threads`], kept until the next change) and finds each name in
 /// it with a binary search.
-pub fn neighbours(
-    manifest: &Manifest,
+pub fn neighbours<'m>(
+    manifest: &'m Manifest,
     names: &[&str],
     span: usize,
     gap_seconds: i64,
@@ -121,11 +121,32 @@ pub fn neighbours(
         i > 0 && t <= merged[i - 1].1
     };
     let mut by_folder: HashMap<&str, Vec<(i64, &str)>> = HashMap::new();
-    for (name, entry) in manifest.iter() {
-        let f = folder(name);
+    let mut look = |f: &'m str, name: &'m str, entry: EntryRef<'m>| {
         let created = entry.created();
-        if near_a_candidate(created) && folders.contains(f) {
+        if near_a_candidate(created) {
             by_folder.entry(f).or_default().push((created, name));
+        }
+    };
+    if folders.contains("") {
+        // Memories at the top level are spread among all the others by name.
+        for (name, entry) in manifest.iter() {
+            if folders.contains(folder(name)) {
+                look(folder(name), name, entry);
+            }
+        }
+    } else {
+        // The memories of a folder (and of its subfolders) are one run of the manifest, which
+        // is sorted by name.
+        for f in &folders {
+            let start = format!("{f}/");
+            for (name, entry) in manifest.iter_after(Some(&start)) {
+                if !name.starts_with(&start) {
+                    break;
+                }
+                if folder(name) == *f {
+                    look(folder(name), name, entry);
+                }
+            }
         }
     }
     let wanted: HashSet<&str> = names.iter().copied().collect();
@@ -284,7 +305,7 @@ mod tests {
         #[test]
         fn the_thread_index_finds_what_the_scan_finds(
             items in proptest::collection::btree_map(
-                "(f[0-2]/)?(t|turn-)[0-9]{1,3}",
+                "(f[0-2]/(s/)?)?(t|turn-)[0-9]{1,3}",
                 0i64..20,
                 1..60,
             ),
