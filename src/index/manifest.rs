@@ -133,6 +133,17 @@ impl PartialEq for Manifest {
     }
 }
 
+/// How many memories of a [`Manifest`] have one status, and their chunks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusCount {
+    /// The status, as the entries hold it.
+    pub status: String,
+    /// Memories.
+    pub memories: usize,
+    /// Their chunks.
+    pub chunks: usize,
+}
+
 /// What the indices know about one memory file.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Entry {
@@ -825,7 +836,44 @@ impl Manifest {
 
     /// The total number of chunks.
     pub fn total_chunks(&self) -> usize {
-        self.iter().map(|(_, e)| e.chunks()).sum()
+        self.census().iter().map(|c| c.chunks).sum()
+    }
+
+    /// How many memories have each status, and their chunks, without a pass over the entries:
+    /// counted when the file was read, corrected by the changes since.
+    pub fn census(&self) -> Vec<StatusCount> {
+        let mut out: Vec<StatusCount> = self.table.as_deref().map_or_else(Vec::new, |t| {
+            t.census
+                .iter()
+                .map(|(status, memories, chunks)| StatusCount {
+                    status: status.to_string(),
+                    memories: *memories,
+                    chunks: *chunks,
+                })
+                .collect()
+        });
+        let mut count = |status: &str, memories: isize, chunks: isize| {
+            let i = match out.iter().position(|c| c.status == status) {
+                Some(i) => i,
+                None => {
+                    out.push(StatusCount { status: status.to_owned(), memories: 0, chunks: 0 });
+                    out.len() - 1
+                }
+            };
+            let c = &mut out[i];
+            c.memories = c.memories.saturating_add_signed(memories);
+            c.chunks = c.chunks.saturating_add_signed(chunks);
+        };
+        for (name, changed) in &self.overlay {
+            if let Some((t, i)) = self.table.as_deref().and_then(|t| Some((t, t.find(name)?))) {
+                count(t.text(i, T_STATUS), -1, -(t.u32(i, R_CHUNKS) as isize));
+            }
+            if let Some(e) = changed {
+                count(&e.status, 1, e.chunks as isize);
+            }
+        }
+        out.retain(|c| c.memories > 0);
+        out
     }
 }
 
@@ -935,6 +983,8 @@ struct Table {
     text: String,
     /// Records decoded so far, by position.
     decoded: Vec<OnceLock<Box<Entry>>>,
+    /// Per status: how many records, and their chunks.
+    census: Vec<(Box<str>, usize, usize)>,
 }
 
 impl std::fmt::Debug for Table {
@@ -962,7 +1012,7 @@ impl Table {
         }
         let text = String::from_utf8(bytes.split_off(end)).ok()?;
         let n = header.entries;
-        let table = Table { bytes, start, n, text, decoded: Vec::new() };
+        let table = Table { bytes, start, n, text, decoded: Vec::new(), census: Vec::new() };
         // Every record's text within the text, and the names strictly in order: lookups are
         // binary searches, and nothing read later is out of bounds.
         let mut previous: Option<&str> = None;
@@ -978,8 +1028,17 @@ impl Table {
             }
             previous = Some(name);
         }
+        // What every record's status and chunks add up to, counted in the same pass.
+        let mut census: Vec<(Box<str>, usize, usize)> = Vec::new();
+        for i in 0..n {
+            let (status, chunks) = (table.text(i, T_STATUS), table.u32(i, R_CHUNKS) as usize);
+            match census.iter_mut().find(|c| *c.0 == *status) {
+                Some(c) => (c.1, c.2) = (c.1 + 1, c.2 + chunks),
+                None => census.push((status.into(), 1, chunks)),
+            }
+        }
         let decoded = (0..n).map(|_| OnceLock::new()).collect();
-        Some((header, Table { decoded, ..table }))
+        Some((header, Table { decoded, census, ..table }))
     }
 
     fn field<const N: usize>(&self, i: usize, at: usize) -> [u8; N] {
@@ -1544,6 +1603,24 @@ mod tests {
         assert_eq!(Manifest::load(dir.path()), Some(m));
     }
 
+    fn sorted_census(m: &Manifest) -> Vec<StatusCount> {
+        let mut c = m.census();
+        c.sort_by(|a, b| a.status.cmp(&b.status));
+        c
+    }
+
+    /// [`Manifest::census`] counted the long way.
+    fn eager_census(entries: &BTreeMap<String, Entry>) -> Vec<StatusCount> {
+        let mut by: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for e in entries.values() {
+            let c = by.entry(&e.status).or_default();
+            (c.0, c.1) = (c.0 + 1, c.1 + e.chunks);
+        }
+        by.into_iter()
+            .map(|(s, (memories, chunks))| StatusCount { status: s.to_owned(), memories, chunks })
+            .collect()
+    }
+
     fn arbitrary_entry() -> impl proptest::strategy::Strategy<Value = Entry> {
         use proptest::prelude::*;
         let text = "[a-z\t\n\\\\\u{1f}é ]{0,6}";
@@ -1631,8 +1708,12 @@ mod tests {
                     }
                 }
             }
+            // The census counted on load, corrected by the changes since.
+            proptest::prop_assert_eq!(sorted_census(&read), eager_census(&eager));
+            proptest::prop_assert_eq!(read.total_chunks(), eager.values().map(|e| e.chunks).sum::<usize>());
             read.save(dir.path()).unwrap();
             let read = Manifest::load(dir.path()).unwrap();
+            proptest::prop_assert_eq!(sorted_census(&read), eager_census(&eager));
             proptest::prop_assert_eq!(read.len(), eager.len());
             proptest::prop_assert_eq!(read.entries(), &eager);
             let listed: Vec<(String, Entry)> =

@@ -232,18 +232,18 @@ pub(super) struct State<'a> {
 pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     let t0 = Instant::now();
     let mut timings = Timings::default();
-    let by_status =
-        s.status_filter_only().then(|| s.idx.manifest().derived(ByStatus::of)).flatten();
-    // When no memory has a status the filter leaves out (the usual: all active), the keyword
-    // query goes without its status clause: a clause every chunk passes still costs a lookup
-    // per matching chunk.
+    // When no memory has a status the filter leaves out (the usual: all active), neither side
+    // filters: the keyword query goes without its status clause (a clause every chunk passes
+    // still costs a lookup per matching chunk), the vector search without a filter.
+    let allowed = |status: &str| s.filter.statuses.iter().any(|a| a.eq_ignore_ascii_case(status));
+    let nothing_out =
+        s.status_filter_only() && s.idx.manifest().census().iter().all(|c| allowed(&c.status));
     let unfiltered;
-    let kw_filter = match &by_status {
-        Some(b) if b.excluded(&s.filter.statuses).is_some_and(|out| out.is_empty()) => {
-            unfiltered = KeywordFilter { statuses: Vec::new(), ..s.filter.clone() };
-            &unfiltered
-        }
-        _ => &s.filter,
+    let kw_filter = if nothing_out {
+        unfiltered = KeywordFilter { statuses: Vec::new(), ..s.filter.clone() };
+        &unfiltered
+    } else {
+        &s.filter
     };
     let kw_hits = s
         .idx
@@ -257,26 +257,24 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     timings.bm25 = t0.elapsed();
     let qvec = s.idx.embedder().embed_query(&s.q.text)?;
     timings.embed = t0.elapsed();
-    let vector = retrieve_vectors(s, &qvec, by_status.as_deref())?;
+    let vector = retrieve_vectors(s, &qvec, nothing_out)?;
     Ok(Retrieved { bm25, vector, qvec, t0, timings })
 }
 
 /// The vector side of [`retrieve`]. The filters become a set of vector keys, found once in the
 /// manifest: the vector index may run its filter over every key, so it must be one lookup. The
 /// set holds the allowed memories' chunk keys or the excluded ones', whichever is smaller; a
-/// filter that excludes nothing (the usual: every memory active) is no filter at all.
-fn retrieve_vectors(
-    s: &Setup,
-    qvec: &[f32],
-    by_status: Option<&ByStatus>,
-) -> crate::Result<Vec<Found>> {
+/// filter that excludes nothing (`nothing_out`, the usual: every memory active) is no filter at
+/// all. A long-lived process lists the excluded memories from [`ByStatus`].
+fn retrieve_vectors(s: &Setup, qvec: &[f32], nothing_out: bool) -> crate::Result<Vec<Found>> {
     if !qvec.iter().any(|x| *x != 0.0) {
         return Ok(Vec::new());
     }
-    let keys = match by_status.and_then(|b| b.filter_keys(&s.filter.statuses)) {
-        Some(keys) => keys,
-        None => filter_keys(s),
+    let by_status = || {
+        let b = s.status_filter_only().then(|| s.idx.manifest().derived(ByStatus::of))??;
+        b.filter_keys(&s.filter.statuses)
     };
+    let keys = if nothing_out { None } else { by_status().unwrap_or_else(|| filter_keys(s)) };
     let vec_filter = |key: u64| -> bool {
         keys.as_ref().is_none_or(|(keys, listed_allowed)| keys.contains(&key) == *listed_allowed)
     };
