@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """In-server `search_memories` of two binaries on the same vault, side by side.
 
-    python3 benches/cli/mcp_side_by_side.py OLD_BIN NEW_BIN [--n 10000] [--rounds 3]
+    python3 benches/cli/mcp_side_by_side.py OLD_BIN NEW_BIN [--n 10000 | --vault DIR] [--rounds 3]
         [--calls 100] [--sdk] [--title-case]
 
-Generates one vault of N memories (as `minilm_practice.py` does, built-in embedder), copies it
+Generates one vault of N memories (as `minilm_practice.py` does, built-in embedder), or takes an
+indexed vault (`--vault`, which saves the two rebuilds of a 100k vault), copies it
 for each binary, indexes each copy, then starts one `memlane mcp` per binary and interleaves
 them round by round (CALLS searches on one server, then CALLS on the other, alternating which
 goes first), so both see the same machine state. The client is a bare JSON-RPC client over
@@ -125,6 +126,8 @@ async def main():
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--n", type=int, default=10000)
+    ap.add_argument("--vault", help="an indexed vault to copy for each binary instead of "
+                    "generating one (both binaries must read its indices: same format)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--calls", type=int, default=100)
     ap.add_argument("--sdk", action="store_true")
@@ -132,13 +135,19 @@ async def main():
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="memlane-mcp-sbs-"))
     try:
-        generate(tmp / "src", a.n)
+        if a.vault:
+            src = Path(a.vault)
+            a.n = sum(1 for _ in src.rglob("*.md"))
+        else:
+            src = tmp / "src"
+            generate(src, a.n)
         bins = {"old": os.path.abspath(a.old), "new": os.path.abspath(a.new)}
         servers = {}
         for k, b in bins.items():
             home = tmp / k
-            shutil.copytree(tmp / "src", home / "vault")
-            subprocess.run([b, "reindex"], env=env(home), check=True, capture_output=True)
+            shutil.copytree(src, home / "vault", symlinks=True)
+            if not a.vault:
+                subprocess.run([b, "reindex"], env=env(home), check=True, capture_output=True)
             if a.sdk:
                 servers[k] = await Sdk.start(b, home)
                 servers[k].pid = server_pid(b, home)

@@ -97,6 +97,8 @@ pub struct Manifest {
     len: usize,
     /// Every entry decoded, for [`entries`](Self::entries); dropped on a change.
     all: OnceLock<BTreeMap<String, Entry>>,
+    /// Lookups derived from every entry, for [`derived`](Self::derived); dropped on a change.
+    memo: Memo,
     /// What is on disk and what changed since.
     disk: DiskState,
 }
@@ -129,6 +131,17 @@ impl PartialEq for Manifest {
                 .zip(other.iter())
                 .all(|((a, ea), (b, eb))| a == b && ea.to_entry() == eb.to_entry())
     }
+}
+
+/// How many memories of a [`Manifest`] have one status, and their chunks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusCount {
+    /// The status, as the entries hold it.
+    pub status: String,
+    /// Memories.
+    pub memories: usize,
+    /// Their chunks.
+    pub chunks: usize,
 }
 
 /// What the indices know about one memory file.
@@ -511,10 +524,39 @@ impl Manifest {
         })
     }
 
+    /// A lookup `build` derives from every entry (a time index, the entries of one status …),
+    /// kept until the next change. `None` the first time a kind of lookup is asked for since the
+    /// last change: the caller scans the entries instead. A one-command process asks once and
+    /// so never pays for building it; a long-lived server builds it on its second search and
+    /// then answers from it.
+    pub fn derived<T: std::any::Any + Send + Sync>(
+        &self,
+        build: impl FnOnce(&Manifest) -> T,
+    ) -> Option<Arc<T>> {
+        let key = std::any::TypeId::of::<T>();
+        {
+            let mut memo = self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
+            match memo.get(&key) {
+                Some(Some(v)) => return v.clone().downcast::<T>().ok(),
+                Some(None) => {}
+                None => {
+                    memo.insert(key, None);
+                    return None;
+                }
+            }
+        }
+        // Built outside the lock: two threads may both build it; either result is the same.
+        let value: Arc<T> = Arc::new(build(self));
+        let any: Arc<dyn std::any::Any + Send + Sync> = value.clone();
+        self.memo.0.lock().unwrap_or_else(|e| e.into_inner()).insert(key, Some(any));
+        Some(value)
+    }
+
     /// Sets (`Some`) or removes the entry of `name`, keeping the count; whether it was there.
     fn put(&mut self, name: String, entry: Option<Entry>) -> bool {
         let had = self.contains(&name);
         self.all.take();
+        self.memo = Memo::default();
         match entry {
             Some(e) => {
                 self.len += usize::from(!had);
@@ -591,6 +633,7 @@ impl Manifest {
             table: Some(Arc::new(table)),
             overlay: BTreeMap::new(),
             all: OnceLock::new(),
+            memo: Memo::default(),
             disk: DiskState { base: header.base, ..Default::default() },
         };
         m.replay_journal(&dir.join(JOURNAL), FORMAT)?;
@@ -637,6 +680,7 @@ impl Manifest {
             table: None,
             overlay,
             all: OnceLock::new(),
+            memo: Memo::default(),
             disk: DiskState { base: header.base, ..Default::default() },
         };
         m.replay_journal(&dir.join(JOURNAL), format)?;
@@ -792,7 +836,44 @@ impl Manifest {
 
     /// The total number of chunks.
     pub fn total_chunks(&self) -> usize {
-        self.iter().map(|(_, e)| e.chunks()).sum()
+        self.census().iter().map(|c| c.chunks).sum()
+    }
+
+    /// How many memories have each status, and their chunks, without a pass over the entries:
+    /// counted when the file was read, corrected by the changes since.
+    pub fn census(&self) -> Vec<StatusCount> {
+        let mut out: Vec<StatusCount> = self.table.as_deref().map_or_else(Vec::new, |t| {
+            t.census
+                .iter()
+                .map(|(status, memories, chunks)| StatusCount {
+                    status: status.to_string(),
+                    memories: *memories,
+                    chunks: *chunks,
+                })
+                .collect()
+        });
+        let mut count = |status: &str, memories: isize, chunks: isize| {
+            let i = match out.iter().position(|c| c.status == status) {
+                Some(i) => i,
+                None => {
+                    out.push(StatusCount { status: status.to_owned(), memories: 0, chunks: 0 });
+                    out.len() - 1
+                }
+            };
+            let c = &mut out[i];
+            c.memories = c.memories.saturating_add_signed(memories);
+            c.chunks = c.chunks.saturating_add_signed(chunks);
+        };
+        for (name, changed) in &self.overlay {
+            if let Some((t, i)) = self.table.as_deref().and_then(|t| Some((t, t.find(name)?))) {
+                count(t.text(i, T_STATUS), -1, -(t.u32(i, R_CHUNKS) as isize));
+            }
+            if let Some(e) = changed {
+                count(&e.status, 1, e.chunks as isize);
+            }
+        }
+        out.retain(|c| c.memories > 0);
+        out
     }
 }
 
@@ -869,6 +950,27 @@ const F_PINNED: u32 = 1;
 const F_EXPIRES: u32 = 2;
 const F_HAPPENS: u32 = 4;
 
+/// The lookups of [`Manifest::derived`], by type: `None` once asked for and not built yet.
+#[derive(Default)]
+struct Memo(
+    std::sync::Mutex<
+        std::collections::HashMap<std::any::TypeId, Option<Arc<dyn std::any::Any + Send + Sync>>>,
+    >,
+);
+
+impl Clone for Memo {
+    /// A copy starts without lookups (they are cheap to derive again, and the copy may change).
+    fn clone(&self) -> Memo {
+        Memo::default()
+    }
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memo").finish_non_exhaustive()
+    }
+}
+
 /// The records and text of a [`FILE`], checked and kept as read.
 struct Table {
     /// The file up to the end of the records.
@@ -881,6 +983,8 @@ struct Table {
     text: String,
     /// Records decoded so far, by position.
     decoded: Vec<OnceLock<Box<Entry>>>,
+    /// Per status: how many records, and their chunks.
+    census: Vec<(Box<str>, usize, usize)>,
 }
 
 impl std::fmt::Debug for Table {
@@ -908,7 +1012,7 @@ impl Table {
         }
         let text = String::from_utf8(bytes.split_off(end)).ok()?;
         let n = header.entries;
-        let table = Table { bytes, start, n, text, decoded: Vec::new() };
+        let table = Table { bytes, start, n, text, decoded: Vec::new(), census: Vec::new() };
         // Every record's text within the text, and the names strictly in order: lookups are
         // binary searches, and nothing read later is out of bounds.
         let mut previous: Option<&str> = None;
@@ -924,8 +1028,17 @@ impl Table {
             }
             previous = Some(name);
         }
+        // What every record's status and chunks add up to, counted in the same pass.
+        let mut census: Vec<(Box<str>, usize, usize)> = Vec::new();
+        for i in 0..n {
+            let (status, chunks) = (table.text(i, T_STATUS), table.u32(i, R_CHUNKS) as usize);
+            match census.iter_mut().find(|c| *c.0 == *status) {
+                Some(c) => (c.1, c.2) = (c.1 + 1, c.2 + chunks),
+                None => census.push((status.into(), 1, chunks)),
+            }
+        }
         let decoded = (0..n).map(|_| OnceLock::new()).collect();
-        Some((header, Table { decoded, ..table }))
+        Some((header, Table { decoded, census, ..table }))
     }
 
     fn field<const N: usize>(&self, i: usize, at: usize) -> [u8; N] {
@@ -1232,11 +1345,33 @@ fn decode_entry(line: &str, format: u32) -> Option<(String, Entry)> {
 
 /// The vector-index key of chunk `ordinal` of memory `name`.
 pub fn chunk_key(name: &str, ordinal: usize) -> u64 {
-    let mut buf = String::with_capacity(name.len() + 8);
-    buf.push_str(name);
-    buf.push('#');
-    buf.push_str(&ordinal.to_string());
-    xxhash_rust::xxh3::xxh3_64(buf.as_bytes())
+    // `name#ordinal` hashed from a buffer on the stack: a one-command search may compute this
+    // for every chunk of the vault, and two allocations each were most of its cost.
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = ordinal;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let digits = &digits[at..];
+    let len = name.len() + 1 + digits.len();
+    let mut buf = [0u8; 192];
+    if len > buf.len() {
+        let mut long = Vec::with_capacity(len);
+        long.extend_from_slice(name.as_bytes());
+        long.push(b'#');
+        long.extend_from_slice(digits);
+        return xxhash_rust::xxh3::xxh3_64(&long);
+    }
+    buf[..name.len()].copy_from_slice(name.as_bytes());
+    buf[name.len()] = b'#';
+    buf[name.len() + 1..len].copy_from_slice(digits);
+    xxhash_rust::xxh3::xxh3_64(&buf[..len])
 }
 
 /// The keyword-index chunk id of chunk `ordinal` of memory `name`.
@@ -1490,6 +1625,24 @@ mod tests {
         assert_eq!(Manifest::load(dir.path()), Some(m));
     }
 
+    fn sorted_census(m: &Manifest) -> Vec<StatusCount> {
+        let mut c = m.census();
+        c.sort_by(|a, b| a.status.cmp(&b.status));
+        c
+    }
+
+    /// [`Manifest::census`] counted the long way.
+    fn eager_census(entries: &BTreeMap<String, Entry>) -> Vec<StatusCount> {
+        let mut by: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for e in entries.values() {
+            let c = by.entry(&e.status).or_default();
+            (c.0, c.1) = (c.0 + 1, c.1 + e.chunks);
+        }
+        by.into_iter()
+            .map(|(s, (memories, chunks))| StatusCount { status: s.to_owned(), memories, chunks })
+            .collect()
+    }
+
     fn arbitrary_entry() -> impl proptest::strategy::Strategy<Value = Entry> {
         use proptest::prelude::*;
         let text = "[a-z\t\n\\\\\u{1f}é ]{0,6}";
@@ -1548,6 +1701,19 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// Vector keys are stored on disk: the key of a chunk is the xxh3 of `name#ordinal`,
+        /// whatever the name's length.
+        #[test]
+        fn a_chunk_key_is_the_hash_of_the_name_and_ordinal(
+            name in "[a-zé/ -]{1,250}",
+            ordinal in proptest::prop_oneof![0usize..40, proptest::prelude::any::<usize>()],
+        ) {
+            let text = format!("{name}#{ordinal}");
+            proptest::prop_assert_eq!(chunk_key(&name, ordinal), xxhash_rust::xxh3::xxh3_64(text.as_bytes()));
+        }
+    }
+
+    proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(60))]
         /// What is read lazily (a lookup by name, the fields read in place, the iteration, the
         /// whole map) is what was written, whatever the entries and with journal changes on top.
@@ -1577,8 +1743,12 @@ mod tests {
                     }
                 }
             }
+            // The census counted on load, corrected by the changes since.
+            proptest::prop_assert_eq!(sorted_census(&read), eager_census(&eager));
+            proptest::prop_assert_eq!(read.total_chunks(), eager.values().map(|e| e.chunks).sum::<usize>());
             read.save(dir.path()).unwrap();
             let read = Manifest::load(dir.path()).unwrap();
+            proptest::prop_assert_eq!(sorted_census(&read), eager_census(&eager));
             proptest::prop_assert_eq!(read.len(), eager.len());
             proptest::prop_assert_eq!(read.entries(), &eager);
             let listed: Vec<(String, Entry)> =

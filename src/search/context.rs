@@ -11,7 +11,7 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use crate::index::manifest::Manifest;
+use crate::index::manifest::{EntryRef, Manifest};
 
 /// A memory takes context from its neighbours only when it has some evidence of its own: a
 /// query term (coverage) or a vector similarity above the embedder's noise floor. Context ranks
@@ -72,16 +72,31 @@ fn trim_zeros(digits: &[u8]) -> &[u8] {
 }
 
 /// The thread neighbours of each of `names` (at most `span` on each side), among all memories
-/// of the manifest. Only the folders of `names` are ordered, so the cost is that of sorting
-/// those folders' memories once per query.
+/// of the manifest. A one-command process orders only the memories of the names' folders that
+/// were created near one of them, once per query; a long-lived process asks the manifest for
+/// every folder in thread order ([`Threads`], kept until the next change) and finds each name in
+/// it with a binary search.
 pub fn neighbours<'m>(
     manifest: &'m Manifest,
     names: &[&str],
     span: usize,
     gap_seconds: i64,
-) -> HashMap<String, Vec<&'m str>> {
-    let mut out: HashMap<String, Vec<&str>> = HashMap::new();
+) -> HashMap<String, Vec<String>> {
+    let mut out = HashMap::new();
     if span == 0 || names.is_empty() {
+        return out;
+    }
+    if let Some(threads) = manifest.derived(Threads::of) {
+        for name in names {
+            let Some(list) = threads.0.get(folder(name)) else { continue };
+            let Some(created) = manifest.get_ref(name).map(|e| e.created()) else { continue };
+            let at = list.partition_point(|(c, n)| thread_order((*c, n), (created, name)).is_lt());
+            if list.get(at).is_some_and(|(_, n)| **n == **name)
+                && let Some(near) = walk(list, at, span, gap_seconds)
+            {
+                out.insert((*name).to_owned(), near);
+            }
+        }
         return out;
     }
     let folders: HashSet<&str> = names.iter().map(|n| folder(n)).collect();
@@ -105,49 +120,110 @@ pub fn neighbours<'m>(
         let i = merged.partition_point(|(from, _)| *from <= t);
         i > 0 && t <= merged[i - 1].1
     };
-    let mut by_folder: HashMap<&str, Vec<(i64, &'m str)>> = HashMap::new();
-    for (name, entry) in manifest.iter() {
-        let f = folder(name);
+    let mut by_folder: HashMap<&str, Vec<(i64, &str)>> = HashMap::new();
+    let mut look = |f: &'m str, name: &'m str, entry: EntryRef<'m>| {
         let created = entry.created();
-        if near_a_candidate(created) && folders.contains(f) {
+        if near_a_candidate(created) {
             by_folder.entry(f).or_default().push((created, name));
+        }
+    };
+    if folders.contains("") {
+        // Memories at the top level are spread among all the others by name.
+        for (name, entry) in manifest.iter() {
+            if folders.contains(folder(name)) {
+                look(folder(name), name, entry);
+            }
+        }
+    } else {
+        // The memories of a folder (and of its subfolders) are one run of the manifest, which
+        // is sorted by name.
+        for f in &folders {
+            let start = format!("{f}/");
+            for (name, entry) in manifest.iter_after(Some(&start)) {
+                if !name.starts_with(&start) {
+                    break;
+                }
+                if folder(name) == *f {
+                    look(folder(name), name, entry);
+                }
+            }
         }
     }
     let wanted: HashSet<&str> = names.iter().copied().collect();
     for (_, mut list) in by_folder {
-        list.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| natural_cmp(a.1, b.1)));
-        for (i, &(created, name)) in list.iter().enumerate() {
+        list.sort_by(|a, b| thread_order(*a, *b));
+        for (i, &(_, name)) in list.iter().enumerate() {
             if !wanted.contains(name) {
                 continue;
             }
-            // A bulk import (many files stamped with one second) has no order to learn from.
-            let tied_from = list[..i].iter().rev().take_while(|(c, _)| *c == created).count();
-            let tied_to = list[i + 1..].iter().take_while(|(c, _)| *c == created).count();
-            if tied_from + tied_to + 1 > MAX_TIED {
-                continue;
+            if let Some(near) = walk(&list, i, span, gap_seconds) {
+                out.insert(name.to_owned(), near);
             }
-            let mut near = Vec::new();
-            // Backwards, then forwards, stopping at a thread break.
-            let mut prev = created;
-            for &(c, n) in list[..i].iter().rev().take(span) {
-                if prev - c > gap_seconds {
-                    break;
-                }
-                near.push(n);
-                prev = c;
-            }
-            let mut prev = created;
-            for &(c, n) in list[i + 1..].iter().take(span) {
-                if c - prev > gap_seconds {
-                    break;
-                }
-                near.push(n);
-                prev = c;
-            }
-            out.insert(name.to_owned(), near);
         }
     }
     out
+}
+
+/// Thread order: by creation time, then by name in natural order.
+fn thread_order(a: (i64, &str), b: (i64, &str)) -> Ordering {
+    a.0.cmp(&b.0).then_with(|| natural_cmp(a.1, b.1))
+}
+
+/// The neighbours of `list[i]` in `list` (one folder's memories in thread order, or at least
+/// all of them within `span` gaps of it): up to `span` back, then up to `span` forward, each
+/// side stopping at a thread break. `None` for a memory of a bulk import.
+fn walk<S: AsRef<str>>(
+    list: &[(i64, S)],
+    i: usize,
+    span: usize,
+    gap_seconds: i64,
+) -> Option<Vec<String>> {
+    let created = list[i].0;
+    // A bulk import (many files stamped with one second) has no order to learn from.
+    let tied_from = list[..i].iter().rev().take_while(|(c, _)| *c == created).count();
+    let tied_to = list[i + 1..].iter().take_while(|(c, _)| *c == created).count();
+    if tied_from + tied_to + 1 > MAX_TIED {
+        return None;
+    }
+    let mut near = Vec::new();
+    let mut prev = created;
+    for (c, n) in list[..i].iter().rev().take(span) {
+        if prev - c > gap_seconds {
+            break;
+        }
+        near.push(n.as_ref().to_owned());
+        prev = *c;
+    }
+    let mut prev = created;
+    for (c, n) in list[i + 1..].iter().take(span) {
+        if c - prev > gap_seconds {
+            break;
+        }
+        near.push(n.as_ref().to_owned());
+        prev = *c;
+    }
+    Some(near)
+}
+
+/// Every memory of the manifest by folder, in thread order: what [`neighbours`] searches in a
+/// long-lived process (≈ 50 bytes a memory).
+struct Threads(HashMap<Box<str>, Vec<(i64, Box<str>)>>);
+
+impl Threads {
+    fn of(manifest: &Manifest) -> Threads {
+        let mut by_folder: HashMap<Box<str>, Vec<(i64, Box<str>)>> = HashMap::new();
+        for (name, entry) in manifest.iter() {
+            let list = match by_folder.get_mut(folder(name)) {
+                Some(list) => list,
+                None => by_folder.entry(folder(name).into()).or_default(),
+            };
+            list.push((entry.created(), name.into()));
+        }
+        for list in by_folder.values_mut() {
+            list.sort_by(|a, b| thread_order((a.0, &a.1), (b.0, &b.1)));
+        }
+        Threads(by_folder)
+    }
 }
 
 #[cfg(test)]
@@ -172,6 +248,24 @@ mod tests {
         m
     }
 
+    /// Neighbours as a one-command process finds them (a scan) and as a long-lived one does
+    /// (from the manifest's thread index, built on the second ask), checked to be the same.
+    fn both_ways(
+        m: &Manifest,
+        names: &[&str],
+        span: usize,
+        gap: i64,
+    ) -> HashMap<String, Vec<String>> {
+        let sorted = |mut n: HashMap<String, Vec<String>>| {
+            n.values_mut().for_each(|v| v.sort_unstable());
+            n
+        };
+        let scanned = sorted(neighbours(m, names, span, gap));
+        let indexed = sorted(neighbours(m, names, span, gap));
+        assert_eq!(scanned, indexed, "{names:?}");
+        scanned
+    }
+
     #[test]
     fn neighbours_follow_time_then_name_within_a_folder_and_stop_at_gaps() {
         let m = manifest(&[
@@ -182,19 +276,50 @@ mod tests {
             ("chat/later", 100_000),
             ("other/turn-3", 100),
         ]);
-        let n = neighbours(&m, &["chat/turn-2", "chat/turn-11"], 2, 3600);
-        let mut two = n["chat/turn-2"].clone();
-        two.sort_unstable();
-        assert_eq!(two, ["chat/turn-1", "chat/turn-10", "chat/turn-11"]);
+        let n = both_ways(&m, &["chat/turn-2", "chat/turn-11"], 2, 3600);
+        assert_eq!(n["chat/turn-2"], ["chat/turn-1", "chat/turn-10", "chat/turn-11"]);
         // `chat/later` is past the gap; `other/` is another folder.
-        let mut eleven = n["chat/turn-11"].clone();
-        eleven.sort_unstable();
-        assert_eq!(eleven, ["chat/turn-10", "chat/turn-2"]);
-        assert!(neighbours(&m, &["chat/turn-2"], 0, 3600).is_empty());
+        assert_eq!(n["chat/turn-11"], ["chat/turn-10", "chat/turn-2"]);
+        assert!(both_ways(&m, &["chat/turn-2"], 0, 3600).is_empty());
         // A bulk import stamped with one second is no thread.
         let bulk: Vec<(String, i64)> = (0..=MAX_TIED).map(|i| (format!("doc-{i}"), 7)).collect();
         let refs: Vec<(&str, i64)> = bulk.iter().map(|(n, c)| (n.as_str(), *c)).collect();
         let m = manifest(&refs);
-        assert!(neighbours(&m, &["doc-3"], 2, 3600).is_empty());
+        assert!(both_ways(&m, &["doc-3"], 2, 3600).is_empty());
+    }
+
+    #[test]
+    fn the_thread_index_is_dropped_when_a_memory_changes() {
+        let mut m = manifest(&[("chat/a", 100), ("chat/b", 200), ("chat/c", 300)]);
+        let n = both_ways(&m, &["chat/b"], 1, 3600);
+        assert_eq!(n["chat/b"], ["chat/a", "chat/c"]);
+        // A memory written between them is a neighbour at once, for both ways.
+        m.insert("chat/a2".to_owned(), Entry { created: 150, ..Entry::default() });
+        let n = both_ways(&m, &["chat/b"], 1, 3600);
+        assert_eq!(n["chat/b"], ["chat/a2", "chat/c"]);
+        m.remove("chat/c");
+        assert_eq!(both_ways(&m, &["chat/b"], 1, 3600)["chat/b"], ["chat/a2"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_thread_index_finds_what_the_scan_finds(
+            items in proptest::collection::btree_map(
+                "(f[0-2]/(s/)?)?(t|turn-)[0-9]{1,3}",
+                0i64..20,
+                1..60,
+            ),
+            picks in proptest::collection::vec(0usize..60, 1..8),
+            span in 1usize..4,
+            gap in 0i64..6,
+        ) {
+            // Times in steps of 1000 s with ties, gaps of 0–5000 s.
+            let items: Vec<(String, i64)> =
+                items.into_iter().map(|(n, t)| (n, t * 1000)).collect();
+            let refs: Vec<(&str, i64)> = items.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+            let m = manifest(&refs);
+            let names: Vec<&str> = picks.iter().map(|i| refs[i % refs.len()].0).collect();
+            both_ways(&m, &names, span, gap * 1000);
+        }
     }
 }

@@ -150,6 +150,16 @@ impl<'a> Setup<'a> {
                 || e.tags().iter().any(|t| f.tags.iter().any(|g| g.eq_ignore_ascii_case(t))))
     }
 
+    /// Whether the hard filters are on status alone (the usual search): what [`ByStatus`]
+    /// answers without a pass over the entries.
+    fn status_filter_only(&self) -> bool {
+        let f = &self.filter;
+        f.types.is_empty()
+            && f.tags.is_empty()
+            && f.created_after.is_none()
+            && f.created_before.is_none()
+    }
+
     fn question_weight(&self) -> f32 {
         self.question_weight
     }
@@ -222,10 +232,23 @@ pub(super) struct State<'a> {
 pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     let t0 = Instant::now();
     let mut timings = Timings::default();
+    // When no memory has a status the filter leaves out (the usual: all active), neither side
+    // filters: the keyword query goes without its status clause (a clause every chunk passes
+    // still costs a lookup per matching chunk), the vector search without a filter.
+    let allowed = |status: &str| s.filter.statuses.iter().any(|a| a.eq_ignore_ascii_case(status));
+    let nothing_out =
+        s.status_filter_only() && s.idx.manifest().census().iter().all(|c| allowed(&c.status));
+    let unfiltered;
+    let kw_filter = if nothing_out {
+        unfiltered = KeywordFilter { statuses: Vec::new(), ..s.filter.clone() };
+        &unfiltered
+    } else {
+        &s.filter
+    };
     let kw_hits = s
         .idx
         .keyword()
-        .search_weighted(&s.q.text, s.question_weight(), s.expansion(), &s.filter, s.per_list)
+        .search_weighted(&s.q.text, s.question_weight(), s.expansion(), kw_filter, s.per_list)
         .map_err(IndexError::from)?;
     let bm25: Vec<Found> = kw_hits
         .iter()
@@ -234,21 +257,47 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     timings.bm25 = t0.elapsed();
     let qvec = s.idx.embedder().embed_query(&s.q.text)?;
     timings.embed = t0.elapsed();
-    let vector = retrieve_vectors(s, &qvec)?;
+    let vector = retrieve_vectors(s, &qvec, nothing_out)?;
     Ok(Retrieved { bm25, vector, qvec, t0, timings })
 }
 
 /// The vector side of [`retrieve`]. The filters become a set of vector keys, found once in the
 /// manifest: the vector index may run its filter over every key, so it must be one lookup. The
 /// set holds the allowed memories' chunk keys or the excluded ones', whichever is smaller; a
-/// filter that excludes nothing (the usual: every memory active) is no filter at all.
-fn retrieve_vectors(s: &Setup, qvec: &[f32]) -> crate::Result<Vec<Found>> {
+/// filter that excludes nothing (`nothing_out`, the usual: every memory active) is no filter at
+/// all. A long-lived process lists the excluded memories from [`ByStatus`].
+fn retrieve_vectors(s: &Setup, qvec: &[f32], nothing_out: bool) -> crate::Result<Vec<Found>> {
     if !qvec.iter().any(|x| *x != 0.0) {
         return Ok(Vec::new());
     }
+    let by_status = || {
+        let b = s.status_filter_only().then(|| s.idx.manifest().derived(ByStatus::of))??;
+        b.filter_keys(&s.filter.statuses)
+    };
+    let keys = if nothing_out { None } else { by_status().unwrap_or_else(|| filter_keys(s)) };
+    let vec_filter = |key: u64| -> bool {
+        keys.as_ref().is_none_or(|(keys, listed_allowed)| keys.contains(&key) == *listed_allowed)
+    };
+    let filter: Option<&dyn Fn(u64) -> bool> =
+        if keys.is_none() { None } else { Some(&vec_filter) };
+    let raw = s.idx.vector().search(qvec, s.per_list, filter).map_err(IndexError::from)?;
+    let owners = s.idx.key_owners(&raw.iter().map(|(key, _)| *key).collect::<Vec<_>>());
+    Ok(raw
+        .iter()
+        .zip(owners)
+        .filter_map(|((_, sim), owner)| owner.map(|(n, o)| (n.to_owned(), o, *sim)))
+        .collect())
+}
+
+/// The vector filter's keys, and whether they are the allowed memories' (else the excluded
+/// ones'); `None`: nothing is excluded. One pass over every entry of the manifest.
+fn filter_keys(s: &Setup) -> Option<(KeySet, bool)> {
     let (mut let_in, mut keep_out): (Vec<Listed>, Vec<Listed>) = (Vec::new(), Vec::new());
     for (name, e) in s.idx.manifest().iter() {
         if s.allowed(e) { let_in.push((name, e)) } else { keep_out.push((name, e)) }
+    }
+    if keep_out.is_empty() {
+        return None;
     }
     let chunks = |side: &[Listed]| side.iter().map(|(_, e)| e.chunks()).sum::<usize>();
     let listed_are_allowed = chunks(&let_in) <= chunks(&keep_out);
@@ -258,16 +307,72 @@ fn retrieve_vectors(s: &Setup, qvec: &[f32]) -> crate::Result<Vec<Found>> {
     for (name, e) in listed {
         keys.extend((0..e.chunks()).map(|ord| chunk_key(name, ord)));
     }
-    let vec_filter = |key: u64| -> bool { keys.contains(&key) == listed_are_allowed };
-    let filter: Option<&dyn Fn(u64) -> bool> =
-        if keep_out.is_empty() { None } else { Some(&vec_filter) };
-    let raw = s.idx.vector().search(qvec, s.per_list, filter).map_err(IndexError::from)?;
-    let owners = s.idx.key_owners(&raw.iter().map(|(key, _)| *key).collect::<Vec<_>>());
-    Ok(raw
-        .iter()
-        .zip(owners)
-        .filter_map(|((_, sim), owner)| owner.map(|(n, o)| (n.to_owned(), o, *sim)))
-        .collect())
+    Some((keys, listed_are_allowed))
+}
+
+/// The memories of the manifest by status: their chunks, and (name, chunks) of each memory except
+/// for the largest status (in a vault the active memories, whose names a status filter never
+/// needs to list); and the chunks of all memories.
+type StatusGroup = (usize, Option<Vec<(Box<str>, usize)>>);
+struct ByStatus(HashMap<Box<str>, StatusGroup>, usize);
+
+impl ByStatus {
+    /// The memories whose status is not one of `statuses`, with their chunks; `None` when that
+    /// includes the largest status, whose memories are not listed.
+    fn excluded(&self, statuses: &[String]) -> Option<Vec<&(Box<str>, usize)>> {
+        let allowed = |status: &str| statuses.iter().any(|s| s.eq_ignore_ascii_case(status));
+        let mut out = Vec::new();
+        for (status, (_, names)) in &self.0 {
+            if !allowed(status) {
+                out.extend(names.as_deref()?);
+            }
+        }
+        Some(out)
+    }
+
+    /// [`filter_keys`] for a filter on `statuses` alone, with no pass over the entries: `None`
+    /// when it cannot tell so (more is excluded than allowed, or the largest status is).
+    #[allow(clippy::option_option)]
+    fn filter_keys(&self, statuses: &[String]) -> Option<Option<(KeySet, bool)>> {
+        let out = self.excluded(statuses)?;
+        if out.is_empty() {
+            return Some(None);
+        }
+        let out_chunks: usize = out.iter().map(|(_, c)| c).sum();
+        if out_chunks > self.1 - out_chunks {
+            return None;
+        }
+        let mut keys = KeySet::default();
+        keys.reserve(out_chunks);
+        for (name, chunks) in out {
+            keys.extend((0..*chunks).map(|ord| chunk_key(name, ord)));
+        }
+        Some(Some((keys, false)))
+    }
+
+    fn of(manifest: &crate::index::manifest::Manifest) -> ByStatus {
+        // Counted first, then listed (all but the largest), so the active memories' names are
+        // never copied.
+        let mut count: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (_, e) in manifest.iter() {
+            let c = count.entry(e.status()).or_default();
+            c.0 += 1;
+            c.1 += e.chunks();
+        }
+        let largest = count.iter().max_by_key(|(_, c)| c.0).map(|(s, _)| *s);
+        let mut by: HashMap<Box<str>, StatusGroup> = count
+            .iter()
+            .map(|(s, c)| ((*s).into(), (c.1, (Some(*s) != largest).then(Vec::new))))
+            .collect();
+        for (name, e) in manifest.iter() {
+            if Some(e.status()) != largest
+                && let Some((_, Some(list))) = by.get_mut(e.status())
+            {
+                list.push((name.into(), e.chunks()));
+            }
+        }
+        ByStatus(by, count.values().map(|c| c.1).sum())
+    }
 }
 
 /// **Fuse** (stage 2) scores, not ranks. Each memory, represented by its best chunk in each list,
@@ -585,9 +690,9 @@ pub(super) fn context(s: &Setup, state: &mut State) {
     let near = thread::neighbours(s.idx.manifest(), &names, cfg.context_span, gap);
     let own: HashMap<&str, f64> = state.cands.iter().map(|c| (c.name, c.ex.fused)).collect();
     for c in &mut state.cands {
-        let best = near
-            .get(c.name)
-            .map_or(0.0, |ns| ns.iter().filter_map(|n| own.get(n)).copied().fold(0.0, f64::max));
+        let best = near.get(c.name).map_or(0.0, |ns| {
+            ns.iter().filter_map(|n| own.get(n.as_str())).copied().fold(0.0, f64::max)
+        });
         c.ex.context = best;
         if !thread::has_own_evidence(c.ex.evidence) {
             continue;
@@ -856,8 +961,35 @@ fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{query_names, question_weight, speaker};
+    use super::{ByStatus, query_names, question_weight, speaker};
     use crate::config::SearchConfig;
+    use crate::index::manifest::{Entry, Manifest, chunk_key};
+
+    #[test]
+    fn memories_by_status_tell_the_vector_filter_what_to_leave_out() {
+        let mut m = Manifest::default();
+        for (name, status, chunks) in
+            [("a", "active", 2), ("b", "active", 3), ("c", "active", 1), ("old", "archived", 2)]
+        {
+            let e = Entry { status: status.into(), chunks, ..Entry::default() };
+            m.insert(name.to_owned(), e);
+        }
+        let b = ByStatus::of(&m);
+        let strings = |s: &[&str]| s.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        // The usual search leaves out the archived memory: its two chunks are the filter.
+        let (keys, allowed) = b.filter_keys(&strings(&["active"])).unwrap().unwrap();
+        assert!(!allowed);
+        let mut want = crate::index::store::KeySet::default();
+        want.extend([chunk_key("old", 0), chunk_key("old", 1)]);
+        assert_eq!(keys, want);
+        // Statuses are matched as the filter matches them, in any case; nothing left out is
+        // no filter at all.
+        assert_eq!(b.excluded(&strings(&["ACTIVE", "archived"])).map(|v| v.len()), Some(0));
+        assert_eq!(b.filter_keys(&strings(&["active", "archived"])), Some(None));
+        // Leaving out the active memories is left to a pass over the entries.
+        assert!(b.excluded(&strings(&["archived"])).is_none());
+        assert!(b.filter_keys(&strings(&["archived"])).is_none());
+    }
 
     #[test]
     fn question_words_weigh_in_proportion_to_how_long_the_chunks_are() {

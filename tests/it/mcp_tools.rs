@@ -135,8 +135,12 @@ fn search_memories_finds_archived_memories_only_when_asked() {
     env.run(["update", "auth-v1", "--status", "archived"]).success();
     let mut c = full_client(&env);
     let q = "sessions stored in memcached";
-    let r = c.ok("search_memories", json!({"query": q, "limit": 10}));
-    assert!(!result_names(&r).contains(&"auth-v1".to_owned()), "{r}");
+    // The first search finds what to leave out with a pass over every memory, the later ones
+    // from what the server keeps: the same.
+    for _ in 0..3 {
+        let r = c.ok("search_memories", json!({"query": q, "limit": 10}));
+        assert!(!result_names(&r).contains(&"auth-v1".to_owned()), "{r}");
+    }
     let r = c.ok("search_memories", json!({"query": q, "include_archived": "true", "limit": 10}));
     assert!(result_names(&r).contains(&"auth-v1".to_owned()), "{r}");
     let r = c.ok("search_memories", json!({"query": q, "status": "archived", "limit": 10}));

@@ -714,7 +714,8 @@ impl Indexes {
                 .map(|k| map.get(k).map(|(name, ord)| (name.as_str(), *ord)))
                 .collect();
         }
-        let wanted: HashMap<u64, usize> = keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+        let wanted: HashMap<u64, usize, std::hash::BuildHasherDefault<KeyHasher>> =
+            keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
         let mut out = vec![None; keys.len()];
         let mut left = wanted.len();
         'scan: for (name, e) in self.manifest.iter() {
