@@ -132,3 +132,79 @@ fn with_lexical_trust_a_question_in_other_words_leans_on_the_model() {
     assert_eq!(hits[0]["name"], "note-07", "{hits:#}");
     assert_eq!(hits[0]["explain"]["lexical_trust"], 1.0, "{hits:#}");
 }
+
+/// Questions about the `paraphrase` fixture vault's notes in other words, with the note each
+/// is about.
+const PARAPHRASES: &[(&str, &str)] = &[
+    ("the push alert service maxed out the processor; we put a mutex around the write", "note-19"),
+    ("the payment screen hung, so we retried with growing delays", "note-13"),
+    ("the realtime socket proxy exhausted its RAM; we regenerated all the secret keys", "note-27"),
+    ("the nightly archive task stalled; we purged old records with a schema change", "note-21"),
+    ("the locale strings exposed passwords in the output; we now page on failures", "note-33"),
+    (
+        "the picture upload service billed shoppers twice; we moved clocks to universal time",
+        "note-25",
+    ),
+    ("the suggestion engine overloaded the processor; we serialised the writes", "note-16"),
+    (
+        "the media encoding job stalled; we installed a fuse that stops calls when it fails",
+        "note-34",
+    ),
+];
+
+/// How many of [`PARAPHRASES`] find their note among the first three results.
+fn paraphrases_found(env: &TestEnv, model: &str) -> usize {
+    PARAPHRASES
+        .iter()
+        .filter(|(q, note)| {
+            let out = env.run(["-c", model, "search", q, "--limit", "3", "--json"]).success();
+            out.json()["results"].as_array().unwrap().iter().any(|h| h["name"] == *note)
+        })
+        .count()
+}
+
+#[test]
+fn a_table_distilled_from_the_model_finds_paraphrases_without_the_model() {
+    let Some(dir) = model_dir() else { return };
+    let env = TestEnv::with_vault("paraphrase");
+    let table = env.root.join("minilm.static");
+    let distill = |out: &std::path::Path| {
+        let (from, out) = (dir.to_str().unwrap(), out.to_str().unwrap());
+        env.run(["model", "distill", "--from", from, "--out", out, "--dims", "128", "--json"])
+            .success()
+            .json()
+    };
+    let made = distill(&table);
+    assert_eq!((made["dims"].as_u64(), made["vocab"].as_u64()), (Some(128), Some(30522)), "{made}");
+    assert!(made["source_model"].as_str().unwrap().starts_with("st-bert-v1:384:"), "{made}");
+    let size = std::fs::metadata(&table).unwrap().len();
+    assert_eq!(made["bytes"].as_u64(), Some(size));
+    assert!(size < 5_000_000, "a 128-dimension table is about 4 MB: {size}");
+
+    let setting = format!("embedding.model=static:{}", table.display());
+    let reindexed = env.run(["-c", &setting, "reindex", "--json"]).success().json();
+    assert!(reindexed["embedder"].as_str().unwrap().starts_with("static-v1:128:"), "{reindexed}");
+    let with_table = paraphrases_found(&env, &setting);
+    let builtin = paraphrases_found(&env, "embedding.model=builtin");
+    assert!(
+        with_table > builtin && with_table * 2 >= PARAPHRASES.len(),
+        "static table {with_table}, built-in {builtin} of {}",
+        PARAPHRASES.len()
+    );
+
+    // A damaged table is refused, naming the file and the command that makes it again.
+    let mut bytes = std::fs::read(&table).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    std::fs::write(&table, bytes).unwrap();
+    let out = env.run(["-c", &setting, "search", "cpu"]).code(1);
+    assert!(out.stderr.contains("[ROOT]/minilm.static"), "{out}");
+    assert!(out.stderr.contains("memlane model distill"), "{out}");
+}
+
+#[test]
+fn distill_without_a_model_says_how_to_get_one() {
+    let env = TestEnv::empty();
+    let out = env.run(["model", "distill", "--out", "t.static"]).code(2);
+    assert!(out.stderr.contains("--from DIR"), "{out}");
+    assert!(out.stderr.contains("memlane model pull"), "{out}");
+}
