@@ -656,9 +656,8 @@ impl SentenceEmbedder {
                 what: "a static table needs a plain BERT WordPiece tokenizer".into(),
             });
         };
-        let (cls, sep) = match wp.special_ids()[..] {
-            [cls, sep, ..] => (cls, sep),
-            _ => unreachable!("special_ids starts with [CLS] and [SEP]"),
+        let [cls, sep, ..] = wp.special_ids()[..] else {
+            unreachable!("special_ids starts with [CLS] and [SEP]")
         };
         let n = wp.vocab_size() as u32;
         let mut out = Vec::with_capacity(n as usize);

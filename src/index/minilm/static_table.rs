@@ -2,7 +2,7 @@
 //! embeds with one (model2vec-style: no forward pass, microseconds per chunk).
 //!
 //! The embedder is opt-in (`[embedding] model = "static:FILE"`): against the built-in embedder
-//! it raises LoCoMo R@10 and finds a few paraphrases, but scores lower on SciFact (figures in
+//! it raises LoCoMo R@10 and keeps SciFact level, but finds few paraphrases (figures in
 //! `BENCHMARKS.md`).
 //!
 //! [`distill`] runs the model once per vocabulary token (`[CLS] token [SEP]`, pooled as the model
