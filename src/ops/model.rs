@@ -41,9 +41,10 @@ pub fn distill(
         .map_err(|e| Error::Model { path: from.clone(), source: Box::new(e) })?;
     let bytes = static_table::distill(&model, options)
         .map_err(|e| Error::Model { path: from.clone(), source: Box::new(e) })?;
-    crate::disk::atomic_write(out, &bytes)?;
+    // Read back before it is written: what is written loads.
     let table = static_table::StaticEmbedder::from_bytes(out, &bytes)
         .map_err(|e| Error::Model { path: out.to_owned(), source: Box::new(e) })?;
+    crate::disk::atomic_write(out, &bytes)?;
     let header = table.header();
     Ok(ModelDistilled {
         out: out.to_owned(),

@@ -319,15 +319,24 @@ impl StaticEmbedder {
         if tokenizer.vocab_size() != header.vocab || header.dims == 0 {
             return Err(bad("the header does not match the tokenizer"));
         }
-        let stride = header.dims + 4;
-        let data = take(header.vocab * stride)?;
+        // Checked before anything is allocated: the header is read from a file.
+        let stride = header.dims.checked_add(4);
+        let size = stride.and_then(|s| s.checked_mul(header.vocab));
+        let (Some(stride), Some(size)) = (stride, size) else {
+            return Err(bad("the header's dimensions are out of range"));
+        };
+        let data = take(size)?;
         if at != body.len() {
             return Err(bad("unexpected bytes after the rows"));
         }
         let mut scales = Vec::with_capacity(header.vocab);
         let mut rows = Vec::with_capacity(header.vocab * header.dims);
         for row in data.chunks_exact(stride) {
-            scales.push(f32::from_le_bytes(row[..4].try_into().expect("4 bytes")));
+            let scale = f32::from_le_bytes(row[..4].try_into().expect("4 bytes"));
+            if !scale.is_finite() {
+                return Err(bad("a row's scale is not a finite number"));
+            }
+            scales.push(scale);
             rows.extend(row[4..].iter().map(|&b| b as i8));
         }
         let id = format!("{ID_VERSION}:{}:{:016x}", header.dims, xxhash_rust::xxh3::xxh3_64(bytes));

@@ -886,6 +886,24 @@ fn a_damaged_table_is_refused_with_its_name_and_what_to_do() {
         assert!(msg.contains(&path.display().to_string()), "{what}: {msg}");
         assert!(msg.contains("memlane model distill"), "{what}: {msg}");
     }
+    // A well-formed file (checksum included) whose header asks for absurd dimensions.
+    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut header: serde_json::Value =
+        serde_json::from_slice(&bytes[16..16 + header_len]).unwrap();
+    header["dims"] = (u64::MAX / 2).into();
+    let header = serde_json::to_vec(&header).unwrap();
+    let rest = &bytes[16 + header_len..bytes.len() - 8];
+    let mut crafted = bytes[..12].to_vec();
+    crafted.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    crafted.extend_from_slice(&header);
+    crafted.extend_from_slice(rest);
+    let sum = xxhash_rust::xxh3::xxh3_64(&crafted);
+    crafted.extend_from_slice(&sum.to_le_bytes());
+    fs::write(&path, &crafted).unwrap();
+    let err = StaticEmbedder::open(&path).unwrap_err();
+    assert!(matches!(err, ModelError::Table { .. }), "{err:?}");
+    assert!(err.to_string().contains("out of range"), "{err}");
+
     let missing = tmp.path().join("no-such.static");
     let err = StaticEmbedder::open(&missing).unwrap_err();
     assert!(err.to_string().contains("no-such.static"), "{err}");
