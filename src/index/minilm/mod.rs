@@ -147,9 +147,9 @@ pub enum ModelError {
         /// What went wrong.
         why: String,
     },
-    /// A static embedding table file is damaged, truncated or of another format.
+    /// A static embedding table file is missing, damaged, truncated or of another format.
     #[error(
-        "invalid static embedding table {}: {what}; create it again with `memlane model distill --out {}`",
+        "cannot use the static embedding table {}: {what}; create it with `memlane model distill --out {}`",
         .path.display(), .path.display()
     )]
     Table {

@@ -271,18 +271,16 @@ impl std::fmt::Debug for StaticEmbedder {
 }
 
 impl StaticEmbedder {
-    /// Reads the table file at `path`. A missing, truncated or damaged file is an error naming
-    /// it.
+    /// Reads the table file at `path`. A missing, unreadable, truncated or damaged file is a
+    /// [`ModelError::Table`] naming it.
     pub fn open(path: &Path) -> Result<Self, ModelError> {
-        if !path.is_file() {
-            return Err(ModelError::MissingFile(path.to_owned()));
-        }
-        let bytes = std::fs::read(path).map_err(|source| {
-            ModelError::Io(crate::error::PathError {
-                action: "read",
-                path: path.to_owned(),
-                source,
-            })
+        let bytes = std::fs::read(path).map_err(|e| ModelError::Table {
+            path: path.to_owned(),
+            what: if path.is_file() {
+                format!("it cannot be read ({e})")
+            } else {
+                "no such file".into()
+            },
         })?;
         Self::from_bytes(path, &bytes)
     }

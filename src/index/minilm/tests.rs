@@ -906,7 +906,9 @@ fn a_damaged_table_is_refused_with_its_name_and_what_to_do() {
 
     let missing = tmp.path().join("no-such.static");
     let err = StaticEmbedder::open(&missing).unwrap_err();
-    assert!(err.to_string().contains("no-such.static"), "{err}");
+    assert!(matches!(err, ModelError::Table { .. }), "{err:?}");
+    assert!(err.to_string().contains("no-such.static: no such file"), "{err}");
+    assert!(err.to_string().contains("memlane model distill"), "{err}");
 }
 
 #[test]
