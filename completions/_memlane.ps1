@@ -603,6 +603,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model')
             [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the installed models and which one this vault uses')
+            [CompletionResult]::new('distill', 'distill', [CompletionResultType]::ParameterValue, 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -651,10 +652,30 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'memlane;model;distill' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'The model directory (default: the installed model `auto` uses)')
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'The table file to write')
+            [CompletionResult]::new('--dims', '--dims', [CompletionResultType]::ParameterName, 'Dimensions kept by PCA (at most the model''s)')
+            [CompletionResult]::new('--weighting', '--weighting', [CompletionResultType]::ParameterName, 'How token rows are weighted by vocabulary rank')
+            [CompletionResult]::new('--vault', '--vault', [CompletionResultType]::ParameterName, 'The vault: a `.memories` folder, or a folder containing one')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour')
+            [CompletionResult]::new('--now', '--now', [CompletionResultType]::ParameterName, 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no warnings or progress')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'memlane;model;help' {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model')
             [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the installed models and which one this vault uses')
+            [CompletionResult]::new('distill', 'distill', [CompletionResultType]::ParameterValue, 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -665,6 +686,9 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             break
         }
         'memlane;model;help;list' {
+            break
+        }
+        'memlane;model;help;distill' {
             break
         }
         'memlane;model;help;help' {
@@ -1088,6 +1112,7 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             [CompletionResult]::new('import', 'import', [CompletionResultType]::ParameterValue, 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model')
             [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)')
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'Show the installed models and which one this vault uses')
+            [CompletionResult]::new('distill', 'distill', [CompletionResultType]::ParameterValue, 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)')
             break
         }
         'memlane;help;model;import' {
@@ -1097,6 +1122,9 @@ Register-ArgumentCompleter -Native -CommandName 'memlane' -ScriptBlock {
             break
         }
         'memlane;help;model;list' {
+            break
+        }
+        'memlane;help;model;distill' {
             break
         }
         'memlane;help;trash' {

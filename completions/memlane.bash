@@ -268,6 +268,9 @@ _memlane() {
             memlane__subcmd__help__subcmd__hook,stop)
                 cmd="memlane__subcmd__help__subcmd__hook__subcmd__stop"
                 ;;
+            memlane__subcmd__help__subcmd__model,distill)
+                cmd="memlane__subcmd__help__subcmd__model__subcmd__distill"
+                ;;
             memlane__subcmd__help__subcmd__model,import)
                 cmd="memlane__subcmd__help__subcmd__model__subcmd__import"
                 ;;
@@ -304,6 +307,9 @@ _memlane() {
             memlane__subcmd__hook__subcmd__help,stop)
                 cmd="memlane__subcmd__hook__subcmd__help__subcmd__stop"
                 ;;
+            memlane__subcmd__model,distill)
+                cmd="memlane__subcmd__model__subcmd__distill"
+                ;;
             memlane__subcmd__model,help)
                 cmd="memlane__subcmd__model__subcmd__help"
                 ;;
@@ -315,6 +321,9 @@ _memlane() {
                 ;;
             memlane__subcmd__model,pull)
                 cmd="memlane__subcmd__model__subcmd__pull"
+                ;;
+            memlane__subcmd__model__subcmd__help,distill)
+                cmd="memlane__subcmd__model__subcmd__help__subcmd__distill"
                 ;;
             memlane__subcmd__model__subcmd__help,help)
                 cmd="memlane__subcmd__model__subcmd__help__subcmd__help"
@@ -1061,8 +1070,22 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__help__subcmd__model)
-            opts="import pull list"
+            opts="import pull list distill"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__help__subcmd__model__subcmd__distill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1953,7 +1976,7 @@ _memlane() {
             return 0
             ;;
         memlane__subcmd__model)
-            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help import pull list help"
+            opts="-q -v -c -h --vault --json --quiet --verbose --color --now --config --help import pull list distill help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1986,9 +2009,73 @@ _memlane() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        memlane__subcmd__model__subcmd__help)
-            opts="import pull list help"
+        memlane__subcmd__model__subcmd__distill)
+            opts="-q -v -c -h --from --out --dims --weighting --vault --json --quiet --verbose --color --now --config --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --out)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dims)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --weighting)
+                    COMPREPLY=($(compgen -W "sif zipf none" -- "${cur}"))
+                    return 0
+                    ;;
+                --vault)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__help)
+            opts="import pull list distill help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        memlane__subcmd__model__subcmd__help__subcmd__distill)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

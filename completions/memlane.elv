@@ -570,6 +570,7 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
             cand pull 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
             cand list 'Show the installed models and which one this vault uses'
+            cand distill 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memlane;model;import'= {
@@ -614,10 +615,29 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'memlane;model;distill'= {
+            cand --from 'The model directory (default: the installed model `auto` uses)'
+            cand --out 'The table file to write'
+            cand --dims 'Dimensions kept by PCA (at most the model''s)'
+            cand --weighting 'How token rows are weighted by vocabulary rank'
+            cand --vault 'The vault: a `.memories` folder, or a folder containing one'
+            cand --color 'When to use colour'
+            cand --now 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages'
+            cand -c 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --config 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)'
+            cand --json 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
+            cand -q 'Print no warnings or progress'
+            cand --quiet 'Print no warnings or progress'
+            cand -v 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand --verbose 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'memlane;model;help'= {
             cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
             cand pull 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
             cand list 'Show the installed models and which one this vault uses'
+            cand distill 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'memlane;model;help;import'= {
@@ -625,6 +645,8 @@ set edit:completion:arg-completer[memlane] = {|@words|
         &'memlane;model;help;pull'= {
         }
         &'memlane;model;help;list'= {
+        }
+        &'memlane;model;help;distill'= {
         }
         &'memlane;model;help;help'= {
         }
@@ -993,12 +1015,15 @@ set edit:completion:arg-completer[memlane] = {|@words|
             cand import 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
             cand pull 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
             cand list 'Show the installed models and which one this vault uses'
+            cand distill 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)'
         }
         &'memlane;help;model;import'= {
         }
         &'memlane;help;model;pull'= {
         }
         &'memlane;help;model;list'= {
+        }
+        &'memlane;help;model;distill'= {
         }
         &'memlane;help;trash'= {
             cand list 'List deleted memories, newest first'

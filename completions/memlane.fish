@@ -441,20 +441,21 @@ complete -c memlane -n "__fish_memlane_using_subcommand maintain" -l json -d 'Pr
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand maintain" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always'
 never\t'Never'"
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s q -l quiet -d 'Print no warnings or progress'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -f -a "pull" -d 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -f -a "list" -d 'Show the installed models and which one this vault uses'
-complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -f -a "pull" -d 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -f -a "list" -d 'Show the installed models and which one this vault uses'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -f -a "distill" -d 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and not __fish_seen_subcommand_from import pull list distill help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from import" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
 always\t'Always'
@@ -485,9 +486,26 @@ complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_s
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print no warnings or progress'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -l from -d 'The model directory (default: the installed model `auto` uses)' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -l out -d 'The table file to write' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -l dims -d 'Dimensions kept by PCA (at most the model\'s)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -l weighting -d 'How token rows are weighted by vocabulary rank' -r -f -a "sif\t'Smooth inverse frequency a/(a+p) with Zipf frequencies (model2vec\'s)'
+zipf\t'ln(1 + rank)'
+none\t'No weighting'"
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
+always\t'Always'
+never\t'Never'"
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -l now -d 'Pin "now" to this instant (ISO-8601), for reproducible timestamps and ages' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -s c -l config -d 'Set a config value for this run, e.g. `-c default_type=fact` (repeatable)' -r
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -l json -d 'Print results as JSON (the editor-plugin API; shapes in docs/reference/json.md)'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -s q -l quiet -d 'Print no warnings or progress'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -s v -l verbose -d 'Log more to stderr (-v info, -vv debug, -vvv trace); MEMLANE_LOG overrides'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from distill" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "pull" -d 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "list" -d 'Show the installed models and which one this vault uses'
+complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "distill" -d 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)'
 complete -c memlane -n "__fish_memlane_using_subcommand model; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l vault -d 'The vault: a `.memories` folder, or a folder containing one' -r -F
 complete -c memlane -n "__fish_memlane_using_subcommand trash; and not __fish_seen_subcommand_from list restore empty help" -l color -d 'When to use colour' -r -f -a "auto\t'Colour on a terminal, unless NO_COLOR is set'
@@ -715,6 +733,7 @@ complete -c memlane -n "__fish_memlane_using_subcommand help; and not __fish_see
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "import" -d 'Install a sentence-transformer model directory (model.safetensors, tokenizer.json, config.json) as the default local model'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "pull" -d 'Download a sentence-transformer from the Hugging Face Hub, verify it and make it the default local model (resumes an interrupted download)'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "list" -d 'Show the installed models and which one this vault uses'
+complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from model" -f -a "distill" -d 'Distil a static token table from a sentence-transformer model, for `[embedding] model = "static:FILE"` (deterministic: same model, same file)'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "list" -d 'List deleted memories, newest first'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "restore" -d 'Bring a deleted memory back'
 complete -c memlane -n "__fish_memlane_using_subcommand help; and __fish_seen_subcommand_from trash" -f -a "empty" -d 'Delete trash entries for good (the only permanent delete in memlane)'

@@ -208,6 +208,11 @@ pub enum Error {
         #[source]
         source: Box<crate::index::minilm::ModelError>,
     },
+    /// `model distill` without `--from` and no installed model to distil from.
+    #[error(
+        "no sentence-transformer model to distil from: pass `--from DIR`, or install one with `memlane model pull`"
+    )]
+    NoModelToDistill,
     /// There is no user data directory to keep models in (no home directory).
     #[error("cannot find the user data directory for models")]
     NoModelDir,
@@ -869,6 +874,7 @@ impl Error {
             | Error::EmptyWindow { .. }
             | Error::Setup(_)
             | Error::NoModelDir
+            | Error::NoModelToDistill
             | Error::Hub(crate::index::hub::HubError::BadName(_)) => K::Invalid,
             Error::OverLimit { .. }
             | Error::OutsideVault(_)

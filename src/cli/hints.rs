@@ -54,6 +54,7 @@ fn hub_hint(e: &HubError) -> Option<String> {
 /// The hint for `e`, if there is one.
 pub(crate) fn hint(e: &Error) -> Option<String> {
     Some(match e {
+        Error::Model { source, .. } if matches!(**source, memlane::index::minilm::ModelError::Table { .. }) => "create the table with `memlane model distill --out FILE`, or set `[embedding] model = \"builtin\"`".into(),
         Error::Model { .. } => "fix or re-import it with `memlane model import DIR`, or set `[embedding] model = \"builtin\"`".into(),
         Error::Embed(_) => "the model loaded but cannot embed; if its files changed, re-import it with `memlane model import DIR`, or set `[embedding] model = \"builtin\"`; what is not indexed yet is indexed by the next command once it works".into(),
         Error::NoVault(_) => "run `memlane init` to create `.memories/` here, or pass `--vault PATH` / set MEMLANE_VAULT".into(),

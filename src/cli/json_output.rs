@@ -160,6 +160,7 @@ pub(crate) fn outputs() -> Vec<JsonOutput> {
         one::<wire::ModelImported>("model import"),
         one::<wire::PullReport>("model pull"),
         one::<wire::ModelList>("model list"),
+        one::<wire::ModelDistilled>("model distill"),
         one::<TrashList>("trash list").note("The shape of MCP `list_trash`."),
         one::<Written>("trash restore").note(WRITE),
         one::<TrashEmptied>("trash empty"),

@@ -97,8 +97,9 @@ integer_value!(usize, u64);
 pub(crate) enum Rule {
     /// One of these strings.
     Choice(&'static [&'static str]),
-    /// `embedding.model`: a non-blank string (`"auto"`, `"builtin"` or a model directory; the
-    /// directory is checked by the model loader, which names it in its error).
+    /// `embedding.model`: a non-blank string (`"auto"`, `"builtin"`, a model directory or
+    /// `"static:FILE"`; the directory or file is checked by the loader, which names it in its
+    /// error).
     Model,
     /// `default_type`: a string (whether the type exists is checked once all layers are merged).
     TypeName,
@@ -145,8 +146,9 @@ impl Rule {
     pub fn allowed(self) -> String {
         match self {
             Self::Choice(names) => quoted_list(names),
-            Self::Model => "\"auto\", \"builtin\" or the path of a sentence-transformer model \
-                            directory, as a string"
+            Self::Model => "\"auto\", \"builtin\", the path of a sentence-transformer model \
+                            directory, or \"static:\" and the path of a table from `memlane \
+                            model distill`, as a string"
                 .to_owned(),
             Self::TypeName => "a type name as a string, e.g. \"journal\"".to_owned(),
             Self::Bool => "true or false".to_owned(),

@@ -51,7 +51,7 @@ config_table! {
     #[derive(Debug, Clone, PartialEq, Serialize)]
     pub struct EmbeddingConfig {
         keys {
-            /// "auto" (a local model when one is installed, else builtin), "builtin" or a model directory.
+            /// "auto" (a local model when one is installed, else builtin), "builtin", a model directory, or "static:FILE" (a table from `memlane model distill`).
             model: String = "auto".to_owned(), Rule::Model;
             /// Texts embedded per forward pass (1 to 1024).
             batch_size: usize = 32, Rule::Int(1, 1024);

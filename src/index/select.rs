@@ -1,4 +1,4 @@
-//! Choosing the embedder: `[embedding] model = "auto" | "builtin" | <path>`.
+//! Choosing the embedder: `[embedding] model = "auto" | "builtin" | "static:<file>" | <path>`.
 //!
 //! `auto` (the default) uses the model installed last by `memlane model pull` or
 //! `memlane model import` when there is one and the built-in embedder otherwise. A hub name
@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::embed::{BuiltinEmbedder, Embedder};
+use super::minilm::static_table::StaticEmbedder;
 use super::minilm::{ModelError, SentenceEmbedder};
 use crate::config::Config;
 use crate::error::{Error, IoResultExt as _};
@@ -26,11 +27,17 @@ pub enum Choice {
     Builtin,
     /// A sentence-transformer model directory.
     Model(PathBuf),
+    /// A static token table file made by `memlane model distill`.
+    Static(PathBuf),
 }
 
 /// Resolves the `embedding.model` setting.
 pub fn choose(model: &str) -> Choice {
-    match model.trim() {
+    let model = model.trim();
+    if let Some(path) = model.strip_prefix("static:") {
+        return Choice::Static(PathBuf::from(path));
+    }
+    match model {
         "builtin" => Choice::Builtin,
         "auto" => {
             match super::hub::default_pulled_dir().or_else(super::minilm::installed_model_dir) {
@@ -74,6 +81,9 @@ pub fn prepare(config: &Config, query: Option<&str>) {
 pub fn embedder_for(config: &Config) -> crate::Result<Arc<dyn Embedder>> {
     match choose(&config.embedding.model) {
         Choice::Builtin => Ok(Arc::new(BuiltinEmbedder::new())),
+        Choice::Static(path) => {
+            Ok(Arc::new(StaticEmbedder::open(&path).map_err(|e| model_error(&path, e))?))
+        }
         Choice::Model(dir) => {
             let prepared = PREPARED.lock().unwrap_or_else(PoisonError::into_inner).take();
             let model: Arc<dyn Embedder> = match prepared {

@@ -10,7 +10,8 @@ use crate::Error;
 use crate::index::hub::{self, ModelRef, Progress};
 use crate::index::select::{Choice, choose};
 
-use super::wire::{ModelImported, ModelList, ModelRow, ModelUse, PullReport};
+use super::wire::{ModelDistilled, ModelImported, ModelList, ModelRow, ModelUse, PullReport};
+use crate::index::minilm::static_table::{self, DistillOptions};
 
 /// Installs the sentence-transformer model directory `dir` as the default local model, the one
 /// `[embedding] model = "auto"` then uses (rather than a model pulled before).
@@ -19,6 +20,42 @@ pub fn import(dir: &Path) -> crate::Result<ModelImported> {
     let installed = crate::index::select::import_model(dir, &dest)?;
     hub::clear_default_pointer()?;
     Ok(ModelImported { installed })
+}
+
+/// Distils a static token table (see [`static_table`]) from the sentence-transformer model in
+/// `from` (by default the model `[embedding] model = "auto"` would use) and writes it to `out`
+/// atomically. Fails, writing nothing, when there is no model to distil from.
+pub fn distill(
+    from: Option<&Path>,
+    out: &Path,
+    options: DistillOptions,
+) -> crate::Result<ModelDistilled> {
+    let from = match from {
+        Some(dir) => dir.to_owned(),
+        None => match choose("auto") {
+            Choice::Model(dir) => dir,
+            _ => return Err(Error::NoModelToDistill),
+        },
+    };
+    let model = crate::index::minilm::SentenceEmbedder::load(&from)
+        .map_err(|e| Error::Model { path: from.clone(), source: Box::new(e) })?;
+    let bytes = static_table::distill(&model, options)
+        .map_err(|e| Error::Model { path: from.clone(), source: Box::new(e) })?;
+    // Read back before it is written: what is written loads.
+    let table = static_table::StaticEmbedder::from_bytes(out, &bytes)
+        .map_err(|e| Error::Model { path: out.to_owned(), source: Box::new(e) })?;
+    crate::disk::atomic_write(out, &bytes)?;
+    let header = table.header();
+    Ok(ModelDistilled {
+        out: out.to_owned(),
+        from,
+        source_model: header.source_model.clone(),
+        dims: header.dims,
+        vocab: header.vocab,
+        weighting: header.weighting.name().to_owned(),
+        bytes: bytes.len() as u64,
+        xxh3: format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)),
+    })
 }
 
 /// A pull about to start: what a front end names before the download starts.
@@ -57,7 +94,7 @@ fn list_in(root: &Path, vault: Option<&Path>, setting: &str) -> ModelList {
     let choice = choose(setting);
     let used = |dir: &Path| match &choice {
         Choice::Model(d) => same_dir(d, dir),
-        Choice::Builtin => false,
+        Choice::Builtin | Choice::Static(_) => false,
     };
     let models = hub::installed_models(root)
         .into_iter()
@@ -73,7 +110,7 @@ fn list_in(root: &Path, vault: Option<&Path>, setting: &str) -> ModelList {
     let vault = vault.map(|v| {
         let (uses, builtin) = match &choice {
             Choice::Builtin => (PathBuf::from("builtin"), true),
-            Choice::Model(d) => (d.clone(), false),
+            Choice::Model(d) | Choice::Static(d) => (d.clone(), false),
         };
         ModelUse { root: v.to_owned(), setting: setting.to_owned(), uses, builtin }
     });

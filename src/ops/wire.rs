@@ -1277,6 +1277,27 @@ pub struct ModelImported {
     pub installed: std::path::PathBuf,
 }
 
+/// `model distill --json`: the static token table written.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ModelDistilled {
+    /// The table file written.
+    pub out: std::path::PathBuf,
+    /// The model directory it was distilled from.
+    pub from: std::path::PathBuf,
+    /// The source model's embedder id (recorded in the table).
+    pub source_model: String,
+    /// Dimensions per token row.
+    pub dims: usize,
+    /// Token rows (the model's vocabulary).
+    pub vocab: usize,
+    /// How rows are weighted by vocabulary rank (`sif`, `zipf` or `none`).
+    pub weighting: String,
+    /// The file's size in bytes.
+    pub bytes: u64,
+    /// xxh3-64 of the file, in hex (the same model and options always give the same file).
+    pub xxh3: String,
+}
+
 /// `model list --json`: the installed models and which one the vault uses.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ModelList {

@@ -1,4 +1,4 @@
-//! `memlane model import|pull|list`.
+//! `memlane model import|pull|list|distill`.
 
 use crate::cli::Ctx;
 use std::path::PathBuf;
@@ -26,6 +26,33 @@ enum ModelCommand {
     },
     /// Show the installed models and which one this vault uses
     List,
+    /// Distil a static token table from a sentence-transformer model, for
+    /// `[embedding] model = "static:FILE"` (deterministic: same model, same file)
+    Distill {
+        /// The model directory (default: the installed model `auto` uses)
+        #[arg(long, value_name = "DIR")]
+        from: Option<PathBuf>,
+        /// The table file to write
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// Dimensions kept by PCA (at most the model's)
+        #[arg(long, default_value_t = 256, value_name = "N", value_parser = clap::value_parser!(u16).range(8..=4096))]
+        dims: u16,
+        /// How token rows are weighted by vocabulary rank
+        #[arg(long, value_enum, default_value_t = WeightingArg::Sif)]
+        weighting: WeightingArg,
+    },
+}
+
+/// `--weighting`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum WeightingArg {
+    /// Smooth inverse frequency a/(a+p) with Zipf frequencies (model2vec's)
+    Sif,
+    /// ln(1 + rank)
+    Zipf,
+    /// No weighting
+    None,
 }
 
 pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
@@ -45,5 +72,33 @@ pub(crate) fn model(ctx: &mut Ctx, args: &ModelArgs) -> anyhow::Result<()> {
         }
         ModelCommand::Pull { name } => crate::cli::commands::model_hub::pull(ctx, name.as_deref()),
         ModelCommand::List => crate::cli::commands::model_hub::list(ctx),
+        ModelCommand::Distill { from, out, dims, weighting } => {
+            use memlane::index::minilm::static_table::{DistillOptions, Weighting};
+            let weighting = match weighting {
+                WeightingArg::Sif => Weighting::Sif,
+                WeightingArg::Zipf => Weighting::Zipf,
+                WeightingArg::None => Weighting::None,
+            };
+            let options = DistillOptions { dims: usize::from(*dims), weighting };
+            let made = memlane::ops::model::distill(from.as_deref(), out, options)?;
+            if ctx.out.json {
+                return ctx.out.json(&made);
+            }
+            ctx.out.line(format!(
+                "wrote {} ({} tokens × {} dims, {} weighting, {:.1} MB, xxh3 {}) from {}",
+                made.out.display(),
+                made.vocab,
+                made.dims,
+                made.weighting,
+                made.bytes as f64 / 1_000_000.0,
+                made.xxh3,
+                made.from.display()
+            ))?;
+            ctx.out.note(format!(
+                "use it with `[embedding] model = \"static:{}\"`; each vault re-embeds its memories on its next command (or run `memlane reindex`)",
+                made.out.display()
+            ));
+            Ok(())
+        }
     }
 }

@@ -4,6 +4,7 @@ use std::io::{IsTerminal as _, Write as _};
 use std::time::{Duration, Instant};
 
 use memlane::index::hub::{self, NoProgress};
+use memlane::index::select::{Choice, choose};
 
 use crate::cli::Ctx;
 
@@ -66,7 +67,11 @@ pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
         return ctx.out.json(&listed);
     }
     if listed.models.is_empty() {
-        ctx.out.line("no models installed (search uses the built-in embedder)")?;
+        if listed.vault.as_ref().is_some_and(|v| !v.builtin) {
+            ctx.out.line("no models installed")?;
+        } else {
+            ctx.out.line("no models installed (search uses the built-in embedder)")?;
+        }
     }
     let rows: Vec<Vec<String>> = listed
         .models
@@ -101,6 +106,8 @@ pub(crate) fn list(ctx: &mut Ctx) -> anyhow::Result<()> {
     if let Some(v) = &listed.vault {
         let what = if v.builtin {
             "the built-in embedder".to_owned()
+        } else if matches!(choose(&v.setting), Choice::Static(_)) {
+            format!("the static table {}", v.uses.display())
         } else {
             match listed.models.iter().find(|m| m.used_by_vault) {
                 Some(m) => m.name.clone(),

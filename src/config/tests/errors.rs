@@ -117,7 +117,7 @@ fn validation_errors_name_origin_key_value_and_allowed() {
             "[embedding]\nmodel = \"\"",
             "embedding.model",
             "\"\"",
-            "\"auto\", \"builtin\" or the path of a sentence-transformer model directory",
+            "\"auto\", \"builtin\", the path of a sentence-transformer model directory, or \"static:\"",
         ),
         ("[embedding]\nmodel = \"  \"", "embedding.model", "\"  \"", "\"auto\""),
         ("[embedding]\nmodel = 3", "embedding.model", "3", "as a string"),

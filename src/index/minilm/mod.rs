@@ -26,6 +26,7 @@ mod encoder;
 mod import;
 mod kernels;
 mod stamp;
+pub mod static_table;
 #[cfg(test)]
 mod tests;
 mod wordpiece;
@@ -145,6 +146,17 @@ pub enum ModelError {
         path: PathBuf,
         /// What went wrong.
         why: String,
+    },
+    /// A static embedding table file is missing, damaged, truncated or of another format.
+    #[error(
+        "cannot use the static embedding table {}: {what}; create it with `memlane model distill --out {}`",
+        .path.display(), .path.display()
+    )]
+    Table {
+        /// The table file.
+        path: PathBuf,
+        /// What is wrong with it.
+        what: String,
     },
     /// The forward pass failed (a bug or an out-of-memory condition, not bad input).
     #[error("sentence-transformer inference failed")]
@@ -599,11 +611,7 @@ impl SentenceEmbedder {
     }
 
     /// One forward pass over already-tokenized texts; pads to the longest of them.
-    fn embed_encoded(
-        &self,
-        heavy: &Heavy,
-        batch: &[&Encoded],
-    ) -> Result<Vec<Vec<f32>>, ModelError> {
+    fn pooled(&self, heavy: &Heavy, batch: &[&Encoded]) -> Result<Vec<Vec<f32>>, ModelError> {
         let b = batch.len();
         let l = batch.iter().map(|e| e.ids.len()).max().unwrap_or(0).max(1);
         let mut ids = vec![0u32; b * l];
@@ -622,11 +630,48 @@ impl SentenceEmbedder {
 
         let hidden = heavy.encoder.forward(&ids, &type_ids, &mask)?; // (b, l, h)
         let pooled = pool(self.pooling, &hidden, &mask)?; // (b, h)
-        let mut vectors = pooled.to_vec2::<f32>()?;
+        Ok(pooled.to_vec2::<f32>()?)
+    }
+
+    /// [`pooled`](Self::pooled), L2-normalised.
+    fn embed_encoded(
+        &self,
+        heavy: &Heavy,
+        batch: &[&Encoded],
+    ) -> Result<Vec<Vec<f32>>, ModelError> {
+        let mut vectors = self.pooled(heavy, batch)?;
         for v in &mut vectors {
             crate::index::math::normalise(v);
         }
         Ok(vectors)
+    }
+
+    /// The model's pooled output (before normalisation) for each vocabulary token alone,
+    /// `[CLS] token [SEP]`, in id order, with the tokenizer (see [`static_table`]).
+    fn token_vectors(&self) -> Result<(wordpiece::WordPiece, Vec<Vec<f32>>), ModelError> {
+        let heavy = self.heavy()?;
+        let Tokens::WordPiece(wp) = &heavy.tokenizer else {
+            return Err(ModelError::Unsupported {
+                path: self.dir.join(TOKENIZER_FILE),
+                what: "a static table needs a plain BERT WordPiece tokenizer".into(),
+            });
+        };
+        let [cls, sep, ..] = wp.special_ids()[..] else {
+            unreachable!("special_ids starts with [CLS] and [SEP]")
+        };
+        let n = wp.vocab_size() as u32;
+        let mut out = Vec::with_capacity(n as usize);
+        let mut start = 0;
+        while start < n {
+            let end = (start + 512).min(n);
+            let batch: Vec<Encoded> = (start..end)
+                .map(|id| Encoded { ids: vec![cls, id, sep], type_ids: vec![0; 3] })
+                .collect();
+            let refs: Vec<&Encoded> = batch.iter().collect();
+            out.extend(self.pooled(heavy, &refs)?);
+            start = end;
+        }
+        Ok(((**wp).clone(), out))
     }
 }
 

@@ -814,3 +814,118 @@ fn half_precision_weights_are_widened_to_f32_once_on_import() {
     // An f32 model is copied as it is.
     assert!(!weights_to_f32(&dest).unwrap(), "nothing left to widen");
 }
+
+// -----------------------------------------------------------------------------------------
+// Static tables distilled from the tiny model (never skipped)
+
+fn tiny_table(options: static_table::DistillOptions) -> (tempfile::TempDir, Vec<u8>) {
+    let (tmp, model) = tiny_model("mean_tokens");
+    let bytes = static_table::distill(&model, options).unwrap();
+    (tmp, bytes)
+}
+
+#[test]
+fn a_distilled_table_loads_and_embeds_like_its_tokens() {
+    use static_table::{DistillOptions, StaticEmbedder, Weighting};
+    let options = DistillOptions { dims: 4, weighting: Weighting::Sif };
+    let (tmp, bytes) = tiny_table(options);
+    let path = tmp.path().join("tiny.static");
+    fs::write(&path, &bytes).unwrap();
+    let table = StaticEmbedder::open(&path).unwrap();
+    assert_eq!(table.header().dims, 4);
+    assert_eq!(table.header().vocab, TINY_VOCAB.len());
+    assert!(table.header().source_model.starts_with("st-bert-v1:8:"), "{:?}", table.header());
+    assert_eq!(table.dim(), 4);
+    assert!(table.id().starts_with("static-v1:4:"), "{}", table.id());
+    let v = table.embed_batch(&["a man is eating food.", "", "unknownword"]).unwrap();
+    assert_unit(&v[0]);
+    assert!(v[1].iter().all(|&x| x == 0.0), "no word piece: the zero vector");
+    assert!(v[2].iter().all(|&x| x == 0.0), "only [UNK]: the zero vector");
+    // Word order does not matter to a bag of tokens; a different word does.
+    let same = table.embed("food eating man");
+    let other = table.embed("girl carrying baby");
+    assert!(cosine(&table.embed("man eating food"), &same) > 0.999);
+    assert!(cosine(&same, &other) < 0.999);
+    // More dimensions than the model has are capped at the model's.
+    let (_t, wide) = tiny_table(DistillOptions { dims: 64, weighting: Weighting::None });
+    let wide = StaticEmbedder::from_bytes(Path::new("wide"), &wide).unwrap();
+    assert_eq!(wide.header().dims, TINY_HIDDEN);
+}
+
+#[test]
+fn distilling_twice_gives_the_same_bytes() {
+    use static_table::{DistillOptions, Weighting};
+    for weighting in [Weighting::Sif, Weighting::Zipf, Weighting::None] {
+        let options = DistillOptions { dims: 6, weighting };
+        assert_eq!(tiny_table(options).1, tiny_table(options).1, "{weighting:?}");
+    }
+    let sif = tiny_table(DistillOptions { dims: 6, weighting: Weighting::Sif }).1;
+    let zipf = tiny_table(DistillOptions { dims: 6, weighting: Weighting::Zipf }).1;
+    assert_ne!(sif, zipf);
+}
+
+#[test]
+fn a_damaged_table_is_refused_with_its_name_and_what_to_do() {
+    use static_table::{DistillOptions, StaticEmbedder, Weighting};
+    let (tmp, bytes) = tiny_table(DistillOptions { dims: 4, weighting: Weighting::Sif });
+    let path = tmp.path().join("table.static");
+    let mut cases: Vec<(&str, Vec<u8>)> = vec![
+        ("truncated", bytes[..bytes.len() / 2].to_vec()),
+        ("not a table", b"hello, this is not a table".to_vec()),
+        ("empty", Vec::new()),
+    ];
+    let mut flipped = bytes.clone();
+    let mid = flipped.len() - 20;
+    flipped[mid] ^= 0x40;
+    cases.push(("one byte changed", flipped));
+    for (what, damaged) in cases {
+        fs::write(&path, &damaged).unwrap();
+        let err = StaticEmbedder::open(&path).unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, ModelError::Table { .. }), "{what}: {err:?}");
+        assert!(msg.contains(&path.display().to_string()), "{what}: {msg}");
+        assert!(msg.contains("memlane model distill"), "{what}: {msg}");
+    }
+    // A well-formed file (checksum included) whose header asks for absurd dimensions.
+    let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let mut header: serde_json::Value =
+        serde_json::from_slice(&bytes[16..16 + header_len]).unwrap();
+    header["dims"] = (u64::MAX / 2).into();
+    let header = serde_json::to_vec(&header).unwrap();
+    let rest = &bytes[16 + header_len..bytes.len() - 8];
+    let mut crafted = bytes[..12].to_vec();
+    crafted.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    crafted.extend_from_slice(&header);
+    crafted.extend_from_slice(rest);
+    let sum = xxhash_rust::xxh3::xxh3_64(&crafted);
+    crafted.extend_from_slice(&sum.to_le_bytes());
+    fs::write(&path, &crafted).unwrap();
+    let err = StaticEmbedder::open(&path).unwrap_err();
+    assert!(matches!(err, ModelError::Table { .. }), "{err:?}");
+    assert!(err.to_string().contains("out of range"), "{err}");
+
+    let missing = tmp.path().join("no-such.static");
+    let err = StaticEmbedder::open(&missing).unwrap_err();
+    assert!(matches!(err, ModelError::Table { .. }), "{err:?}");
+    assert!(err.to_string().contains("no-such.static: no such file"), "{err}");
+    assert!(err.to_string().contains("memlane model distill"), "{err}");
+}
+
+#[test]
+fn pca_finds_the_direction_of_largest_variance() {
+    // Points spread along (1, 1, 0), a little along (1, -1, 0), none along z.
+    let vectors: Vec<Vec<f32>> = (0..50)
+        .map(|i| {
+            let t = i as f32 - 25.0;
+            let s = if i % 2 == 0 { 0.5 } else { -0.5 };
+            vec![t + s, t - s, 3.0]
+        })
+        .collect();
+    let rows = static_table::pca_for_tests(&vectors, 2);
+    // The first coordinate carries the spread along (1, 1)/√2, the second the small one.
+    let var = |k: usize| rows.iter().map(|r| r[k] * r[k]).sum::<f64>() / rows.len() as f64;
+    assert!(var(0) > 100.0 * var(1), "{} {}", var(0), var(1));
+    // Point 30 is (5.5, 4.5, 3), the mean (-0.5, -0.5, 3): (6 + 5) / √2 along the first.
+    assert!((rows[30][0] - 11.0 / 2f64.sqrt()).abs() < 1e-3, "{:?}", rows[30]);
+    assert!((var(1) - 0.5).abs() < 1e-2, "{}", var(1));
+}

@@ -177,7 +177,12 @@ impl WordPiece {
     /// Reads a tokenizer [`save`](Self::save)d at `path`; `None` when it is missing or not a
     /// whole, well-formed file of this format.
     pub(super) fn load(path: &Path) -> Option<WordPiece> {
-        let text = std::fs::read_to_string(path).ok()?;
+        Self::from_cache_text(&std::fs::read_to_string(path).ok()?)
+    }
+
+    /// Parses the text [`to_cache_text`](Self::to_cache_text) wrote; `None` when it is not a
+    /// whole, well-formed text of this format.
+    pub(super) fn from_cache_text(text: &str) -> Option<WordPiece> {
         let (head, body) = text.split_once('\n')?;
         let settings: Settings = serde_json::from_str(head).ok()?;
         if settings.format != CACHE_FORMAT {
@@ -198,15 +203,48 @@ impl WordPiece {
         Some(WordPiece { settings, vocab, tokens: Vec::new() })
     }
 
-    /// Writes this tokenizer to `path` (atomically), for [`load`](Self::load).
-    pub(super) fn save(&self, path: &Path) -> Result<(), crate::error::PathError> {
-        if self.tokens.len() != self.vocab.len() || self.tokens.iter().any(|t| t.contains('\n')) {
-            return Ok(()); // read from a cache, or not expressible one per line: not cached
+    /// The tokens in id order (rebuilt from the vocabulary when read from a cache); `None` when
+    /// the ids are not dense.
+    pub(super) fn tokens(&self) -> Option<Vec<String>> {
+        if self.tokens.len() == self.vocab.len() {
+            return Some(self.tokens.clone());
+        }
+        let mut tokens = vec![None; self.vocab.len()];
+        for (t, &id) in &self.vocab {
+            *tokens.get_mut(id as usize)? = Some(t.to_string());
+        }
+        tokens.into_iter().collect()
+    }
+
+    /// The ids of `[CLS]`, `[SEP]` and `[UNK]`, and of the special tokens matched in raw text.
+    pub(super) fn special_ids(&self) -> Vec<u32> {
+        let s = &self.settings;
+        let mut ids = vec![s.cls, s.sep, s.unk];
+        ids.extend(s.special.iter().map(|(_, id)| *id));
+        ids
+    }
+
+    /// The settings and vocabulary as text (a JSON line, then a token per line in id order,
+    /// then `end`), for [`from_cache_text`](Self::from_cache_text); `None` when a token holds a
+    /// line break or the ids are not dense.
+    pub(super) fn to_cache_text(&self) -> Option<String> {
+        let tokens = self.tokens()?;
+        if tokens.iter().any(|t| t.contains('\n')) {
+            return None;
         }
         let mut text = serde_json::to_string(&self.settings).expect("settings serialise");
         text.push('\n');
-        text.push_str(&self.tokens.join("\n"));
+        text.push_str(&tokens.join("\n"));
         text.push_str("\nend\n");
+        Some(text)
+    }
+
+    /// Writes this tokenizer to `path` (atomically), for [`load`](Self::load).
+    pub(super) fn save(&self, path: &Path) -> Result<(), crate::error::PathError> {
+        if self.tokens.len() != self.vocab.len() {
+            return Ok(()); // read from a cache: not cached again
+        }
+        let Some(text) = self.to_cache_text() else { return Ok(()) }; // not one token per line
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|source| crate::error::PathError {
                 action: "create",
