@@ -524,8 +524,12 @@ impl Indexes {
         let stats_before = self.cache.stats();
         let mut group_start = 0;
         let mut vectors: std::collections::VecDeque<Vec<f32>> = Default::default();
+        // The vectors of a group's new memories, added together (on every core) before the next
+        // group is embedded.
+        let mut new_vectors: Vec<(u64, Vec<f32>)> = Vec::new();
         for (pi, p) in pending.iter().enumerate() {
             if pi == group_start {
+                self.add_new_vectors(&mut new_vectors)?;
                 let end = embed_group_end(pending, pi);
                 vectors = self.embed_group(&pending[pi..end], a)?.into();
                 group_start = end;
@@ -537,10 +541,15 @@ impl Indexes {
                 for ord in 0..old.chunks {
                     self.vector.remove(chunk_key(&p.name, ord)).map_err(IndexError::from)?;
                 }
-            }
-            for ord in 0..p.chunks.len() {
-                let v = vectors.pop_front().unwrap_or_default();
-                self.vector.upsert(chunk_key(&p.name, ord), &v).map_err(IndexError::from)?;
+                for ord in 0..p.chunks.len() {
+                    let v = vectors.pop_front().unwrap_or_default();
+                    self.vector.upsert(chunk_key(&p.name, ord), &v).map_err(IndexError::from)?;
+                }
+            } else {
+                for ord in 0..p.chunks.len() {
+                    let v = vectors.pop_front().unwrap_or_default();
+                    new_vectors.push((chunk_key(&p.name, ord), v));
+                }
             }
             done += p.chunks.len();
             progress(Progress { done, total });
@@ -558,9 +567,19 @@ impl Indexes {
             }
             self.manifest.insert(p.name.clone(), p.entry.clone());
         }
+        self.add_new_vectors(&mut new_vectors)?;
         let stats = self.cache.stats();
         report.embedded = stats.embedded - stats_before.embedded;
         report.reused = stats.hits - stats_before.hits;
+        Ok(())
+    }
+
+    /// Stores `items` (chunks of memories the index did not hold) in the vector index, emptying
+    /// it.
+    fn add_new_vectors(&mut self, items: &mut Vec<(u64, Vec<f32>)>) -> crate::Result<()> {
+        let refs: Vec<(u64, &[f32])> = items.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+        self.vector.add_new(&refs).map_err(IndexError::from)?;
+        items.clear();
         Ok(())
     }
 

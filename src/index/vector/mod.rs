@@ -69,7 +69,7 @@
 use std::any::Any;
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::fs;
 use std::io::{self, Read};
@@ -129,6 +129,8 @@ const CONNECTIVITY: usize = 16;
 const EXPANSION_ADD: usize = 64;
 /// Candidate list size while searching (at least the number of results asked for).
 const EXPANSION_SEARCH: usize = 128;
+/// Fewest new vectors [`VectorIndex::add_new`] spreads over threads.
+const PARALLEL_ADD_MIN: usize = 256;
 /// Smallest capacity reserved in usearch.
 const MIN_CAPACITY: usize = 64;
 /// Extra results fetched beyond `limit` so that ties at the cut-off are broken by key.
@@ -680,6 +682,75 @@ impl VectorIndex {
             self.keys.push(key);
         }
         Ok(())
+    }
+
+    /// Stores many vectors under keys the index does not hold yet (a rebuild, a first index of
+    /// many memories), as [`upsert`](Self::upsert) each would, but inserted into the HNSW graph
+    /// on every core at once. The graph's shape then depends on the threads' timing, so a
+    /// search of more than [`EXACT_SEARCH_MAX`] vectors may rank near-ties differently after two
+    /// rebuilds; an exact search never does. A key already stored (or given twice) is upserted
+    /// in turn instead. On error some of `items` may be stored.
+    pub fn add_new(&mut self, items: &[(u64, &[f32])]) -> Result<(), VectorError> {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(self.threads);
+        let mut seen: HashSet<u64> = HashSet::with_capacity(items.len());
+        let all_new = items.iter().all(|(k, _)| !self.positions.contains_key(k) && seen.insert(*k));
+        if self.journal
+            || self.read_only
+            || workers < 2
+            || items.len() < PARALLEL_ADD_MIN
+            || !all_new
+        {
+            return items.iter().try_for_each(|(k, v)| self.upsert(*k, v));
+        }
+        let mut units = Vec::with_capacity(items.len());
+        for (key, vector) in items {
+            if *key == RESERVED_KEY {
+                return Err(VectorError::ReservedKey(*key));
+            }
+            self.check_vector(vector)?;
+            units.push((*key, normalized(vector).unwrap_or_else(|| vec![0.0; self.dim])));
+        }
+        let wanted = self.index.size() + units.len();
+        if wanted > self.index.capacity() {
+            let grown = self.index.capacity().saturating_mul(2).max(wanted).max(MIN_CAPACITY);
+            self.index
+                .reserve_capacity_and_threads(grown, self.threads)
+                .map_err(engine("reserve memory"))?;
+        }
+        self.dirty.store(true, AtomicOrdering::Relaxed);
+        let index = &self.index;
+        let per = units.len().div_ceil(workers);
+        // Each thread's keys stored, and its error: what was stored is recorded either way.
+        let added: Vec<(Vec<u64>, Option<VectorError>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = units
+                .chunks(per)
+                .map(|part| {
+                    scope.spawn(move || {
+                        let mut done = Vec::with_capacity(part.len());
+                        for (key, unit) in part {
+                            if let Err(e) = index.add(*key, unit) {
+                                return (done, Some(engine("add a vector")(e)));
+                            }
+                            done.push(*key);
+                        }
+                        (done, None)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| panic::resume_unwind(e)))
+                .collect()
+        });
+        let mut first_error = None;
+        for (keys, error) in added {
+            for key in keys {
+                self.positions.insert(key, self.keys.len());
+                self.keys.push(key);
+            }
+            first_error = first_error.or(error);
+        }
+        first_error.map_or(Ok(()), Err)
     }
 
     /// Removes the vector stored under `key`; returns whether there was one.

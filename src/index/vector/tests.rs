@@ -779,3 +779,49 @@ fn usearch_reaches_the_open_file_never_a_link_swapped_in_at_its_path() {
     let reopened = expect_ready(VectorIndex::open(&vdir, "e", 4).unwrap());
     assert_eq!(reopened.len(), 3);
 }
+
+#[test]
+fn vectors_added_together_are_found_as_if_added_one_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let vdir = dir.path().join("vector");
+    let dim = 32;
+    let mut rng = Rng(5);
+    let centres: Vec<Vec<f32>> = (0..30).map(|_| rng.vector(dim)).collect();
+    let vectors = clustered(&mut rng, 3_000, &centres, 0.3);
+    let items: Vec<(u64, &[f32])> =
+        vectors.iter().enumerate().map(|(i, v)| (i as u64, v.as_slice())).collect();
+    let mut together = VectorIndex::create(&vdir, "test", dim).unwrap();
+    together.add_new(&items).unwrap();
+    let one_by_one = build(&vectors, dim);
+    assert_eq!(together.len(), vectors.len());
+    // Exact search (under EXACT_SEARCH_MAX) and the HNSW graph built on every core: each finds
+    // what one-by-one insertion finds.
+    for exact_max in [EXACT_SEARCH_MAX, 0] {
+        together.set_exact_search_max(exact_max);
+        for q in vectors.iter().step_by(97) {
+            let hits = keys(&together.search(q, 10, None).unwrap());
+            assert_eq!(hits, exact_reference(&vectors, q, 10, |_| true), "exact_max {exact_max}");
+            assert_eq!(hits, keys(&one_by_one.search(q, 10, None).unwrap()));
+        }
+    }
+    // Saved and opened: every key is there.
+    together.save().unwrap();
+    let opened = expect_ready(VectorIndex::open(&vdir, "test", dim).unwrap());
+    assert_eq!(opened.len(), vectors.len());
+    assert!((0..vectors.len() as u64).all(|k| opened.contains(k)));
+    // Bad input is refused before anything is stored; a key already stored is replaced.
+    let mut index = VectorIndex::create_in_memory("test", dim).unwrap();
+    let mut bad = items.clone();
+    bad[700].0 = RESERVED_KEY;
+    assert!(matches!(index.add_new(&bad), Err(VectorError::ReservedKey(_))));
+    let short = [0.5f32; 3];
+    bad[700] = (700, &short);
+    assert!(matches!(index.add_new(&bad), Err(VectorError::DimensionMismatch { .. })));
+    assert_eq!(index.len(), 0);
+    index.add_new(&items[..300]).unwrap();
+    let again: Vec<(u64, &[f32])> =
+        items[..300].iter().map(|(k, _)| (*k, vectors[0].as_slice())).collect();
+    index.add_new(&again).unwrap();
+    assert_eq!(index.len(), 300);
+    assert_eq!(keys(&index.search(&vectors[0], 300, None).unwrap()).len(), 300);
+}
