@@ -151,7 +151,8 @@ pub fn neighbours<'m>(
     }
     let wanted: HashSet<&str> = names.iter().copied().collect();
     for (_, mut list) in by_folder {
-        list.sort_by(|a, b| thread_order(*a, *b));
+        // Names are unique, so no two are equal: an unstable sort orders them the same.
+        list.sort_unstable_by(|a, b| thread_order(*a, *b));
         for (i, &(_, name)) in list.iter().enumerate() {
             if !wanted.contains(name) {
                 continue;
@@ -164,9 +165,13 @@ pub fn neighbours<'m>(
     out
 }
 
-/// Thread order: by creation time, then by name in natural order.
+/// Thread order of two memories of one folder: by creation time, then by name in natural order
+/// (the file names alone: the folder is the same).
 fn thread_order(a: (i64, &str), b: (i64, &str)) -> Ordering {
-    a.0.cmp(&b.0).then_with(|| natural_cmp(a.1, b.1))
+    fn file(name: &str) -> &str {
+        name.rfind('/').map_or(name, |i| &name[i + 1..])
+    }
+    a.0.cmp(&b.0).then_with(|| natural_cmp(file(a.1), file(b.1)))
 }
 
 /// The neighbours of `list[i]` in `list` (one folder's memories in thread order, or at least
@@ -220,7 +225,7 @@ impl Threads {
             list.push((entry.created(), name.into()));
         }
         for list in by_folder.values_mut() {
-            list.sort_by(|a, b| thread_order((a.0, &a.1), (b.0, &b.1)));
+            list.sort_unstable_by(|a, b| thread_order((a.0, &a.1), (b.0, &b.1)));
         }
         Threads(by_folder)
     }

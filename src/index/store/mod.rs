@@ -171,29 +171,16 @@ pub struct Indexes {
     snapshot: bool,
 }
 
-/// Vector keys are already xxh3 hashes: hashing them again is wasted work.
-type KeyMap = HashMap<u64, (String, usize), std::hash::BuildHasherDefault<KeyHasher>>;
+/// Vector key → (memory, chunk ordinal). Keys are hashed with foldhash, seeded per process: a
+/// few times faster than the standard SipHash, and, unlike using the key as its own hash, no
+/// crafted set of keys (an index file is repository input) can pile them into one bucket.
+type KeyMap = HashMap<u64, (String, usize), KeyHash>;
 
-/// The identity hasher of [`KeyMap`] and [`KeySet`].
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
+/// The hasher of vector-key maps and sets ([`KeyMap`], [`KeySet`]).
+pub(crate) type KeyHash = foldhash::fast::RandomState;
 
-/// A set of vector keys (already hashes: not hashed again).
-pub(crate) type KeySet = HashSet<u64, std::hash::BuildHasherDefault<KeyHasher>>;
-
-impl std::hash::Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
+/// A set of vector keys.
+pub(crate) type KeySet = HashSet<u64, KeyHash>;
 
 impl std::fmt::Debug for Indexes {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -714,7 +701,7 @@ impl Indexes {
                 .map(|k| map.get(k).map(|(name, ord)| (name.as_str(), *ord)))
                 .collect();
         }
-        let wanted: HashMap<u64, usize, std::hash::BuildHasherDefault<KeyHasher>> =
+        let wanted: HashMap<u64, usize, KeyHash> =
             keys.iter().enumerate().map(|(i, k)| (*k, i)).collect();
         let mut out = vec![None; keys.len()];
         let mut left = wanted.len();

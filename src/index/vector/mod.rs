@@ -80,6 +80,8 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+
+use crate::index::store::KeyHash;
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
 use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 
@@ -291,7 +293,7 @@ pub struct VectorIndex {
     /// Every stored key, in no particular order (usearch cannot enumerate its keys).
     keys: Vec<u64>,
     /// Position of each key in `keys`.
-    positions: HashMap<u64, usize>,
+    positions: HashMap<u64, usize, KeyHash>,
     exact_max: usize,
     threads: usize,
     slots: SearchSlots,
@@ -364,7 +366,7 @@ impl VectorIndex {
             embedder_id: embedder_id.to_owned(),
             dim,
             keys: Vec::new(),
-            positions: HashMap::new(),
+            positions: HashMap::default(),
             exact_max: EXACT_SEARCH_MAX,
             threads,
             slots: SearchSlots::new(threads),
@@ -830,7 +832,7 @@ enum Mode {
 }
 
 /// The keys of a base in order, and the position of each.
-type Keys = (Vec<u64>, HashMap<u64, usize>);
+type Keys = (Vec<u64>, HashMap<u64, usize, KeyHash>);
 
 /// The first step of [`VectorIndex::open_with_meta`]: `meta.json` parsed, and its format,
 /// embedder, dimension, metric and scalar those of the request; else why a rebuild is needed.
@@ -885,7 +887,7 @@ fn read_keys(dir: &Path, meta: &Meta) -> Result<Result<Keys, Attempt>, VectorErr
         .chunks_exact(8)
         .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
         .collect();
-    let mut positions = HashMap::with_capacity(keys.len());
+    let mut positions = HashMap::with_capacity_and_hasher(keys.len(), KeyHash::default());
     for (i, &key) in keys.iter().enumerate() {
         if key == RESERVED_KEY || positions.insert(key, i).is_some() {
             return Ok(Err(Attempt::Rebuild(format!(
