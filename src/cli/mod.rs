@@ -395,11 +395,40 @@ fn command_path() -> String {
     names.join(" ")
 }
 
+/// Every `-c KEY=VALUE` of the command line, in order, given `parsed`, what clap kept. A global
+/// argument given both before and after the subcommand keeps only the values after it (clap
+/// propagates the subcommand's values up), so `memlane -c a=1 search q -c b=2` would silently
+/// lose `a=1`. The arguments are read again for `-c`, `-cVALUE`, `-c=VALUE`, `--config VALUE`
+/// and `--config=VALUE` up to a `--`; what clap kept must be the end of what is found, else
+/// clap's reading stands.
+fn every_config_flag(
+    args: impl Iterator<Item = std::ffi::OsString>,
+    parsed: Vec<String>,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut args = args.map(|a| a.to_string_lossy().into_owned());
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        let value = if arg == "-c" || arg == "--config" {
+            args.next()
+        } else if let Some(v) = arg.strip_prefix("--config=") {
+            Some(v.to_owned())
+        } else {
+            let short = arg.strip_prefix("-c").filter(|_| !arg.starts_with("--"));
+            short.map(|v| v.strip_prefix('=').unwrap_or(v).to_owned())
+        };
+        found.extend(value);
+    }
+    if found.len() > parsed.len() && found.ends_with(&parsed) { found } else { parsed }
+}
+
 /// Runs the CLI and returns the process exit code.
 pub(crate) fn main() -> ExitCode {
     // `COMPLETE=bash memlane` prints the shell's completion hook; the hook calls back here.
     clap_complete::CompleteEnv::with_factory(<Cli as clap::CommandFactory>::command).complete();
-    let cli = match Cli::try_parse() {
+    let mut cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { memlane::ErrorKind::Usage.exit_code() } else { 0 };
@@ -425,6 +454,10 @@ pub(crate) fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    cli.global.config_overrides = every_config_flag(
+        std::env::args_os().skip(1),
+        std::mem::take(&mut cli.global.config_overrides),
+    );
     init_logging(&cli.global);
     let env: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
@@ -509,5 +542,26 @@ mod tests {
     #[test]
     fn verify_app() {
         super::Cli::command().debug_assert();
+    }
+}
+
+#[cfg(test)]
+mod config_flag_tests {
+    use super::every_config_flag;
+
+    fn flags(args: &[&str], parsed: &[&str]) -> Vec<String> {
+        let args = args.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        every_config_flag(args.into_iter(), parsed.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    #[test]
+    fn config_flags_before_and_after_the_subcommand_are_all_kept_in_order() {
+        let args = ["-c", "a=1", "--config=b=2", "search", "q", "-cc=3", "--config", "d=4"];
+        // What clap keeps: the values after the subcommand.
+        assert_eq!(flags(&args, &["c=3", "d=4"]), ["a=1", "b=2", "c=3", "d=4"]);
+        assert_eq!(flags(&["-c=a=1", "config"], &["a=1"]), ["a=1"]);
+        // After `--` nothing is a flag; a reading that disagrees with clap's leaves clap's.
+        assert_eq!(flags(&["-c", "a=1", "add", "n", "c=2", "--", "-c", "x=1"], &["a=1"]), ["a=1"]);
+        assert_eq!(flags(&["-c", "a=1", "search", "-c", "b=2"], &["z=9"]), ["z=9"]);
     }
 }

@@ -34,6 +34,17 @@ fn config_shows_effective_values_and_their_sources() {
 }
 
 #[test]
+fn config_flags_before_and_after_the_subcommand_all_count() {
+    let env = TestEnv::with_vault("basic");
+    let out = env.run(["-c", "search.limit=3", "config", "-c", "default_type=fact"]).success();
+    assert!(out.stdout.contains("limit = 3  # flag -c search.limit"), "{out}");
+    assert!(out.stdout.contains("default_type = \"fact\"  # flag -c default_type"), "{out}");
+    // The later of two values for one key wins, wherever each stands.
+    let out = env.run(["-c", "search.limit=3", "config", "-c", "search.limit=4"]).success();
+    assert!(out.stdout.contains("limit = 4  # flag -c search.limit"), "{out}");
+}
+
+#[test]
 fn bad_config_names_file_key_and_allowed_values() {
     let env = TestEnv::with_vault("basic");
     std::fs::write(env.vault().join("config.toml"), "[types.bug_fix]\nhalflife = 3\n").unwrap();
