@@ -74,7 +74,7 @@ fn trim_zeros(digits: &[u8]) -> &[u8] {
 /// The thread neighbours of each of `names` (at most `span` on each side), among all memories
 /// of the manifest. A one-command process orders only the memories of the names' folders that
 /// were created near one of them, once per query; a long-lived process asks the manifest for
-/// every folder in thread order ([`Threads`], kept until the next change) and finds each name in
+/// every folder in thread order (`Threads`, kept until the next change) and finds each name in
 /// it with a binary search.
 pub fn neighbours<'m>(
     manifest: &'m Manifest,
