@@ -1015,6 +1015,8 @@ impl Table {
         let table = Table { bytes, start, n, text, decoded: Vec::new(), census: Vec::new() };
         // Every record's text within the text, and the names strictly in order: lookups are
         // binary searches, and nothing read later is out of bounds.
+        // In the same pass: what every record's status and chunks add up to.
+        let mut census: Vec<(Box<str>, usize, usize)> = Vec::new();
         let mut previous: Option<&str> = None;
         for i in 0..n {
             let at = table.u32(i, R_TEXT) as usize;
@@ -1027,10 +1029,6 @@ impl Table {
                 return None;
             }
             previous = Some(name);
-        }
-        // What every record's status and chunks add up to, counted in the same pass.
-        let mut census: Vec<(Box<str>, usize, usize)> = Vec::new();
-        for i in 0..n {
             let (status, chunks) = (table.text(i, T_STATUS), table.u32(i, R_CHUNKS) as usize);
             match census.iter_mut().find(|c| *c.0 == *status) {
                 Some(c) => (c.1, c.2) = (c.1 + 1, c.2 + chunks),
