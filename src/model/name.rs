@@ -187,7 +187,17 @@ impl MemoryId {
             let seed = format!("{t}:{:p}", &bytes);
             bytes = xxhash_rust::xxh3::xxh3_128(seed.as_bytes()).to_le_bytes();
         }
-        MemoryId::from_u128(u128::from_le_bytes(bytes))
+        // An id YAML could read as a number (`0x…`, `0o…`, `0b…`: about 1 in 640) would be
+        // written quoted; drawn again (from a hash of the draw), every id is written plain, so
+        // a file's bytes do not depend on the luck of its id.
+        let mut n = u128::from_le_bytes(bytes);
+        loop {
+            let id = MemoryId::from_u128(n);
+            if crate::model::frontmatter::yaml_scalar(id.as_str()) == id.as_str() {
+                return id;
+            }
+            n = xxhash_rust::xxh3::xxh3_128(&n.to_le_bytes());
+        }
     }
 
     /// The id a hand-written file without one gets: derived from its name, deterministic.
@@ -265,6 +275,17 @@ pub fn suggest<'a>(wanted: &str, known: impl IntoIterator<Item = &'a str>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_new_id_is_always_written_plain() {
+        // About 1 in 640 raw draws starts with `0x`, `0o` or `0b`; 20k draws meet some.
+        for _ in 0..20_000 {
+            let id = MemoryId::random();
+            assert_eq!(crate::model::frontmatter::yaml_scalar(id.as_str()), id.as_str());
+            assert_eq!(id.as_str().len(), 11);
+            assert_eq!(MemoryId::parse(id.as_str()).as_ref(), Some(&id));
+        }
+    }
 
     #[test]
     fn names_table() {
