@@ -792,18 +792,33 @@ fn vectors_added_together_are_found_as_if_added_one_by_one() {
         vectors.iter().enumerate().map(|(i, v)| (i as u64, v.as_slice())).collect();
     let mut together = VectorIndex::create(&vdir, "test", dim).unwrap();
     together.add_new(&items).unwrap();
-    let one_by_one = build(&vectors, dim);
+    let mut one_by_one = build(&vectors, dim);
     assert_eq!(together.len(), vectors.len());
-    // Exact search (under EXACT_SEARCH_MAX) and the HNSW graph built on every core: each finds
-    // what one-by-one insertion finds.
-    for exact_max in [EXACT_SEARCH_MAX, 0] {
-        together.set_exact_search_max(exact_max);
-        for q in vectors.iter().step_by(97) {
-            let hits = keys(&together.search(q, 10, None).unwrap());
-            assert_eq!(hits, exact_reference(&vectors, q, 10, |_| true), "exact_max {exact_max}");
-            assert_eq!(hits, keys(&one_by_one.search(q, 10, None).unwrap()));
-        }
+    // Exact search (under EXACT_SEARCH_MAX) finds exactly what one-by-one insertion finds.
+    together.set_exact_search_max(EXACT_SEARCH_MAX);
+    for q in vectors.iter().step_by(97) {
+        let hits = keys(&together.search(q, 10, None).unwrap());
+        assert_eq!(hits, exact_reference(&vectors, q, 10, |_| true));
+        assert_eq!(hits, keys(&one_by_one.search(q, 10, None).unwrap()));
     }
+    // The HNSW graph built on every core is approximate and its shape depends on thread
+    // timing: each query finds itself first, and the graph's recall is as good as the graph
+    // built one by one (both measured against the exact answer).
+    together.set_exact_search_max(0);
+    one_by_one.set_exact_search_max(0);
+    let (mut found, mut found_alone, mut wanted) = (0usize, 0usize, 0usize);
+    for (i, q) in vectors.iter().enumerate().step_by(97) {
+        let exact = exact_reference(&vectors, q, 10, |_| true);
+        let hits = keys(&together.search(q, 10, None).unwrap());
+        assert_eq!(hits.first(), Some(&(i as u64)), "a stored vector finds itself first");
+        found += hits.iter().filter(|k| exact.contains(k)).count();
+        let alone = keys(&one_by_one.search(q, 10, None).unwrap());
+        found_alone += alone.iter().filter(|k| exact.contains(k)).count();
+        wanted += exact.len();
+    }
+    let recall = found as f64 / wanted as f64;
+    let recall_alone = found_alone as f64 / wanted as f64;
+    assert!(recall >= 0.95 && recall >= recall_alone - 0.03, "recall {recall} vs {recall_alone}");
     // Saved and opened: every key is there.
     together.save().unwrap();
     let opened = expect_ready(VectorIndex::open(&vdir, "test", dim).unwrap());
