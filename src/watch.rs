@@ -346,7 +346,6 @@ enum Msg {
 #[derive(Debug)]
 pub struct SyncTicket {
     n: u64,
-    path: PathBuf,
 }
 
 /// Watches a vault and keeps its indices fresh; stops its threads when dropped.
@@ -356,6 +355,8 @@ pub struct VaultWatcher {
     sync_dir: PathBuf,
     /// A handle on the vault root, opened once: the markers are written and removed beneath it.
     root_fs: Option<crate::disk::Confined>,
+    /// This watcher's marker file, when there is one: each sync renames it to its next number.
+    marker: std::sync::Mutex<Option<PathBuf>>,
     tx: Sender<Msg>,
     raw: Option<RecommendedWatcher>,
     debouncer: Option<Debouncer<RecommendedWatcher, RecommendedCache>>,
@@ -503,15 +504,37 @@ impl VaultWatcher {
             shared,
             sync_dir: root.join(STATE_DIR),
             root_fs: crate::disk::Confined::open_canonical(&root, root.clone()).ok(),
+            marker: std::sync::Mutex::new(None),
             tx,
             raw: Some(raw),
             debouncer: Some(debouncer),
             worker: Some(worker),
         };
+        watcher.remove_dead_markers();
         match ready_rx.recv() {
             Ok(Ok(())) => Ok(watcher),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(WatchError::Stopped.into()),
+        }
+    }
+
+    /// Removes the markers of watchers whose process is gone (a killed server leaves its one
+    /// marker behind); on systems where a process cannot be checked, they stay.
+    fn remove_dead_markers(&self) {
+        let Some(fs) = &self.root_fs else { return };
+        let Ok(entries) = fs.read_dir(&self.sync_dir) else { return };
+        for e in entries {
+            let pid = e.name.to_str().and_then(|n| n.strip_prefix(".sync-")).and_then(|rest| {
+                let (pid, n) = rest.split_once('-')?;
+                n.parse::<u64>().ok()?;
+                pid.parse::<u32>().ok()
+            });
+            if let Some(pid) = pid
+                && e.kind == crate::disk::Kind::File
+                && crate::vault::process_alive(pid) == Some(false)
+            {
+                let _ = fs.remove_file(&self.sync_dir.join(&e.name));
+            }
         }
     }
 
@@ -560,31 +583,38 @@ impl VaultWatcher {
         self.sync_begin().is_some_and(|t| self.sync_wait(t, timeout))
     }
 
-    /// The first half of [`VaultWatcher::sync`]: writes the marker and returns at once, so the
-    /// caller can work while the watcher catches up. `None` if the marker cannot be written.
+    /// The first half of [`VaultWatcher::sync`]: renames the marker to its next number (the
+    /// first sync creates it) and returns at once, so the caller can work while the watcher
+    /// catches up. A rename opens no file, and its event comes after every earlier one. `None`
+    /// if the marker cannot be written.
     pub fn sync_begin(&self) -> Option<SyncTicket> {
+        let fs = self.root_fs.as_ref()?;
+        // One marker per watcher, renamed in turn: numbers and renames in the same order.
+        let mut marker = self.marker.lock().unwrap_or_else(|e| e.into_inner());
         let n = self.shared.sync_sent.fetch_add(1, Ordering::SeqCst) + 1;
         let path = self.sync_dir.join(format!("{}{n}", sync_prefix()));
-        // Never through a link (a planted link of that name makes the sync fail, never followed).
-        // Beneath the vault root, which holds `state/`. An empty file, never synced: only its
-        // event matters. `state/` is created only when it is missing.
-        let fs = self.root_fs.as_ref()?;
-        let created = match fs.append_unsynced(&path, b"") {
-            Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => fs
-                .create_dir_all(&self.sync_dir)
-                .and_then(|()| fs.append_unsynced(&path, b""))
-                .is_ok(),
-            r => r.is_ok(),
-        };
-        if !created {
+        // Never through a link (a planted link of either name makes the sync fail, never
+        // followed). Beneath the vault root, which holds `state/`. An empty file, never synced:
+        // only its events matter. `state/` is created only when it is missing.
+        let renamed = marker.take().is_some_and(|old| fs.rename(&old, &path).is_ok());
+        let made = renamed
+            || match fs.append_unsynced(&path, b"") {
+                Err(e) if e.source.kind() == std::io::ErrorKind::NotFound => fs
+                    .create_dir_all(&self.sync_dir)
+                    .and_then(|()| fs.append_unsynced(&path, b""))
+                    .is_ok(),
+                r => r.is_ok(),
+            };
+        if !made {
             return None;
         }
-        Some(SyncTicket { n, path })
+        *marker = Some(path);
+        Some(SyncTicket { n })
     }
 
     /// The second half of [`VaultWatcher::sync`]: waits (at most `timeout`) until the watcher has
     /// seen the ticket's marker, so every change made before [`VaultWatcher::sync_begin`] is
-    /// counted in [`VaultWatcher::generation`]. Removes the marker.
+    /// counted in [`VaultWatcher::generation`]. The marker stays until the watcher stops.
     pub fn sync_wait(&self, ticket: SyncTicket, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let mut seen = self.shared.synced.lock().unwrap_or_else(|e| e.into_inner());
@@ -596,13 +626,7 @@ impl VaultWatcher {
             seen =
                 self.shared.synced_cv.wait_timeout(seen, left).unwrap_or_else(|e| e.into_inner()).0;
         }
-        let ok = *seen >= ticket.n;
-        drop(seen);
-        // Beneath the vault root, as it was written.
-        if let Some(fs) = &self.root_fs {
-            let _ = fs.remove_file(&ticket.path);
-        }
-        ok
+        *seen >= ticket.n
     }
 
     /// False once the watcher failed or overflowed: events may have been missed, and callers
@@ -645,6 +669,10 @@ impl VaultWatcher {
 
 impl Drop for VaultWatcher {
     fn drop(&mut self) {
+        let marker = self.marker.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let (Some(fs), Some(marker)) = (&self.root_fs, marker) {
+            let _ = fs.remove_file(&marker);
+        }
         if let Some(d) = self.debouncer.take() {
             d.stop();
         }

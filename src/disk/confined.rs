@@ -96,7 +96,25 @@ pub struct Confined {
     canonical: PathBuf,
     #[cfg(unix)]
     dir: std::sync::Arc<std::os::fd::OwnedFd>,
+    /// Handles on folders right under the root, kept between operations (shared by clones).
+    #[cfg(unix)]
+    kept: std::sync::Arc<std::sync::Mutex<Vec<KeptFolder>>>,
 }
+
+/// A folder right under the root, opened beneath it once and reused while the root's entry of
+/// that name is still that very folder (same device and inode, not a link): a long-lived
+/// session stats its state files and renames its markers without opening a folder each time.
+#[cfg(unix)]
+#[derive(Debug)]
+struct KeptFolder {
+    name: OsString,
+    id: (u64, u64),
+    fd: std::os::fd::OwnedFd,
+}
+
+/// How many folders a handle keeps open (the internal folders a session uses on every call).
+#[cfg(unix)]
+const KEPT_FOLDERS: usize = 4;
 
 /// The error of a refused path (outside the vault, or `..`).
 fn outside(path: &Path, action: &'static str) -> PathError {
@@ -154,7 +172,12 @@ impl Confined {
                 path: root.to_owned(),
                 source: e.into(),
             })?;
-            Ok(Confined { root: root.to_owned(), canonical, dir: std::sync::Arc::new(dir) })
+            Ok(Confined {
+                root: root.to_owned(),
+                canonical,
+                dir: std::sync::Arc::new(dir),
+                kept: Default::default(),
+            })
         }
         #[cfg(not(unix))]
         Ok(Confined { root: root.to_owned(), canonical })
@@ -192,6 +215,7 @@ impl Confined {
                 root: dir.to_owned(),
                 canonical: dir.to_owned(),
                 dir: std::sync::Arc::new(fd),
+                kept: Default::default(),
             };
             Ok((fs, PathBuf::from(name)))
         }
@@ -476,8 +500,44 @@ mod unix {
 
 #[cfg(unix)]
 impl Confined {
+    /// A handle on the folder `rel`. A folder right under the root is opened once and then
+    /// reused for as long as the root's entry of that name is the same folder (one `fstatat`
+    /// that never follows a link, and a `dup`), so no call opens it again; a link or another
+    /// folder put there is opened afresh, beneath the root as always (a link is refused).
     fn dir_fd(&self, rel: &Path) -> std::io::Result<std::os::fd::OwnedFd> {
-        unix::open_dir(&self.dir, rel)
+        let mut parts = rel.components();
+        match (parts.next(), parts.next()) {
+            (Some(Component::Normal(name)), None) => self.top_folder(name),
+            _ => unix::open_dir(&self.dir, rel),
+        }
+    }
+
+    /// [`Confined::dir_fd`] of the folder `name` right under the root.
+    // The fields' types differ between systems.
+    #[allow(clippy::unnecessary_cast)]
+    fn top_folder(&self, name: &std::ffi::OsStr) -> std::io::Result<std::os::fd::OwnedFd> {
+        use rustix::fs::{AtFlags, FileType};
+        unix::plain_name(name)?;
+        let st = rustix::fs::statat(&*self.dir, name, AtFlags::SYMLINK_NOFOLLOW)?;
+        let id = (st.st_dev as u64, st.st_ino as u64);
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if FileType::from_raw_mode(st.st_mode as u32) == FileType::Directory
+            && let Some(k) = kept.iter().find(|k| k.id == id && k.name == name)
+        {
+            return Ok(k.fd.try_clone()?);
+        }
+        let fd = unix::open_dir(&self.dir, Path::new(name))?;
+        let st = rustix::fs::fstat(&fd)?;
+        kept.retain(|k| k.name != name);
+        if kept.len() >= KEPT_FOLDERS {
+            kept.remove(0);
+        }
+        kept.push(KeptFolder {
+            name: name.to_owned(),
+            id: (st.st_dev as u64, st.st_ino as u64),
+            fd: fd.try_clone()?,
+        });
+        Ok(fd)
     }
 
     fn open_file(
@@ -1298,5 +1358,45 @@ mod tests {
         assert!(root.open_dir("notes".as_ref()).is_err());
         assert!(f.fs.read(Path::new("notes/a.md")).is_err());
         assert!(f.fs.stat(Path::new("notes/a.md")).is_err());
+    }
+
+    #[test]
+    fn a_kept_folder_is_used_only_while_it_is_still_the_one_at_its_name() {
+        let f = fixture();
+        std::fs::write(f.outside.join("a.md"), "outside").unwrap();
+        // Kept after the first use, then used for stats, writes and renames.
+        assert!(f.fs.stat(Path::new("notes/a.md")).unwrap().is_some());
+        f.fs.write(Path::new("notes/b.md"), b"b").unwrap();
+        f.fs.rename(Path::new("notes/b.md"), Path::new("notes/c.md")).unwrap();
+        assert_eq!(std::fs::read_to_string(f.root.join("notes/c.md")).unwrap(), "b");
+        // The folder moved away and a link put in its place: refused, never followed, and
+        // nothing is written through the kept handle into the moved folder.
+        std::fs::rename(f.root.join("notes"), f.root.join("moved")).unwrap();
+        symlink(&f.outside, f.root.join("notes")).unwrap();
+        assert!(f.fs.stat(Path::new("notes/a.md")).is_err());
+        assert!(f.fs.rename(Path::new("notes/c.md"), Path::new("notes/d.md")).is_err());
+        assert!(f.fs.remove_file(Path::new("notes/c.md")).is_err());
+        assert!(f.root.join("moved/c.md").exists(), "the moved folder is left alone");
+        outside_untouched_but(&f, &["a.md", "secret"]);
+        // A new folder of that name: its own files are seen, not the moved folder's.
+        std::fs::remove_file(f.root.join("notes")).unwrap();
+        std::fs::create_dir(f.root.join("notes")).unwrap();
+        assert!(f.fs.stat(Path::new("notes/c.md")).unwrap().is_none());
+        f.fs.write(Path::new("notes/e.md"), b"e").unwrap();
+        assert!(f.fs.stat(Path::new("notes/e.md")).unwrap().is_some());
+        assert!(f.root.join("notes/e.md").exists() && !f.root.join("moved/e.md").exists());
+        // Removed: not found, as before.
+        std::fs::remove_file(f.root.join("notes/e.md")).unwrap();
+        std::fs::remove_dir(f.root.join("notes")).unwrap();
+        assert!(f.fs.stat(Path::new("notes/e.md")).unwrap().is_none());
+    }
+
+    fn outside_untouched_but(f: &Fixture, names: &[&str]) {
+        let mut found: Vec<_> = std::fs::read_dir(&f.outside)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        found.sort();
+        assert_eq!(found, names, "nothing new outside the vault");
     }
 }

@@ -456,6 +456,16 @@ impl UsageStore {
         vault_root: &Path,
         change: impl FnOnce(&mut UsageState) -> R,
     ) -> Result<(R, Option<StateReset>), LifecycleError> {
+        Self::update_then(vault_root, change, || ()).map(|(r, (), reset)| (r, reset))
+    }
+
+    /// [`UsageStore::update`], then `after` while the state lock is still held (nobody else
+    /// can have written since): what it returned too.
+    pub fn update_then<R, A>(
+        vault_root: &Path,
+        change: impl FnOnce(&mut UsageState) -> R,
+        after: impl FnOnce() -> A,
+    ) -> Result<(R, A, Option<StateReset>), LifecycleError> {
         let _lock = StateLock::acquire(vault_root)?;
         let (mut state, disk, reset) = load(vault_root);
         let before = state.clone();
@@ -472,7 +482,7 @@ impl UsageStore {
             }
             _ => fold(&fs, vault_root, &state, &disk)?,
         }
-        Ok((out, reset))
+        Ok((out, after(), reset))
     }
 
     /// Folds the journal into a new base under the state lock, when there is a journal with

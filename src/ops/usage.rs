@@ -75,16 +75,32 @@ impl Use {
 /// Writes `uses` to the vault's usage state (under its lock, merged with what other processes
 /// wrote: their new values appended to the journal); the reset met when a file was unreadable.
 pub fn record(vault: &Vault, uses: &[Use]) -> crate::Result<Option<StateReset>> {
+    Ok(record_stamped(vault, uses)?.0)
+}
+
+/// [`record`], and the state files' stamps just before and just after the write, both taken
+/// under the state lock (`None` when there was nothing to write): when the first is the stamp
+/// of what a session read, the files now hold exactly that plus `uses`.
+fn record_stamped(
+    vault: &Vault,
+    uses: &[Use],
+) -> crate::Result<(Option<StateReset>, Option<(Stamp, Stamp)>)> {
     if uses.is_empty() {
-        return Ok(None);
+        return Ok((None, None));
     }
     let cfg = &vault.config.lifecycle;
-    let ((), reset) = UsageStore::update(vault.root(), |state| {
-        for u in uses {
-            u.apply(state, cfg);
-        }
-    })?;
-    Ok(reset)
+    let (before, after, reset) = UsageStore::update_then(
+        vault.root(),
+        |state| {
+            let before = stamp(vault);
+            for u in uses {
+                u.apply(state, cfg);
+            }
+            before
+        },
+        || stamp(vault),
+    )?;
+    Ok((reset, Some((before, after))))
 }
 
 /// Folds the usage journal of `vault` into a new base (what `maintain` does); the reset met
@@ -124,6 +140,11 @@ struct View {
 pub struct Buffered {
     view: std::sync::Mutex<Option<View>>,
     pending: std::sync::Mutex<Vec<Use>>,
+    /// Set when a queued use could not be applied to the view (a call was reading it): the
+    /// view then lacks what the next flush writes, and is read again after it.
+    missed: std::sync::atomic::AtomicBool,
+    /// How many times the view was read from the files.
+    reads: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Buffered {
@@ -152,6 +173,7 @@ impl Buffered {
                 u.apply(&mut state, cfg);
             }
             *view = Some(View { state, stamp });
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
         Ok(f(&view.as_ref().expect("loaded just above").state))
     }
@@ -189,10 +211,13 @@ impl Buffered {
         } else {
             self.view.try_lock().ok()
         };
-        if let Some(v) = view.as_mut().and_then(|v| v.as_mut()) {
-            for u in &uses {
-                u.apply(&mut v.state, cfg);
+        match view.as_mut().and_then(|v| v.as_mut()) {
+            Some(v) => {
+                for u in &uses {
+                    u.apply(&mut v.state, cfg);
+                }
             }
+            None => self.missed.store(true, std::sync::atomic::Ordering::SeqCst),
         }
         self.pending.lock().unwrap_or_else(|e| e.into_inner()).extend(uses);
     }
@@ -201,26 +226,114 @@ impl Buffered {
     /// processes wrote). Operations that read or change the state file directly call this
     /// first.
     pub fn flush(&self, vault: &Vault) -> crate::Result<()> {
+        use std::sync::atomic::Ordering::SeqCst;
+        // Read before the uses are taken: a use queued after this is in the next flush.
+        let missed = self.missed.swap(false, SeqCst);
+        let reads = self.reads.load(SeqCst);
         let uses = std::mem::take(&mut *self.pending.lock().unwrap_or_else(|e| e.into_inner()));
         if uses.is_empty() {
+            if missed {
+                self.missed.store(true, SeqCst);
+            }
             return Ok(());
         }
-        match record(vault, &uses) {
-            Ok(reset) => {
+        match record_stamped(vault, &uses) {
+            Ok((reset, stamps)) => {
                 if let Some(r) = reset {
                     tracing::warn!("{r}");
                 }
-                // Re-read next time: the file now holds these uses and anyone else's.
+                // The view holds these uses already. When the files held just what the view
+                // was read from (and it was not read again meanwhile, without them), they now
+                // hold the view: it is kept, with the new stamp. Otherwise another process
+                // wrote too, and the view is read again next time.
                 if let Some(v) = self.view.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-                    v.stamp = None;
+                    v.stamp = match stamps {
+                        Some((before, after))
+                            if !missed
+                                && self.reads.load(SeqCst) == reads
+                                && v.stamp == Some(before) =>
+                        {
+                            Some(after)
+                        }
+                        _ => None,
+                    };
                 }
                 Ok(())
             }
             Err(e) => {
                 // Keep them for the next try.
                 self.pending.lock().unwrap_or_else(|e| e.into_inner()).splice(0..0, uses);
+                if missed {
+                    self.missed.store(true, SeqCst);
+                }
                 Err(e)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::vault::Clock;
+    use std::sync::atomic::Ordering::SeqCst;
+
+    fn vault() -> (tempfile::TempDir, Vault) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join(".memories");
+        crate::vault::init(&root, "").unwrap();
+        let now = "2026-03-01T10:00:00Z".parse().unwrap();
+        let vault = Vault::open(&root, Config::default(), Clock::pinned(now)).unwrap();
+        (tmp, vault)
+    }
+
+    fn uses_of(b: &Buffered, vault: &Vault, id: &str) -> Option<u64> {
+        b.with_state(vault, |s| s.get(id).map(|u| u.access_count)).unwrap()
+    }
+
+    fn on_disk(vault: &Vault, id: &str) -> Option<u64> {
+        read(vault).unwrap().0.get(id).map(|u| u.access_count)
+    }
+
+    #[test]
+    fn a_session_sees_its_own_uses_and_what_other_processes_wrote() {
+        let (_tmp, vault) = vault();
+        let b = Buffered::default();
+        let warm = |id: &str| b.warm(&vault, &[(id.to_owned(), false)]).unwrap();
+        let other = |id: &str| {
+            record(&vault, &Use::warm_all(&[(id.to_owned(), false)], vault.clock.now())).unwrap()
+        };
+
+        // Its own uses, flushed: in the file, and the view it holds is kept (not read again).
+        warm("a");
+        warm("a");
+        b.flush(&vault).unwrap();
+        assert_eq!(on_disk(&vault, "a"), Some(2));
+        let reads = b.reads.load(SeqCst);
+        assert_eq!(uses_of(&b, &vault, "a"), Some(2));
+        assert_eq!(b.reads.load(SeqCst), reads, "the view was read again after its own flush");
+
+        // Another process wrote: the next look reads the files again.
+        other("b");
+        assert_eq!(uses_of(&b, &vault, "b"), Some(1));
+        assert_eq!(b.reads.load(SeqCst), reads + 1);
+
+        // Another process wrote between this session's read and its flush: both count, in the
+        // file and in the view.
+        warm("a");
+        other("c");
+        b.flush(&vault).unwrap();
+        assert_eq!((on_disk(&vault, "a"), on_disk(&vault, "c")), (Some(3), Some(1)));
+        assert_eq!((uses_of(&b, &vault, "a"), uses_of(&b, &vault, "c")), (Some(3), Some(1)));
+
+        // A memory seen while a call held the view misses the view: after the flush the view
+        // is read again and has it.
+        let held = b.view.lock().unwrap();
+        b.observe(&vault, [&"d".to_owned()], UseKind::Found);
+        drop(held);
+        b.flush(&vault).unwrap();
+        assert!(read(&vault).unwrap().0.get("d").is_some());
+        assert!(b.with_state(&vault, |s| s.get("d").is_some()).unwrap());
     }
 }

@@ -32,6 +32,7 @@ pub use intent::{
     INTENTS_DIR, IntentReport, ROLLBACK_ACTION, UntrustedIntent, remove_command, shown_path,
 };
 pub use temp::TEMP_STALE_AFTER;
+pub(crate) use temp::process_alive;
 pub use write::{
     AddRequest, HistoryEntry, TrashEntry, UpdateRequest, WriteOutcome, WriteStatus, atomic_write,
 };

@@ -30,7 +30,9 @@ fn temp_pid(name: &str) -> Option<u32> {
     pid.parse().ok()
 }
 
-fn process_alive(pid: u32) -> Option<bool> {
+/// Whether the process `pid` is running: `None` where that cannot be checked (only Linux's
+/// `/proc` is read).
+pub(crate) fn process_alive(pid: u32) -> Option<bool> {
     if pid == std::process::id() {
         return Some(true);
     }

@@ -358,6 +358,13 @@ fn sync_makes_the_generation_count_every_earlier_write() {
     use memlane::watch::WatchOptions;
 
     let env = TestEnv::with_vault("basic");
+    // Markers left by servers that were killed: the one whose process is gone is removed when a
+    // watcher starts, a running process's is kept (process 1 always runs).
+    std::fs::create_dir_all(env.vault().join("state")).unwrap();
+    let dead = env.vault().join("state/.sync-999999999-7");
+    let alive = env.vault().join("state/.sync-1-3");
+    std::fs::write(&dead, "").unwrap();
+    std::fs::write(&alive, "").unwrap();
     // A long debounce, so the worker cannot start its pass before `covered` below.
     let (w, rx) = library_watcher(
         &env,
@@ -372,12 +379,20 @@ fn sync_makes_the_generation_count_every_earlier_write() {
         assert!(w.sync(TIMEOUT), "sync timed out");
         assert!(w.generation() > before, "write {i} was not counted after sync");
     }
-    // The sync markers leave nothing behind and are never indexed.
-    let state: Vec<String> = std::fs::read_dir(env.vault().join("state"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert!(!state.iter().any(|n| n.starts_with(".sync-")), "{state:?}");
+    // One marker per watcher, renamed by every sync; never indexed.
+    let markers = || -> Vec<String> {
+        let own = format!(".sync-{}-", std::process::id());
+        std::fs::read_dir(env.vault().join("state"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&own))
+            .collect()
+    };
+    assert_eq!(markers().len(), 1, "{:?}", markers());
+    if cfg!(target_os = "linux") {
+        assert!(!dead.exists(), "a dead process's marker is removed");
+    }
+    assert!(alive.exists(), "a running process's marker is kept");
 
     // A caller that indexed everything up to now: the worker's next pass is skipped.
     let settled = loop {
@@ -396,4 +411,7 @@ fn sync_makes_the_generation_count_every_earlier_write() {
         passes.iter().all(|p| !p.indexed.iter().any(|n| n == "covered")),
         "the worker indexed a change its caller had covered: {passes:?}"
     );
+    // A stopped watcher leaves no marker behind.
+    drop(w);
+    assert_eq!(markers(), Vec::<String>::new());
 }
