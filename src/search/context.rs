@@ -140,10 +140,9 @@ pub fn neighbours<'m>(
         for f in &folders {
             let start = format!("{f}/");
             for (name, entry) in manifest.iter_after(Some(&start)) {
-                if !name.starts_with(&start) {
-                    break;
-                }
-                if folder(name) == *f {
+                let Some(rest) = name.strip_prefix(&start) else { break };
+                // Its subfolders' memories are in the run too: not of this folder.
+                if !rest.as_bytes().contains(&b'/') {
                     look(folder(name), name, entry);
                 }
             }

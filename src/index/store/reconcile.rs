@@ -256,6 +256,9 @@ impl Indexes {
         } else if known.is_none()
             || known != Some(disk_stamp(&self.dir))
             || crate::index::confined_io::exists(&self.dir.join(PENDING_FILE))
+            // What this process opened read-only is still what is on disk: write on top of
+            // it, once every key is checked (a read-only open checks a sample).
+            || !self.vector.allow_updates()
         {
             let mut fresh = Indexes::open_mode(vault, self.embedder.clone(), false)?;
             let earlier = self.damage.take();
@@ -263,9 +266,6 @@ impl Indexes {
             fresh.cache = self.cache.clone();
             *self = fresh;
             self.damage = earlier.or(self.damage.take());
-        } else {
-            // What this process opened read-only is still what is on disk: write on top of it.
-            self.vector.allow_updates();
         }
         Ok(())
     }

@@ -840,3 +840,34 @@ fn vectors_added_together_are_found_as_if_added_one_by_one() {
     assert_eq!(index.len(), 300);
     assert_eq!(keys(&index.search(&vectors[0], 300, None).unwrap()).len(), 300);
 }
+
+#[test]
+fn a_view_checks_a_sample_of_keys_and_a_write_checks_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let dim = 8;
+    let mut rng = Rng(11);
+    let mut index = VectorIndex::create(dir.path(), "e", dim).unwrap();
+    for key in 0..2_000 {
+        index.upsert(key, &rng.vector(dim)).unwrap();
+    }
+    index.save().unwrap();
+    let mut ro = expect_ready(VectorIndex::open_read_only(dir.path(), "e", dim).unwrap());
+    let mut keys = ro.keys.clone();
+    assert!(check_loaded(&ro.index, &keys, dim, true).is_none());
+    assert!(check_loaded(&ro.index, &keys, dim, false).is_none());
+    // A key the vectors file lacks, between two sampled ones: the sample passes it, the full
+    // check names it.
+    let step = keys.len() / VIEW_KEY_CHECKS;
+    keys[step + 1] = 999_999;
+    assert!(check_loaded(&ro.index, &keys, dim, true).is_none());
+    assert!(
+        matches!(check_loaded(&ro.index, &keys, dim, false), Some(Attempt::Rebuild(r)) if r.contains("999999"))
+    );
+    // A read-only view asked to take changes checks every key first and refuses.
+    let good = std::mem::replace(&mut ro.keys, keys);
+    assert!(!ro.allow_updates());
+    assert!(ro.upsert(5, &rng.vector(dim)).is_err(), "still read-only");
+    ro.keys = good;
+    assert!(ro.allow_updates());
+    ro.upsert(5, &rng.vector(dim)).unwrap();
+}
