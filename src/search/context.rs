@@ -120,11 +120,13 @@ pub fn neighbours<'m>(
         let i = merged.partition_point(|(from, _)| *from <= t);
         i > 0 && t <= merged[i - 1].1
     };
-    let mut by_folder: HashMap<&str, Vec<(i64, &str)>> = HashMap::new();
+    // (created, name, file name): the file name is cut once, not at every comparison.
+    let mut by_folder: HashMap<&str, Vec<(i64, &str, &str)>> = HashMap::new();
     let mut look = |f: &'m str, name: &'m str, entry: EntryRef<'m>| {
         let created = entry.created();
         if near_a_candidate(created) {
-            by_folder.entry(f).or_default().push((created, name));
+            let file = if f.is_empty() { name } else { &name[f.len() + 1..] };
+            by_folder.entry(f).or_default().push((created, name, file));
         }
     };
     if folders.contains("") {
@@ -151,7 +153,8 @@ pub fn neighbours<'m>(
     let wanted: HashSet<&str> = names.iter().copied().collect();
     for (_, mut list) in by_folder {
         // Names are unique, so no two are equal: an unstable sort orders them the same.
-        list.sort_unstable_by(|a, b| thread_order(*a, *b));
+        list.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| natural_cmp(a.2, b.2)));
+        let list: Vec<(i64, &str)> = list.into_iter().map(|(c, n, _)| (c, n)).collect();
         for (i, &(_, name)) in list.iter().enumerate() {
             if !wanted.contains(name) {
                 continue;
