@@ -29,7 +29,9 @@
 //! missing files, unparsable `meta.json`, another embedder id or dimension, a file that usearch
 //! cannot load, counts that disagree — is `NeedsRebuild` too: a mismatch triggers a rebuild, never a
 //! wrong answer. A reader that races a writer's renames re-reads `meta.json` and tries
-//! again before giving up.
+//! again before giving up. Whether `vectors.usearch` holds every key of `keys.bin` is checked
+//! key by key when the index is opened to be written, and on a sample of keys when it is opened
+//! read-only (see `check_loaded`); such an index checks every key before its first change.
 //!
 //! # Journal
 //!
