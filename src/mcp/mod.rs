@@ -200,8 +200,8 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     let server = MemlaneServer::new(vault.clone());
     let live = server.live().clone();
     let server_live = live.clone();
-    // The watcher starts while the client shakes hands; calls made before it is ready check
-    // the files themselves.
+    // The watcher starts in the background (once the first call has checked the files); calls
+    // made before it is ready check the files themselves.
     let background = Background::start(vault.clone(), live.clone());
     // stdin → guard → rmcp → stdout: the guard answers malformed lines itself (see guard.rs);
     // rmcp's output and those answers share stdout a whole line at a time.
