@@ -383,3 +383,44 @@ impl Vault {
         }
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use crate::config::Config;
+    use crate::vault::{Clock, Vault};
+
+    /// `names` reads the folders without a stat per memory; it lists exactly what `files` does,
+    /// whatever else the vault holds.
+    #[test]
+    fn names_without_a_stat_are_the_names_of_the_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("vault");
+        let outside = tmp.path().join("outside.md");
+        std::fs::create_dir_all(root.join("notes/deep")).unwrap();
+        std::fs::create_dir_all(root.join("folder.md")).unwrap();
+        std::fs::create_dir_all(root.join("indices")).unwrap();
+        for f in ["a.md", "notes/b.md", "notes/deep/c.md", "notes/.hidden.md", "indices/x.md"] {
+            std::fs::write(root.join(f), "# T\n\nText.\n").unwrap();
+        }
+        std::fs::write(root.join("readme.txt"), "not a memory").unwrap();
+        std::fs::write(&outside, "# Out\n").unwrap();
+        std::os::unix::fs::symlink("a.md", root.join("notes/inside-link.md")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("escaping.md")).unwrap();
+        std::os::unix::fs::symlink("nowhere.md", root.join("dangling.md")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("fifo.md"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        let names: Vec<String> = vault.names().unwrap().iter().map(|n| n.to_string()).collect();
+        let files: Vec<String> =
+            vault.files().unwrap().iter().map(|f| f.name.to_string()).collect();
+        assert_eq!(names, files);
+        assert!(names.contains(&"notes/deep/c".to_owned()), "{names:?}");
+        assert!(!names.iter().any(|n| n.contains("fifo") || n.contains("folder")), "{names:?}");
+    }
+}
