@@ -251,15 +251,20 @@ impl Server {
         }
     }
 
-    /// Counts a check of the files while `f` runs it.
+    /// Counts a check of the files while `f` runs it (ended also when `f` panics).
     fn checking<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Ends<'a>(&'a Server);
+        impl Drop for Ends<'_> {
+            fn drop(&mut self) {
+                let mut checks = self.0.checks.lock().unwrap_or_else(|e| e.into_inner());
+                checks.running -= 1;
+                checks.ended += 1;
+                self.0.checks_cv.notify_all();
+            }
+        }
         self.checks.lock().unwrap_or_else(|e| e.into_inner()).running += 1;
-        let r = f();
-        let mut checks = self.checks.lock().unwrap_or_else(|e| e.into_inner());
-        checks.running -= 1;
-        checks.ended += 1;
-        self.checks_cv.notify_all();
-        r
+        let _ends = Ends(self);
+        f()
     }
 
     /// Why the vault cannot be written, while the indices in use live in memory for that reason

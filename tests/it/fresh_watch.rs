@@ -426,7 +426,9 @@ fn memories_written_while_the_server_starts_are_found_by_every_search() {
     assert_eq!(server_top(&mut client, 12).as_deref(), Some("notes/after-start"));
     let found = search(&env, &word(11), &[LONG_WAIT]);
     assert_eq!(found.top.as_deref(), Some("notes/after-handshake"), "{}", found.log);
-    assert!(found.trusted, "the ready server was not asked:\n{}", found.log);
+    // (The server's watcher may write the indices between its word and the command's read:
+    // then the command checks the files itself.)
+    assert!(found.log.contains(TRUSTED), "the ready server did not vouch:\n{}", found.log);
 }
 
 #[test]
@@ -478,6 +480,6 @@ fn a_command_asking_a_server_whose_watcher_is_not_ready_checks_the_files_itself(
     wait_for_live_socket(&env);
     edit(&env, 2);
     let found = assert_current(&env, 2, &[LONG_WAIT]);
-    assert!(found.trusted, "the ready server was not asked:\n{}", found.log);
+    assert!(found.log.contains(TRUSTED), "the ready server did not vouch:\n{}", found.log);
     assert_eq!(server_top(&mut client, 2).as_deref(), Some("notes/fresh"));
 }
