@@ -13,7 +13,9 @@
 //!   command finishes);
 //! - `NAME=ERROR`: every step named `NAME` fails with `ERROR`: `enospc` (disk full), `erofs`
 //!   (read-only file system), `eacces` (permission denied) or `eio`. `NAME` may end in `*` to
-//!   match every step it starts.
+//!   match every step it starts;
+//! - `NAME@PATH`: every step named `NAME` waits until the file `PATH` exists (a test holds a
+//!   process at a step, looks at what it does meanwhile, then lets it go on).
 //!
 //! With `MEMLANE_FAILPOINT_TRACE` set, each step is printed to stderr (`failpoint N NAME`).
 
@@ -40,6 +42,7 @@ mod imp {
     enum Spec {
         Abort { name: String, nth: usize },
         Fail { name: String, errno: i32 },
+        Hold { name: String, until: std::path::PathBuf },
     }
 
     fn specs() -> &'static [Spec] {
@@ -50,6 +53,9 @@ mod imp {
                 .filter(|s| !s.trim().is_empty())
                 .filter_map(|s| {
                     let s = s.trim();
+                    if let Some((name, until)) = s.split_once('@') {
+                        return Some(Spec::Hold { name: name.to_owned(), until: until.into() });
+                    }
                     if let Some((name, err)) = s.split_once('=') {
                         let errno = match err {
                             "enospc" => 28,
@@ -110,6 +116,12 @@ mod imp {
                     return Err(std::io::Error::from_raw_os_error(*errno));
                 }
                 Spec::Fail { .. } => {}
+                Spec::Hold { name: n, until } if n == name => {
+                    while !until.exists() {
+                        std::thread::sleep(std::time::Duration::from_millis(10));
+                    }
+                }
+                Spec::Hold { .. } => {}
             }
         }
         Ok(())

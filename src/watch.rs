@@ -6,7 +6,8 @@
 //!   event that may change a memory, so that a caller (the MCP server) can tell cheaply whether
 //!   the indices may be behind the files ([`VaultWatcher::generation`] against
 //!   [`VaultWatcher::reconciled_generation`]);
-//! - a debounced one (notify-debouncer-full), whose batches wake the worker thread.
+//! - a debounced one (notify-debouncer-full), whose batches wake the worker thread (only when
+//!   the worker indexes changes itself, see [`WatchOptions::index_changes`]).
 //!
 //! The worker never turns events into index edits. Every batch runs [`Indexes::reconcile`],
 //! which stats the whole vault against the manifest and hash-checks the candidates, so editor
@@ -14,8 +15,11 @@
 //! Before it reconciles, the worker waits until the raw watcher has been quiet for the debounce
 //! (at most [`WatchOptions::max_delay`]), so a burst such as a `git checkout` of 1,000 files is
 //! read and indexed once. On start it reconciles by content hash
-//! ([`Indexes::reconcile_verify`]), which catches edits made while nothing was watching. It also
-//! runs `maintain` every `[lifecycle] maintain_minutes`.
+//! ([`Indexes::reconcile_verify`]), which catches edits made while nothing was watching; a
+//! caller that checks the files itself meanwhile (the MCP server) defers that pass
+//! ([`WatchOptions::start_after`]) and runs the worker at a lower priority
+//! ([`WatchOptions::low_priority`]). It also runs `maintain` every
+//! `[lifecycle] maintain_minutes`.
 //!
 //! When notify fails or its queue overflows, [`VaultWatcher::healthy`] turns false and the
 //! worker falls back to a stat reconcile every [`WatchOptions::poll_every`].
@@ -90,8 +94,16 @@ pub struct WatchOptions {
     pub verify_on_start: bool,
     /// Reconcile the indices after changes (and by polling while unhealthy). Off for a caller
     /// that reconciles its own indices on demand from [`VaultWatcher::changed_since`] (the MCP
-    /// server): the worker then only runs the start pass and `maintain`.
+    /// server): the worker then only runs the start pass and `maintain`, and no debounced
+    /// watcher is started (nothing would wake up for its batches).
     pub index_changes: bool,
+    /// How long the worker waits before it opens its indices and runs the start pass. Zero for
+    /// `memlane watch`; the MCP server defers it, so the start pass does not compete with the
+    /// first calls, which check the files themselves.
+    pub start_after: Duration,
+    /// Run the worker (its start pass, `maintain` and reconciles) at a lower CPU priority
+    /// (Linux), so it yields the cores to the caller's own work.
+    pub low_priority: bool,
 }
 
 /// The default debounce. A save is seen after it plus one debouncer tick (a quarter of it); the
@@ -116,6 +128,8 @@ impl Default for WatchOptions {
             poll_every: Duration::from_secs(2),
             verify_on_start: true,
             index_changes: true,
+            start_after: Duration::ZERO,
+            low_priority: false,
         }
     }
 }
@@ -378,8 +392,10 @@ impl VaultWatcher {
     /// batch of changes and calls `on_batch` (on the worker thread) after every pass, the first
     /// one ([`BatchKind::Start`], by content hash) included.
     ///
-    /// Returns once the watchers are registered and the indices are open; the first pass runs
-    /// on the worker thread. Changes made from then on are never missed.
+    /// Returns once the watchers are registered and the indices are open (with
+    /// [`WatchOptions::start_after`], before they are opened); the first pass runs on the worker
+    /// thread. Changes made from then on are never missed: [`VaultWatcher::generation`] counts
+    /// them from this return on.
     pub fn start(
         vault: Arc<Vault>,
         opts: WatchOptions,
@@ -449,8 +465,11 @@ impl VaultWatcher {
             w
         };
 
-        // The debounced watcher: wakes the worker.
-        let debouncer = {
+        // The debounced watcher: wakes the worker (which only listens when it indexes changes;
+        // its start walks the whole vault, so a caller that reconciles by itself goes without).
+        let debouncer = if !opts.index_changes {
+            None
+        } else {
             let (shared, tx, dir) = (shared.clone(), tx.clone(), root.clone());
             let mut d = notify_debouncer_full::new_debouncer(
                 opts.debounce,
@@ -475,10 +494,11 @@ impl VaultWatcher {
             )
             .map_err(start_err)?;
             d.watch(&root, RecursiveMode::Recursive).map_err(start_err)?;
-            d
+            Some(d)
         };
 
-        // The worker opens the indices itself (they stay on its thread) and says when it has.
+        // The worker opens the indices itself (they stay on its thread) and says when it has;
+        // with `start_after`, it says so at once and opens them when the wait is over.
         let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<crate::Result<()>>(1);
         let embedder = crate::index::select::embedder_for(&vault.config)?;
         let worker = {
@@ -486,10 +506,31 @@ impl VaultWatcher {
             std::thread::Builder::new()
                 .name("memlane-watch".to_owned())
                 .spawn(move || {
+                    let mut on_batch = on_batch;
+                    if opts.low_priority {
+                        lower_priority();
+                    }
+                    let deferred = !opts.start_after.is_zero();
+                    if deferred {
+                        let _ = ready_tx.send(Ok(()));
+                        if let Step::Stop = wait_before_start(&rx, opts.start_after) {
+                            return;
+                        }
+                    }
                     let idx = match Indexes::open(&vault, embedder) {
                         Ok(idx) => {
-                            let _ = ready_tx.send(Ok(()));
+                            if !deferred {
+                                let _ = ready_tx.send(Ok(()));
+                            }
                             idx
+                        }
+                        Err(e) if deferred => {
+                            // No start pass and no `maintain`; the caller's own checks go on.
+                            tracing::warn!(error = %DisplayChain(&e), "the watcher cannot open the indices");
+                            let mut report = BatchReport::new(BatchKind::Start, 0);
+                            report.error = Some(e);
+                            on_batch(report);
+                            return;
                         }
                         Err(e) => {
                             let _ = ready_tx.send(Err(e));
@@ -507,7 +548,7 @@ impl VaultWatcher {
             marker: std::sync::Mutex::new(None),
             tx,
             raw: Some(raw),
-            debouncer: Some(debouncer),
+            debouncer,
             worker: Some(worker),
         };
         watcher.remove_dead_markers();
@@ -680,6 +721,38 @@ impl Drop for VaultWatcher {
         let _ = self.tx.send(Msg::Stop);
         if let Some(w) = self.worker.take() {
             let _ = w.join();
+        }
+    }
+}
+
+/// Waits `wait` before the worker's first pass ([`WatchOptions::start_after`]): the batches
+/// that arrive meanwhile are covered by that pass; a command that waits for the indices
+/// ([`Msg::Now`]) ends the wait.
+fn wait_before_start(rx: &Receiver<Msg>, wait: Duration) -> Step {
+    let deadline = Instant::now() + wait;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Step::Go;
+        }
+        match rx.recv_timeout(left) {
+            Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => return Step::Stop,
+            Ok(Msg::Now) | Err(RecvTimeoutError::Timeout) => return Step::Go,
+            Ok(Msg::Batch | Msg::Rescan) => {}
+        }
+    }
+}
+
+/// Lowers the calling thread's CPU priority to a nice value of 10 (on Linux a thread's own; the
+/// threads it starts inherit it). Elsewhere the nice value is the whole process's: left alone.
+pub(crate) fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        const NICE: i32 = 10;
+        if rustix::process::getpriority_process(None).is_ok_and(|n| n < NICE)
+            && let Err(e) = rustix::process::setpriority_process(None, NICE)
+        {
+            tracing::debug!(error = %e, "cannot lower the watcher's priority");
         }
     }
 }

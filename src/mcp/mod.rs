@@ -77,6 +77,121 @@ pub(crate) async fn send_cold_notification(live: &Live, peer: &rmcp::Peer<rmcp::
     }
 }
 
+/// How long the server's watcher waits before its start pass (a content-hash check of every
+/// memory, ≈ 1 s of both cores at 100k memories). The first calls check the files themselves
+/// meanwhile (a stat of the vault), and the pass must not compete with them.
+const WATCH_START_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// How long the server waits for a first call before it registers its watcher anyway; it
+/// registers it as soon as the first call has checked the files.
+const WATCH_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The server's watcher and the freshness service it enables, started in the background so
+/// that `initialize` never waits for them (registering the watches walks the whole vault).
+struct Background {
+    /// The watcher, once it is registered and counts changes.
+    watcher: std::sync::OnceLock<Watcher>,
+    /// The freshness service, once started; `None` once the server stopped (a service not
+    /// started yet is then never started).
+    service: std::sync::Mutex<Option<Option<crate::fresh::Service>>>,
+}
+
+type Watcher = Arc<std::sync::Mutex<crate::watch::VaultWatcher>>;
+
+impl Background {
+    /// Starts the watcher on a thread of its own and returns at once.
+    ///
+    /// The watches are registered once the first call has checked the files (or after
+    /// [`WATCH_AFTER`] without a call), so the two do not compete for the cores.
+    ///
+    /// The order keeps every call fresh. Until the watcher is registered, the server has no
+    /// change counter and every call stats the vault, as a server without a watcher does. Once
+    /// it is registered, it counts every change from then on, and only then is it handed to
+    /// the server: the first call after that still stats the whole vault (no call has checked
+    /// under the counter yet), after taking its ticket, so changes made while the watches were
+    /// being registered are found by that check and the ones after it by the counter. The
+    /// freshness service starts last: a command is vouched for only by a registered watcher.
+    fn start(vault: Arc<Vault>, live: Arc<Live>) -> Arc<Background> {
+        let bg = Arc::new(Background {
+            watcher: std::sync::OnceLock::new(),
+            service: std::sync::Mutex::new(Some(None)),
+        });
+        let this = bg.clone();
+        let spawned = std::thread::Builder::new()
+            .name("memlane-watch-start".to_owned())
+            .spawn(move || this.watch(&vault, &live));
+        if let Err(e) = spawned {
+            tracing::warn!("not watching the vault ({e}); every call checks the files instead");
+        }
+        bg
+    }
+
+    fn watch(&self, vault: &Arc<Vault>, live: &Arc<Live>) {
+        // Registering the watches stats every file of the vault: not while the first call
+        // checks the files.
+        live.indices().wait_first_check(WATCH_AFTER);
+        let t0 = std::time::Instant::now();
+        // The server reconciles its own indices on demand, from the paths the watcher reports;
+        // the watcher's own start pass waits, at a low priority.
+        let opts = crate::watch::WatchOptions {
+            index_changes: false,
+            start_after: WATCH_START_AFTER,
+            low_priority: true,
+            ..crate::watch::WatchOptions::from_config(&vault.config)
+        };
+        let watcher = match crate::watch::VaultWatcher::start(vault.clone(), opts, |batch| {
+            for p in &batch.problems {
+                tracing::warn!("{p}");
+            }
+            if let Some(e) = &batch.error {
+                tracing::warn!("watcher: {e}");
+            }
+        }) {
+            Ok(w) => Arc::new(std::sync::Mutex::new(w)),
+            Err(e) => {
+                tracing::warn!("not watching the vault ({e}); every call checks the files instead");
+                return;
+            }
+        };
+        // Registered, not handed over yet (tests hold the server here, or make it go without).
+        if crate::failpoint::step("mcp.watch.registered").is_err() {
+            tracing::warn!("not watching the vault; every call checks the files instead");
+            return;
+        }
+        // The watcher tells the server whether, and where, the vault changed since the last
+        // call, so it can skip the vault stat.
+        live.set_change_counter(watcher.clone());
+        let _ = self.watcher.set(watcher);
+        tracing::debug!(ms = t0.elapsed().as_secs_f64() * 1e3, "watching the vault");
+        // Fresh commands on this vault ask the server instead of stat-ing the vault: it brings
+        // the indices up to date the way a call does, and vouches for them (see `crate::fresh`).
+        let mut slot = self.service.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(service) = slot.as_mut() else { return };
+        let (live, vault, root) = (live.clone(), vault.clone(), vault.root().to_owned());
+        *service = crate::fresh::Service::start(
+            &root,
+            Box::new(move || {
+                let found = |ids: &[String]| {
+                    live.observe(ids.iter(), crate::ops::usage::UseKind::Found);
+                };
+                live.indices().catch_up(&vault, &found)
+            }),
+        );
+    }
+
+    /// The watcher's change counter, once it is registered.
+    fn generation(&self) -> Option<u64> {
+        self.watcher.get().map(|w| w.lock().unwrap_or_else(|e| e.into_inner()).generation())
+    }
+
+    /// The server stops: the freshness service stops (its socket is removed), or is never
+    /// started.
+    fn stop(&self) {
+        let service = self.service.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(service);
+    }
+}
+
 /// Serves the vault over MCP on stdin/stdout until the client disconnects, checking for cold
 /// memories every `[lifecycle] cold_check_minutes` and when the client sets its log level.
 pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
@@ -85,45 +200,9 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     let server = MemlaneServer::new(vault.clone());
     let live = server.live().clone();
     let server_live = live.clone();
-    // The watcher tells the server whether, and where, the vault changed since the last call, so
-    // it can skip the vault stat; without it every call stats the vault.
-    // The server reconciles its own indices on demand, from the paths the watcher reports.
-    let opts = crate::watch::WatchOptions {
-        index_changes: false,
-        ..crate::watch::WatchOptions::from_config(&vault.config)
-    };
-    let watcher = match crate::watch::VaultWatcher::start(vault.clone(), opts, |batch| {
-        for p in &batch.problems {
-            tracing::warn!("{p}");
-        }
-        if let Some(e) = &batch.error {
-            tracing::warn!("watcher: {e}");
-        }
-    }) {
-        Ok(w) => {
-            let w = Arc::new(std::sync::Mutex::new(w));
-            live.set_change_counter(w.clone());
-            Some(w)
-        }
-        Err(e) => {
-            tracing::warn!("not watching the vault ({e}); every call checks the files instead");
-            None
-        }
-    };
-    // Fresh commands on this vault ask the server instead of stat-ing the vault: it brings the
-    // indices up to date the way a call does, and vouches for them (see `crate::fresh`).
-    let freshness = watcher.is_some().then(|| {
-        let (live, vault, root) = (live.clone(), vault.clone(), vault.root().to_owned());
-        crate::fresh::Service::start(
-            &root,
-            Box::new(move || {
-                let found = |ids: &[String]| {
-                    live.observe(ids.iter(), crate::ops::usage::UseKind::Found);
-                };
-                live.indices().catch_up(&vault, &found)
-            }),
-        )
-    });
+    // The watcher starts in the background (once the first call has checked the files); calls
+    // made before it is ready check the files themselves.
+    let background = Background::start(vault.clone(), live.clone());
     // stdin → guard → rmcp → stdout: the guard answers malformed lines itself (see guard.rs);
     // rmcp's output and those answers share stdout a whole line at a time.
     let (to_rmcp, rmcp_in) = tokio::io::duplex(256 * 1024);
@@ -139,6 +218,7 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
     let running = match server.serve((rmcp_in, rmcp_out)).await {
         Ok(r) => r,
         Err(e) => {
+            background.stop();
             finish.await;
             return Err(crate::Error::Server {
                 what: "MCP handshake failed",
@@ -159,8 +239,11 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
         })
     });
     // Clients that list the memories as resources hear when the list changed.
-    let lister =
-        tokio::spawn(watch_resource_list(vault.clone(), watcher.clone(), running.peer().clone()));
+    let lister = tokio::spawn(watch_resource_list(
+        vault.clone(),
+        background.clone(),
+        running.peer().clone(),
+    ));
     // Warm-ups from searches and reads reach the state file within a second.
     let flusher = {
         let live = server_live.clone();
@@ -188,7 +271,7 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
         tracing::warn!("cannot save the usage state: {e}");
     }
     finish.await;
-    drop(freshness);
+    background.stop();
     result
         .map_err(|e| crate::Error::Server { what: "MCP server stopped", problem: e.to_string() })?;
     Ok(())
@@ -201,10 +284,26 @@ const LIST_TICK: std::time::Duration = std::time::Duration::from_secs(1);
 /// Ticks between looks when there is no watcher to say that something changed.
 const LIST_POLL_TICKS: u64 = 10;
 
-/// The memory names of the vault, or `None` when they cannot be read now.
-async fn memory_names(vault: &Arc<Vault>) -> Option<Vec<String>> {
+/// The memory names of the vault, or `None` when they cannot be read now. `low_priority`: on
+/// a thread of its own at a lower priority (the first list, taken while the first calls run).
+async fn memory_names(vault: &Arc<Vault>, low_priority: bool) -> Option<Vec<String>> {
     let vault = vault.clone();
-    let names = tokio::task::spawn_blocking(move || vault.names()).await.ok()?;
+    let names = tokio::task::spawn_blocking(move || {
+        if !low_priority {
+            return vault.names();
+        }
+        let v = vault.clone();
+        let list = std::thread::Builder::new().name("memlane-list".to_owned()).spawn(move || {
+            crate::watch::lower_priority();
+            v.names()
+        });
+        match list {
+            Ok(t) => t.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => vault.names(),
+        }
+    })
+    .await
+    .ok()?;
     match names {
         Ok(n) => {
             let mut names: Vec<String> = n.into_iter().map(|n| n.to_string()).collect();
@@ -223,12 +322,11 @@ async fn memory_names(vault: &Arc<Vault>) -> Option<Vec<String>> {
 /// changes no list. The watcher's change counter says when to look.
 async fn watch_resource_list(
     vault: Arc<Vault>,
-    watcher: Option<Arc<std::sync::Mutex<crate::watch::VaultWatcher>>>,
+    watcher: Arc<Background>,
     peer: rmcp::Peer<rmcp::RoleServer>,
 ) {
-    let mut known = memory_names(&vault).await;
-    let generation =
-        || watcher.as_ref().map(|w| w.lock().unwrap_or_else(|e| e.into_inner()).generation());
+    let mut known = memory_names(&vault, true).await;
+    let generation = || watcher.generation();
     let mut seen = generation();
     let mut interval = tokio::time::interval(LIST_TICK);
     let mut tick: u64 = 0;
@@ -241,7 +339,7 @@ async fn watch_resource_list(
             None if !tick.is_multiple_of(LIST_POLL_TICKS) => continue,
             None => {}
         }
-        let Some(now) = memory_names(&vault).await else { continue };
+        let Some(now) = memory_names(&vault, false).await else { continue };
         if known.as_ref() == Some(&now) {
             continue;
         }

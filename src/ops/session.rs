@@ -185,6 +185,16 @@ pub struct Server {
     unwritable: Mutex<Option<String>>,
     /// Whether the log has said the vault cannot be written (said once).
     unwritable_logged: AtomicBool,
+    /// Where the checks of the files stand, for [`Server::wait_first_check`].
+    checks: Mutex<Checks>,
+    checks_cv: std::sync::Condvar,
+}
+
+/// How many checks of the files are under way and how many ended.
+#[derive(Default)]
+struct Checks {
+    running: usize,
+    ended: usize,
 }
 
 impl std::fmt::Debug for Server {
@@ -223,6 +233,38 @@ impl Server {
     /// Records that this server wrote to the vault.
     pub fn wrote(&self) {
         self.dirty.store(true, Ordering::SeqCst);
+    }
+
+    /// Waits until the first check of the files has ended, or `timeout` has passed with no
+    /// check under way (a check under way then is waited for too), so that work which would
+    /// compete with it (registering the watcher walks the whole vault) starts after it.
+    pub fn wait_first_check(&self, timeout: std::time::Duration) {
+        let deadline = std::time::Instant::now() + timeout;
+        let mut checks = self.checks.lock().unwrap_or_else(|e| e.into_inner());
+        while checks.ended == 0 {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() && checks.running == 0 {
+                return;
+            }
+            let wait = if left.is_zero() { std::time::Duration::from_secs(1) } else { left };
+            checks = self.checks_cv.wait_timeout(checks, wait).unwrap_or_else(|e| e.into_inner()).0;
+        }
+    }
+
+    /// Counts a check of the files while `f` runs it (ended also when `f` panics).
+    fn checking<R>(&self, f: impl FnOnce() -> R) -> R {
+        struct Ends<'a>(&'a Server);
+        impl Drop for Ends<'_> {
+            fn drop(&mut self) {
+                let mut checks = self.0.checks.lock().unwrap_or_else(|e| e.into_inner());
+                checks.running -= 1;
+                checks.ended += 1;
+                self.0.checks_cv.notify_all();
+            }
+        }
+        self.checks.lock().unwrap_or_else(|e| e.into_inner()).running += 1;
+        let _ends = Ends(self);
+        f()
     }
 
     /// Why the vault cannot be written, while the indices in use live in memory for that reason
@@ -307,18 +349,20 @@ impl Server {
             (Some(s), Some(since), Some(_)) => s.changed_since(since),
             _ => None,
         };
-        let (idx, report) = match cache.take() {
-            Some(mut c) if !reopen => match match &changed {
-                Some(paths) => c.idx.reconcile_paths(vault, paths),
-                None => c.idx.reconcile(vault),
-            } {
-                Ok(report) => (c.idx, report),
-                // The disk filled up or became read-only since: read from the files.
-                Err(e) if crate::index::store::unwritable(&e).is_some() => fresh()?,
-                Err(e) => return Err(e),
-            },
-            _ => fresh()?,
-        };
+        let (idx, report) = self.checking(|| {
+            crate::Result::Ok(match cache.take() {
+                Some(mut c) if !reopen => match match &changed {
+                    Some(paths) => c.idx.reconcile_paths(vault, paths),
+                    None => c.idx.reconcile(vault),
+                } {
+                    Ok(report) => (c.idx, report),
+                    // The disk filled up or became read-only since: read from the files.
+                    Err(e) if crate::index::store::unwritable(&e).is_some() => fresh()?,
+                    Err(e) => return Err(e),
+                },
+                _ => fresh()?,
+            })
+        })?;
         if let Some(why) = &report.not_saved {
             self.note_unwritable(why);
             *self.unwritable.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());

@@ -389,3 +389,97 @@ fn an_unhealthy_watcher_is_not_trusted() {
         assert!(!found.trusted && found.log.contains("cannot vouch"), "{}", found.log);
     }
 }
+
+/// Writes the new memory `notes/<name>.md`, holding `word(i)`.
+fn write_memory(env: &TestEnv, name: &str, i: usize) {
+    env.write(&format!("notes/{name}.md"), &format!("# {name}\n\nIts code word is {}.\n", word(i)));
+}
+
+/// The server's best match for `word(i)`.
+fn server_top(client: &mut Client, i: usize) -> Option<String> {
+    let r = client.ok("search_memories", serde_json::json!({"query": word(i), "limit": 1}));
+    r["results"].as_array().unwrap().first().map(|h| h["name"].as_str().unwrap().to_owned())
+}
+
+/// `MEMLANE_FAILPOINT` for a server held once its watcher is registered, before it uses it,
+/// until the file `gate` exists.
+fn held_until(gate: &Path) -> String {
+    format!("mcp.watch.registered@{}", gate.display())
+}
+
+#[test]
+fn memories_written_while_the_server_starts_are_found_by_every_search() {
+    let env = indexed_env();
+    let mut client = Client::start(&env);
+    // Between the spawn and the first call, and right after the handshake: the server's
+    // watcher starts in the background meanwhile.
+    write_memory(&env, "before-handshake", 10);
+    client.initialize();
+    write_memory(&env, "after-handshake", 11);
+    assert_eq!(server_top(&mut client, 10).as_deref(), Some("notes/before-handshake"));
+    assert_eq!(server_top(&mut client, 11).as_deref(), Some("notes/after-handshake"));
+    // Once the watcher is ready, the later searches see them too, and what comes next.
+    wait_for_live_socket(&env);
+    assert_eq!(server_top(&mut client, 10).as_deref(), Some("notes/before-handshake"));
+    assert_eq!(server_top(&mut client, 11).as_deref(), Some("notes/after-handshake"));
+    write_memory(&env, "after-start", 12);
+    assert_eq!(server_top(&mut client, 12).as_deref(), Some("notes/after-start"));
+    let found = search(&env, &word(11), &[LONG_WAIT]);
+    assert_eq!(found.top.as_deref(), Some("notes/after-handshake"), "{}", found.log);
+    // (The server's watcher may write the indices between its word and the command's read:
+    // then the command checks the files itself.)
+    assert!(found.log.contains(TRUSTED), "the ready server did not vouch:\n{}", found.log);
+}
+
+#[test]
+fn a_memory_written_while_the_watcher_registers_is_found_once_the_server_uses_it() {
+    let env = indexed_env();
+    let gate = env.root.join("watch-go");
+    let mut client = Client::start_with(&env, &[("MEMLANE_FAILPOINT", &held_until(&gate))]);
+    client.initialize();
+    // The watcher counts changes, the server does not use it yet: every call checks the files.
+    write_memory(&env, "while-held", 10);
+    assert_eq!(server_top(&mut client, 10).as_deref(), Some("notes/while-held"));
+    // Written after that check, before the server takes the watcher's counter.
+    write_memory(&env, "before-handover", 11);
+    edit(&env, 0);
+    assert!(sockets(&env).is_empty(), "a watcher not in use offers to vouch");
+    std::fs::write(&gate, "").unwrap();
+    wait_for_live_socket(&env);
+    // The first call under the counter still sees every change since the last full check.
+    assert_eq!(server_top(&mut client, 11).as_deref(), Some("notes/before-handover"));
+    assert_eq!(server_top(&mut client, 0).as_deref(), Some("notes/fresh"));
+    assert_eq!(server_top(&mut client, 10).as_deref(), Some("notes/while-held"));
+    // And the counter the changes after it.
+    edit(&env, 1);
+    assert_eq!(server_top(&mut client, 1).as_deref(), Some("notes/fresh"));
+    assert_eq!(server_top(&mut client, 0), None, "{} is gone from the file", word(0));
+    std::fs::remove_file(env.vault().join("notes/while-held.md")).unwrap();
+    assert_eq!(server_top(&mut client, 10), None, "a deleted memory is still found");
+}
+
+#[test]
+fn a_command_asking_a_server_whose_watcher_is_not_ready_checks_the_files_itself() {
+    let env = indexed_env();
+    let gate = env.root.join("watch-go");
+    let mut client = Client::start_with(&env, &[("MEMLANE_FAILPOINT", &held_until(&gate))]);
+    client.initialize();
+    assert_eq!(server_top(&mut client, 0), None);
+    for i in 0..2 {
+        edit(&env, i);
+        let found = assert_current(&env, i, &[LONG_WAIT]);
+        assert!(
+            !found.trusted && found.log.contains("checking the files myself"),
+            "a server whose watcher is not ready vouched:\n{}",
+            found.log
+        );
+        assert_eq!(server_top(&mut client, i).as_deref(), Some("notes/fresh"));
+    }
+    // Ready: the command trusts it, and still sees the edits.
+    std::fs::write(&gate, "").unwrap();
+    wait_for_live_socket(&env);
+    edit(&env, 2);
+    let found = assert_current(&env, 2, &[LONG_WAIT]);
+    assert!(found.log.contains(TRUSTED), "the ready server did not vouch:\n{}", found.log);
+    assert_eq!(server_top(&mut client, 2).as_deref(), Some("notes/fresh"));
+}

@@ -125,6 +125,34 @@ impl Walked {
     }
 }
 
+/// What a [`Vault::walk`] looks for besides the memory files.
+#[derive(Debug, Clone, Copy)]
+struct How {
+    /// The `.md` files no command can name.
+    unreachable: bool,
+    /// Each memory's size and mtime (one `stat` each); without, they are 0.
+    stat: bool,
+}
+
+/// Warns about the symbolic links that lead outside the vault's memories, once per link and
+/// process (a server or watcher scans again and again).
+fn warn_escaping(escaping: Vec<EscapingLink>) {
+    static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    if !escaping.is_empty()
+        && let Ok(mut warned) = WARNED.lock()
+    {
+        for link in escaping {
+            if !warned.contains(&link.name) {
+                tracing::warn!(
+                    "`{}` is a symbolic link that resolves outside the vault's memories; not read",
+                    link.name
+                );
+                warned.push(link.name);
+            }
+        }
+    }
+}
+
 /// A folder [`Vault::walk`] has still to read: the folder holding it (held open, so it is opened
 /// relative to it), its name there, and its path relative to the vault root.
 type Pending = (Arc<ConfinedDir>, OsString, String);
@@ -132,7 +160,10 @@ type Pending = (Arc<ConfinedDir>, OsString, String);
 impl Vault {
     /// Every memory name in the vault, sorted.
     pub fn names(&self) -> crate::Result<Vec<MemoryName>> {
-        Ok(self.files()?.into_iter().map(|f| f.name).collect())
+        // The folders' listings say which entries are regular files: no stat per memory.
+        let walked = self.walk(How { unreachable: false, stat: false })?;
+        warn_escaping(walked.escaping);
+        Ok(walked.files.into_iter().map(|f| f.name).collect())
     }
 
     /// Every memory file in the vault with its size and mtime, sorted by name (reserved folders,
@@ -142,36 +173,22 @@ impl Vault {
     /// One `readdir` per folder and one `stat` per memory, relative to its folder: this is the
     /// whole cost of a no-change reconcile, so it stays this lean.
     pub fn files(&self) -> crate::Result<Vec<FileStat>> {
-        let walked = self.walk(false)?;
-        // Once per link and process: a server or watcher scans again and again.
-        static WARNED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-        if !walked.escaping.is_empty()
-            && let Ok(mut warned) = WARNED.lock()
-        {
-            for link in walked.escaping {
-                if !warned.contains(&link.name) {
-                    tracing::warn!(
-                        "`{}` is a symbolic link that resolves outside the vault's memories; not read",
-                        link.name
-                    );
-                    warned.push(link.name);
-                }
-            }
-        }
+        let walked = self.walk(How { unreachable: false, stat: true })?;
+        warn_escaping(walked.escaping);
         Ok(walked.files)
     }
 
     /// Symbolic links in the vault that memlane does not follow because they resolve outside
     /// its memories (or nowhere): files named `*.md` and folders, for `memlane doctor`.
     pub fn escaping_links(&self) -> crate::Result<Vec<EscapingLink>> {
-        Ok(self.walk(false)?.escaping)
+        Ok(self.walk(How { unreachable: false, stat: true })?.escaping)
     }
 
     /// `.md` files in the vault that no command can reach, each with why: names memlane
     /// cannot use (control characters, `\\`, `:` …, not UTF-8) and hidden files (`.x.md`,
     /// `...md`). `list` warns about them and `doctor` reports them; they are never read.
     pub fn unreachable_files(&self) -> crate::Result<Vec<Unreachable>> {
-        let mut out = self.walk(true)?.unreachable;
+        let mut out = self.walk(How { unreachable: true, stat: true })?.unreachable;
         out.sort();
         Ok(out)
     }
@@ -183,7 +200,7 @@ impl Vault {
     /// (see [`ConfinedDir`]): each folder is opened relative to the folder holding it (never
     /// through a link) and each memory stat-ed relative to its folder, with no path lookup from
     /// the root per file.
-    fn walk(&self, unreachable: bool) -> crate::Result<Walked> {
+    fn walk(&self, how: How) -> crate::Result<Walked> {
         let read_error =
             |source| PathError { action: "read", path: self.root().to_owned(), source };
         let root = self.fs.open_dir(Path::new(""))?;
@@ -191,11 +208,11 @@ impl Vault {
         let root = Arc::new(root);
         let mut top = Walked::default();
         let mut folders = Vec::new();
-        self.visit(&root, entries, "", unreachable, &mut top, &mut folders);
+        self.visit(&root, entries, "", how, &mut top, &mut folders);
         drop(root);
         let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
         let parts: Vec<Walked> = if threads == 1 || folders.len() < 2 {
-            vec![self.walk_folders(folders, unreachable)]
+            vec![self.walk_folders(folders, how)]
         } else {
             // Round robin: folders are listed in directory order, with no size known.
             let mut shares: Vec<Vec<Pending>> = (0..threads).map(|_| Vec::new()).collect();
@@ -206,7 +223,7 @@ impl Vault {
                 let handles: Vec<_> = shares
                     .into_iter()
                     .filter(|share| !share.is_empty())
-                    .map(|share| s.spawn(move || self.walk_folders(share, unreachable)))
+                    .map(|share| s.spawn(move || self.walk_folders(share, how)))
                     .collect();
                 // A walk that panicked must not read as folders without memories (a reconcile
                 // would drop them from the indices): the panic goes on.
@@ -227,7 +244,7 @@ impl Vault {
     }
 
     /// [`walk`](Self::walk) of `folders` and all under them.
-    fn walk_folders(&self, mut folders: Vec<Pending>, unreachable: bool) -> Walked {
+    fn walk_folders(&self, mut folders: Vec<Pending>, how: How) -> Walked {
         let mut out = Walked::default();
         while let Some((parent, name, prefix)) = folders.pop() {
             // Opened relative to the folder holding it, refusing a link swapped in since that
@@ -240,7 +257,7 @@ impl Vault {
                 Ok((dir, entries)) => {
                     drop(parent);
                     let dir = Arc::new(dir);
-                    self.visit(&dir, entries, &prefix, unreachable, &mut out, &mut folders);
+                    self.visit(&dir, entries, &prefix, how, &mut out, &mut folders);
                 }
                 Err(e) => {
                     let dir = parent.path().join(&name);
@@ -258,14 +275,14 @@ impl Vault {
         dir: &Arc<ConfinedDir>,
         entries: Vec<DirEntry>,
         prefix: &str,
-        unreachable: bool,
+        how: How,
         out: &mut Walked,
         folders: &mut Vec<Pending>,
     ) {
         for entry in entries {
             let path = || dir.path().join(&entry.name);
             let Some(fname) = entry.name.to_str() else {
-                if unreachable && entry.name.as_encoded_bytes().ends_with(b".md") {
+                if how.unreachable && entry.name.as_encoded_bytes().ends_with(b".md") {
                     out.unreachable.push(Unreachable {
                         path: path().display().to_string(),
                         why: UnreachableWhy::NotUtf8,
@@ -277,7 +294,7 @@ impl Vault {
                 continue;
             }
             if fname.starts_with('.') {
-                if unreachable && fname.ends_with(".md") && entry.kind != Kind::Dir {
+                if how.unreachable && fname.ends_with(".md") && entry.kind != Kind::Dir {
                     out.unreachable.push(Unreachable {
                         path: path().display().to_string().escape_debug().to_string(),
                         why: UnreachableWhy::Hidden,
@@ -304,10 +321,14 @@ impl Vault {
                     }
                 }
                 _ if fname.ends_with(".md") => match MemoryName::parse(&rel) {
-                    Err(e) if unreachable => out.unreachable.push(Unreachable {
+                    Err(e) if how.unreachable => out.unreachable.push(Unreachable {
                         path: path().display().to_string().escape_debug().to_string(),
                         why: UnreachableWhy::BadName(e.to_string()),
                     }),
+                    // A regular file, as the folder's listing says, whose stat is not wanted.
+                    Ok(name) if !how.stat && entry.kind == Kind::File => {
+                        out.files.push(FileStat { name, size: 0, mtime_ns: 0 });
+                    }
                     // `fstatat` on the folder read (no link followed): no lookup of the path.
                     _ => out.push_file(rel, dir.stat(&entry.name).ok()),
                 },
@@ -360,5 +381,46 @@ impl Vault {
             }
             _ => PathState::Unsure,
         }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use crate::config::Config;
+    use crate::vault::{Clock, Vault};
+
+    /// `names` reads the folders without a stat per memory; it lists exactly what `files` does,
+    /// whatever else the vault holds.
+    #[test]
+    fn names_without_a_stat_are_the_names_of_the_files() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("vault");
+        let outside = tmp.path().join("outside.md");
+        std::fs::create_dir_all(root.join("notes/deep")).unwrap();
+        std::fs::create_dir_all(root.join("folder.md")).unwrap();
+        std::fs::create_dir_all(root.join("indices")).unwrap();
+        for f in ["a.md", "notes/b.md", "notes/deep/c.md", "notes/.hidden.md", "indices/x.md"] {
+            std::fs::write(root.join(f), "# T\n\nText.\n").unwrap();
+        }
+        std::fs::write(root.join("readme.txt"), "not a memory").unwrap();
+        std::fs::write(&outside, "# Out\n").unwrap();
+        std::os::unix::fs::symlink("a.md", root.join("notes/inside-link.md")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("escaping.md")).unwrap();
+        std::os::unix::fs::symlink("nowhere.md", root.join("dangling.md")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            root.join("fifo.md"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        let names: Vec<String> = vault.names().unwrap().iter().map(|n| n.to_string()).collect();
+        let files: Vec<String> =
+            vault.files().unwrap().iter().map(|f| f.name.to_string()).collect();
+        assert_eq!(names, files);
+        assert!(names.contains(&"notes/deep/c".to_owned()), "{names:?}");
+        assert!(!names.iter().any(|n| n.contains("fifo") || n.contains("folder")), "{names:?}");
     }
 }
