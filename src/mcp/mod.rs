@@ -179,12 +179,16 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
             }
         })
     };
+    // From here on a write's index update runs right after its answer, not in the next call.
+    server_live.start_updates();
     let result = running.waiting().await;
     if let Some(t) = ticker {
         t.abort();
     }
     flusher.abort();
     lister.abort();
+    // An index update under way ends before the server does.
+    server_live.stop_updates();
     if let Err(e) = server_live.flush() {
         tracing::warn!("cannot save the usage state: {e}");
     }

@@ -225,6 +225,11 @@ impl Server {
         self.dirty.store(true, Ordering::SeqCst);
     }
 
+    /// Whether this server wrote to the vault since its indices were last brought up to date.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty.load(Ordering::SeqCst)
+    }
+
     /// Why the vault cannot be written, while the indices in use live in memory for that reason
     /// (what a search result warns about).
     pub fn unwritable(&self) -> Option<String> {
