@@ -289,11 +289,29 @@ impl Indexes {
             stats = Self::stat_vault(vault)?;
             gone = None;
         }
-        let (mut maybe_changed, removed, mut unchanged) = if rebuild.is_some() {
+        let (mut maybe_changed, mut removed, mut unchanged) = if rebuild.is_some() {
             (stats.clone(), Vec::new(), 0)
         } else {
             self.diff_in(&stats, gone.as_deref())
         };
+        if gone.is_none() && !removed.is_empty() {
+            // The stats were taken before the lock (while the indices opened): a memory another
+            // process created and indexed since is in the reloaded manifest but not in them.
+            // Only a name whose file is gone now is removed; one still there is looked at again.
+            removed.retain(|name| {
+                let Ok(mname) = MemoryName::parse(name) else { return true };
+                match vault.path_state(&vault.path_of(&mname)) {
+                    PathState::Memory(f) => {
+                        let stat = Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns };
+                        maybe_changed.push(stat.clone());
+                        stats.push(stat);
+                        false
+                    }
+                    _ => true,
+                }
+            });
+            stats.sort_by(|a, b| a.name.cmp(&b.name));
+        }
         if verify && rebuild.is_none() {
             let stale = self.hash_mismatches(vault, &stats);
             unchanged -= stale.len();
