@@ -1016,6 +1016,37 @@ mod tests {
         vault.add(&MemoryName::parse(name).unwrap(), &req).unwrap();
     }
 
+    /// Two processes: one stats the vault while it opens the indices, another creates a memory
+    /// and indexes it before the first takes the lock. The first must not take the memory for
+    /// removed because its stats are older than the manifest it reloads.
+    #[test]
+    fn a_memory_created_and_indexed_after_the_stats_were_taken_is_kept() {
+        let (_tmp, vault) = new_vault();
+        add(&vault, "ships", "The ferry leaves the harbour at noon.");
+        let emb: Arc<dyn Embedder> = Arc::new(BuiltinEmbedder::new());
+        Indexes::open(&vault, emb.clone()).unwrap().reconcile(&vault).unwrap();
+        let mut slow = Indexes::open(&vault, emb.clone()).unwrap();
+        let stale = Indexes::stat_vault(&vault).unwrap();
+        add(&vault, "lighthouse", "The lighthouse keeper logs every passing ship.");
+        let mut other = Indexes::open(&vault, emb.clone()).unwrap();
+        assert_eq!(other.reconcile(&vault).unwrap().indexed, vec!["lighthouse".to_owned()]);
+        // A change the stale stats do show, so the slow one does write.
+        add(&vault, "anchor", "Drop the anchor in the bay.");
+        let mut stale = stale;
+        stale.extend(
+            Indexes::stat_vault(&vault)
+                .unwrap()
+                .into_iter()
+                .filter(|s| s.name.as_str() == "anchor"),
+        );
+        stale.sort_by(|a, b| a.name.cmp(&b.name));
+        let report = slow.reconcile_stats(&vault, stale).unwrap();
+        assert!(report.removed_names.is_empty(), "{:?}", report.removed_names);
+        let fresh = Indexes::open(&vault, emb).unwrap();
+        let hits = fresh.keyword().search("lighthouse keeper", &Default::default(), 5).unwrap();
+        assert!(hits.iter().any(|h| h.memory_id == "lighthouse"), "{hits:?}");
+    }
+
     #[test]
     fn a_failed_embedding_commits_nothing_and_the_next_reconcile_indexes_the_memory() {
         let (_tmp, vault) = new_vault();
