@@ -155,7 +155,7 @@ impl Live {
             // What a call does before it reads, with nothing read: the next call finds the
             // indices current. Memories indexed for the first time start their usage clocks.
             let found = |ids: &[String]| self.usage.observe(&self.vault, ids, UseKind::Found);
-            if let Err(e) = self.indices.with_indexes(&self.vault, &found, &|_| Ok(())) {
+            if let Err(e) = self.indices.update(&self.vault, &found) {
                 // The next call tries again, and reports what stops it.
                 tracing::debug!(error = %e, "cannot update the indices after a write");
             }

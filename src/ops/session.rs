@@ -258,6 +258,13 @@ impl Server {
         }
     }
 
+    /// Brings the indices up to date with every change made before this call, the way a call
+    /// does before it reads, reading nothing (the MCP server's update after a write). Memories
+    /// indexed for the first time are given to `found`.
+    pub fn update(&self, vault: &Vault, found: &dyn Fn(&[String])) -> crate::Result<()> {
+        self.with_indexes(vault, found, &|_| Ok(()))
+    }
+
     /// Runs `f` with indices that reflect every file on disk as of this call.
     ///
     /// The indices stay open between calls. With a watcher, `f` runs on them right away while

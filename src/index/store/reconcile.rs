@@ -340,14 +340,11 @@ impl Indexes {
     /// is only new and removed memories that the graph's journal can take unloaded
     /// ([`Indexes::unloaded_ok`]); an unreadable graph turns the plan into a rebuild.
     fn prepare(&mut self, vault: &Vault, mut plan: Plan) -> crate::Result<Prepared> {
-        let on_disk: HashSet<String> = match &plan.gone {
-            None => plan.stats.iter().map(|s| s.name.to_string()).collect(),
-            // The manifest knows the memories no given path changed.
-            Some(gone) => (self.manifest.iter().map(|(n, _)| n))
-                .filter(|n| !gone.iter().any(|g| g.as_str() == *n))
-                .map(str::to_owned)
-                .chain(plan.stats.iter().map(|s| s.name.to_string()))
-                .collect(),
+        let on_disk = match &plan.gone {
+            None => OnDisk::Listed(plan.stats.iter().map(|s| s.name.to_string()).collect()),
+            // Only the given paths were looked at: a link's target is stat-ed when a link needs
+            // it, instead of a set of every memory's name built for each write.
+            Some(_) => OnDisk::Stat,
         };
         loop {
             if plan.rebuild.is_some() {
@@ -355,7 +352,7 @@ impl Indexes {
             } else {
                 self.manifest.ensure_header(self.embedder.id(), self.embedder.dim());
             }
-            let is_memory = |n: &str| on_disk.contains(n);
+            let is_memory = |n: &str| on_disk.contains(vault, n);
             let pending =
                 self.read_changed(vault, &plan.maybe_changed, &mut plan.report, &is_memory);
             let unloaded = plan.rebuild.is_none()
@@ -488,7 +485,7 @@ impl Indexes {
             report.updated = 0;
         }
         if !unloaded {
-            let is_memory = |n: &str| on_disk.contains(n);
+            let is_memory = |n: &str| on_disk.contains(vault, n);
             self.relink_ghosts(vault, &pending, &is_memory);
         }
         clock.index = clock.start.elapsed();
@@ -912,12 +909,31 @@ fn embed_group_end(pending: &[Pending], start: usize) -> usize {
     end
 }
 
+/// The memories on disk, what a link may point at.
+enum OnDisk {
+    /// The names the whole vault's stat found.
+    Listed(HashSet<String>),
+    /// Not listed (only the changed paths were stat-ed): each name asked about is stat-ed.
+    Stat,
+}
+
+impl OnDisk {
+    fn contains(&self, vault: &Vault, name: &str) -> bool {
+        match self {
+            OnDisk::Listed(names) => names.contains(name),
+            OnDisk::Stat => MemoryName::parse(name).is_ok_and(|m| {
+                matches!(vault.path_state(&vault.path_of(&m)), PathState::Memory(_))
+            }),
+        }
+    }
+}
+
 /// [`Indexes::prepare`]'s result: the plan and the memories to index.
 struct Prepared {
     plan: Plan,
     pending: Vec<Pending>,
     /// The memories on disk (what a link may point at).
-    on_disk: HashSet<String>,
+    on_disk: OnDisk,
     /// Whether the graph's changes are appended to its journal without loading it.
     unloaded: bool,
 }
