@@ -2,8 +2,8 @@
 //! counter, the server's own writes and other processes' index writes), the client's logging
 //! level, and the cold check.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 #[allow(deprecated)]
 // MCP logging is deprecated by a draft of the protocol; clients still use it.
@@ -32,6 +32,28 @@ pub struct Live {
     indices: Server,
     level: AtomicU8,
     usage: usage::Buffered,
+    /// Brings the indices up to date after a write, once its answer is on its way (see
+    /// [`Live::update_after_write`]); `None` until [`Live::start_updates`].
+    updater: Mutex<Option<Updater>>,
+}
+
+/// The thread of [`Live::update_after_write`] and what it is asked to do.
+struct Updater {
+    thread: std::thread::JoinHandle<()>,
+    asks: Arc<Asks>,
+}
+
+/// What is asked of the [`Updater`]'s thread: an update, or to stop.
+#[derive(Default)]
+struct Asks {
+    state: Mutex<AskState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct AskState {
+    update: bool,
+    stop: bool,
 }
 
 impl std::fmt::Debug for Live {
@@ -62,6 +84,84 @@ impl Live {
             indices: Server::new(),
             level: AtomicU8::new(LEVEL_OFF),
             usage: usage::Buffered::default(),
+            updater: Mutex::new(None),
+        }
+    }
+
+    /// From now on, a call that wrote to the vault has the indices brought up to date right
+    /// after it, by a thread of their own, instead of by the next call (see
+    /// [`update_after_write`](Self::update_after_write)). [`stop_updates`](Self::stop_updates)
+    /// ends that thread.
+    pub fn start_updates(self: &Arc<Live>) {
+        let mut slot = self.updater.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.is_some() {
+            return;
+        }
+        let asks = Arc::new(Asks::default());
+        let (live, thread_asks) = (self.clone(), asks.clone());
+        let spawned = std::thread::Builder::new()
+            .name("memlane-index-update".into())
+            .spawn(move || live.run_updates(&thread_asks));
+        match spawned {
+            Ok(thread) => *slot = Some(Updater { thread, asks }),
+            // Without it, the next call brings the indices up to date, as before.
+            Err(e) => tracing::debug!(error = %e, "cannot start the index update thread"),
+        }
+    }
+
+    /// After a tool call: when it wrote to the vault, the indices are brought up to date now,
+    /// on the update thread, while the answer goes out, so that the next call (which waits for
+    /// that update if it has not ended) usually finds them ready. The write itself is already
+    /// on disk: an update cut short by a crash leaves the indices to be repaired from the files
+    /// by the next reader, as any interrupted index write does.
+    pub fn update_after_write(&self) {
+        if !self.indices.is_dirty() {
+            return;
+        }
+        let slot = self.updater.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(u) = slot.as_ref() {
+            u.asks.state.lock().unwrap_or_else(|e| e.into_inner()).update = true;
+            u.asks.wake.notify_one();
+        }
+    }
+
+    /// Ends the update thread, after the update asked for last (an index write is never cut
+    /// short by the server's exit, and the next command finds the indices current).
+    pub fn stop_updates(&self) {
+        let Some(u) = self.updater.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+            return;
+        };
+        u.asks.state.lock().unwrap_or_else(|e| e.into_inner()).stop = true;
+        u.asks.wake.notify_one();
+        if u.thread.join().is_err() {
+            tracing::warn!("the index update thread failed");
+        }
+    }
+
+    /// The update thread: an update each time one is asked for, until asked to stop.
+    fn run_updates(&self, asks: &Asks) {
+        loop {
+            let stop = {
+                let mut st = asks.state.lock().unwrap_or_else(|e| e.into_inner());
+                while !st.update && !st.stop {
+                    st = asks.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+                }
+                if !st.update {
+                    return;
+                }
+                st.update = false;
+                st.stop
+            };
+            // What a call does before it reads, with nothing read: the next call finds the
+            // indices current. Memories indexed for the first time start their usage clocks.
+            let found = |ids: &[String]| self.usage.observe(&self.vault, ids, UseKind::Found);
+            if let Err(e) = self.indices.update(&self.vault, &found) {
+                // The next call tries again, and reports what stops it.
+                tracing::debug!(error = %e, "cannot update the indices after a write");
+            }
+            if stop {
+                return;
+            }
         }
     }
 

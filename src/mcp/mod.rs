@@ -15,6 +15,7 @@ mod resources;
 mod schema;
 mod tools;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rmcp::ServiceExt as _;
@@ -261,12 +262,16 @@ pub async fn serve_stdio(vault: Vault) -> crate::Result<()> {
             }
         })
     };
+    // From here on a write's index update runs right after its answer, not in the next call.
+    server_live.start_updates();
     let result = running.waiting().await;
     if let Some(t) = ticker {
         t.abort();
     }
     flusher.abort();
     lister.abort();
+    // An index update under way ends before the server does.
+    server_live.stop_updates();
     if let Err(e) = server_live.flush() {
         tracing::warn!("cannot save the usage state: {e}");
     }
@@ -284,9 +289,10 @@ const LIST_TICK: std::time::Duration = std::time::Duration::from_secs(1);
 /// Ticks between looks when there is no watcher to say that something changed.
 const LIST_POLL_TICKS: u64 = 10;
 
-/// The memory names of the vault, or `None` when they cannot be read now. `low_priority`: on
-/// a thread of its own at a lower priority (the first list, taken while the first calls run).
-async fn memory_names(vault: &Arc<Vault>, low_priority: bool) -> Option<Vec<String>> {
+/// The memory names of the vault, or `None` when they cannot be read now: one walk of the whole
+/// vault. `low_priority`: on a thread of its own at a lower priority (the first list, taken
+/// while the first calls run).
+async fn memory_names(vault: &Arc<Vault>, low_priority: bool) -> Option<BTreeSet<String>> {
     let vault = vault.clone();
     let names = tokio::task::spawn_blocking(move || {
         if !low_priority {
@@ -305,11 +311,7 @@ async fn memory_names(vault: &Arc<Vault>, low_priority: bool) -> Option<Vec<Stri
     .await
     .ok()?;
     match names {
-        Ok(n) => {
-            let mut names: Vec<String> = n.into_iter().map(|n| n.to_string()).collect();
-            names.sort_unstable();
-            Some(names)
-        }
+        Ok(n) => Some(n.into_iter().map(|n| n.to_string()).collect()),
         Err(e) => {
             tracing::debug!("cannot list the memories: {e}");
             None
@@ -317,34 +319,99 @@ async fn memory_names(vault: &Arc<Vault>, low_priority: bool) -> Option<Vec<Stri
     }
 }
 
+/// Applies the changes at `paths` to `names` (the vault's memory names), each path looked at
+/// alone ([`Vault::path_state`]): whether the set changed, or `None` when a path cannot be
+/// judged alone (a folder, a link on the way), so the vault must be listed again (`names` is
+/// then left as it was).
+fn apply_changed_paths(
+    vault: &Vault,
+    names: &mut BTreeSet<String>,
+    paths: &[std::path::PathBuf],
+) -> Option<bool> {
+    use crate::vault::PathState;
+    let states: Vec<PathState> = paths.iter().map(|p| vault.path_state(p)).collect();
+    if states.iter().any(|s| matches!(s, PathState::Unsure)) {
+        return None;
+    }
+    let mut changed = false;
+    for state in states {
+        match state {
+            PathState::Memory(f) => changed |= names.insert(f.name.to_string()),
+            PathState::Gone(name) => changed |= names.remove(name.as_str()),
+            PathState::NotAMemory | PathState::Unsure => {}
+        }
+    }
+    Some(changed)
+}
+
 /// Sends `notifications/resources/list_changed` whenever the set of memories changes (a memory
 /// added, deleted or renamed, by this server or anyone else); an edit of a memory's content
-/// changes no list. The watcher's change counter says when to look.
+/// changes no list. The watcher's change counter says when to look, and its log of changed
+/// paths where: only those are stat-ed. The whole vault is listed again only when the paths
+/// are not all known (too many changes, a folder changed) or there is no watcher. (At 100k
+/// memories a listing costs a stat per memory; done every second of a burst of writes, it
+/// slowed the calls it overlapped.)
 async fn watch_resource_list(
     vault: Arc<Vault>,
     watcher: Arc<Background>,
     peer: rmcp::Peer<rmcp::RoleServer>,
 ) {
-    let mut known = memory_names(&vault, true).await;
     let generation = || watcher.generation();
+    // Read before the listing: a change during it is looked at again on the next tick.
     let mut seen = generation();
+    let mut known = memory_names(&vault, true).await;
     let mut interval = tokio::time::interval(LIST_TICK);
     let mut tick: u64 = 0;
     loop {
         interval.tick().await;
         tick += 1;
-        match generation() {
+        let now = generation();
+        match now {
             Some(g) if Some(g) == seen => continue,
-            Some(g) => seen = Some(g),
+            Some(_) => {}
             None if !tick.is_multiple_of(LIST_POLL_TICKS) => continue,
             None => {}
         }
-        let Some(now) = memory_names(&vault, false).await else { continue };
-        if known.as_ref() == Some(&now) {
-            continue;
+        let paths = match (watcher.watcher.get(), seen) {
+            (Some(w), Some(since)) => {
+                w.lock().unwrap_or_else(|e| e.into_inner()).changed_since(since)
+            }
+            _ => None,
+        };
+        seen = now;
+        let mut names = known.take();
+        let mut incremental = None;
+        if let (Some(set), Some(paths)) = (names.take(), paths) {
+            let v = vault.clone();
+            let Ok((set, changed)) = tokio::task::spawn_blocking(move || {
+                let mut set = set;
+                let changed = apply_changed_paths(&v, &mut set, &paths);
+                (set, changed)
+            })
+            .await
+            else {
+                continue;
+            };
+            names = Some(set);
+            incremental = changed;
         }
-        known = Some(now);
-        if let Err(e) = peer.notify_resource_list_changed().await {
+        let changed = match incremental {
+            Some(changed) => {
+                known = names;
+                changed
+            }
+            None => {
+                let Some(now) = memory_names(&vault, false).await else {
+                    known = names;
+                    continue;
+                };
+                // An earlier list that could not be read counts as a change.
+                let changed = names.as_ref() != Some(&now);
+                known = Some(now);
+                changed
+            }
+        };
+        if changed && let Err(e) = peer.notify_resource_list_changed().await {
             tracing::debug!("cannot send resources/list_changed: {e}");
         }
     }

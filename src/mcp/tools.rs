@@ -483,6 +483,18 @@ impl MemlaneServer {
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for MemlaneServer {
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, rmcp::ErrorData> {
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let answer = self.tool_router.call(tcc).await;
+        // A write's index update starts while the answer goes out.
+        self.live.update_after_write();
+        answer
+    }
+
     #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()

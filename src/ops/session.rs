@@ -267,6 +267,11 @@ impl Server {
         f()
     }
 
+    /// Whether this server wrote to the vault since its indices were last brought up to date.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty.load(Ordering::SeqCst)
+    }
+
     /// Why the vault cannot be written, while the indices in use live in memory for that reason
     /// (what a search result warns about).
     pub fn unwritable(&self) -> Option<String> {
@@ -293,6 +298,13 @@ impl Server {
                 None
             }
         }
+    }
+
+    /// Brings the indices up to date with every change made before this call, the way a call
+    /// does before it reads, reading nothing (the MCP server's update after a write). Memories
+    /// indexed for the first time are given to `found`.
+    pub fn update(&self, vault: &Vault, found: &dyn Fn(&[String])) -> crate::Result<()> {
+        self.with_indexes(vault, found, &|_| Ok(()))
     }
 
     /// Runs `f` with indices that reflect every file on disk as of this call.

@@ -616,6 +616,60 @@ fn sigkill_during_mcp_writes_loses_no_acknowledged_write() {
     assert_consistent(&env);
 }
 
+/// The server brings its indices up to date right after a write's answer, on a thread of its
+/// own: the next call waits for that update and finds the memory, and a kill in the middle of
+/// it loses nothing.
+#[test]
+fn an_mcp_write_is_found_by_the_next_call_and_survives_sigkill_right_after_its_answer() {
+    let env = TestEnv::with_vault("basic");
+    let mut c = Client::start(&env);
+    c.initialize();
+    c.ok("search_memories", json!({"query": "warm up"}));
+    for i in 0..5 {
+        let tok = token(30_000 + i);
+        let content = format!("# Fresh {tok}\n\n{}", soup(30_000 + i));
+        c.ok("create_memory", json!({"name": format!("fresh/m{i}"), "content": content}));
+        let found = c.ok("search_memories", json!({"query": tok, "limit": 1}));
+        assert!(found.to_string().contains(&format!("fresh/m{i}")), "m{i} not found: {found}");
+        let appended = token(31_000 + i);
+        c.ok("append_memory", json!({"name": format!("fresh/m{i}"), "content": appended}));
+        let found = c.ok("search_memories", json!({"query": appended, "limit": 1}));
+        assert!(found.to_string().contains(&format!("fresh/m{i}")), "append {i}: {found}");
+    }
+    // Killed as soon as the answer is read: the update the write started may be under way.
+    let tok = token(30_100);
+    let content = format!("# Last {tok}\n\n{}", soup(30_100));
+    c.ok("create_memory", json!({"name": "fresh/last", "content": content}));
+    let _ = c.child.kill();
+    c.child.wait().unwrap();
+    assert!(index_lock_free(&env));
+    assert_eq!(body_of(&env, "fresh/last"), content);
+    let out = run_ok(&env, &["search", &tok, "--json", "-n", "1", "--no-touch"]);
+    assert!(out.contains("fresh/last"), "{out}");
+    assert_consistent(&env);
+}
+
+/// A server whose client goes away finishes the index update of its last write before it
+/// exits: the next command finds the indices current and has nothing to index.
+#[test]
+fn an_mcp_server_that_is_closed_finishes_the_index_update_of_its_last_write() {
+    let env = TestEnv::with_vault("basic");
+    let mut c = Client::start(&env);
+    c.initialize();
+    let tok = token(32_000);
+    let content = format!("# Closing {tok}\n\n{}", soup(32_000));
+    c.ok("create_memory", json!({"name": "closing/last", "content": content}));
+    // Closes stdin and waits for the server to exit.
+    drop(c);
+    let dir = env.vault().join("indices");
+    assert!(!dir.join("pending").exists(), "an index write was cut short");
+    let manifest = memlane::index::manifest::Manifest::load(&dir).unwrap();
+    assert!(manifest.get("closing/last").is_some(), "the last write was not indexed");
+    let out = run_ok(&env, &["search", &tok, "--json", "-n", "1", "--no-touch"]);
+    assert!(out.contains("closing/last"), "{out}");
+    assert_consistent(&env);
+}
+
 #[test]
 fn a_write_waits_for_another_process_holding_the_vault_lock() {
     // See: #6. The OS lock on `state/vault.lock` serialises check-and-write (a holder killed with

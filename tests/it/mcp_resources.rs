@@ -135,6 +135,48 @@ fn list_changed_is_sent_when_memories_come_and_go() {
     assert!(!page.to_string().contains("memory://from-cli"), "{page}");
 }
 
+/// The names of every memory `resources/list` gives, all pages.
+fn listed(c: &mut Client) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let params = cursor.as_ref().map_or_else(|| json!({}), |cur| json!({"cursor": cur}));
+        let page = c.request("resources/list", params);
+        for r in page["resources"].as_array().unwrap() {
+            names.insert(r["name"].as_str().unwrap().to_owned());
+        }
+        match page["nextCursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return names,
+        }
+    }
+}
+
+#[test]
+fn list_changed_follows_files_renamed_by_hand_one_at_a_time_and_by_folder() {
+    let env = TestEnv::with_vault("links");
+    env.write("team/standup.md", "# Standup\n\nDaily at nine.\n");
+    env.write("team/retro.md", "# Retro\n\nEvery other Friday.\n");
+    let mut c = started(&env, &[]);
+    assert!(listed(&mut c).contains("team/standup"));
+    // One file renamed in place: the old name goes, the new one comes.
+    let v = env.vault();
+    std::fs::rename(v.join("onboarding.md"), v.join("welcome.md")).unwrap();
+    assert!(wait_list_changed(&mut c), "no list_changed after a file was renamed by hand");
+    let names = listed(&mut c);
+    assert!(names.contains("welcome") && !names.contains("onboarding"), "{names:?}");
+    // A whole folder renamed: every memory under it moves.
+    std::fs::rename(v.join("team"), v.join("crew")).unwrap();
+    assert!(wait_list_changed(&mut c), "no list_changed after a folder was renamed");
+    let names = listed(&mut c);
+    assert!(names.contains("crew/standup") && names.contains("crew/retro"), "{names:?}");
+    assert!(!names.iter().any(|n| n.starts_with("team/")), "{names:?}");
+    // A memory created by the server in a folder of its own is announced too.
+    c.ok("create_memory", json!({"name": "crew/planning", "content": "# Planning\n\nMondays."}));
+    assert!(wait_list_changed(&mut c), "no list_changed after create_memory");
+    assert!(listed(&mut c).contains("crew/planning"));
+}
+
 fn prompt_text(v: &Value) -> String {
     v["messages"]
         .as_array()

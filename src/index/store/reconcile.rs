@@ -289,11 +289,29 @@ impl Indexes {
             stats = Self::stat_vault(vault)?;
             gone = None;
         }
-        let (mut maybe_changed, removed, mut unchanged) = if rebuild.is_some() {
+        let (mut maybe_changed, mut removed, mut unchanged) = if rebuild.is_some() {
             (stats.clone(), Vec::new(), 0)
         } else {
             self.diff_in(&stats, gone.as_deref())
         };
+        if gone.is_none() && !removed.is_empty() {
+            // The stats were taken before the lock (while the indices opened): a memory another
+            // process created and indexed since is in the reloaded manifest but not in them.
+            // Only a name whose file is gone now is removed; one still there is looked at again.
+            removed.retain(|name| {
+                let Ok(mname) = MemoryName::parse(name) else { return true };
+                match vault.path_state(&vault.path_of(&mname)) {
+                    PathState::Memory(f) => {
+                        let stat = Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns };
+                        maybe_changed.push(stat.clone());
+                        stats.push(stat);
+                        false
+                    }
+                    _ => true,
+                }
+            });
+            stats.sort_by(|a, b| a.name.cmp(&b.name));
+        }
         if verify && rebuild.is_none() {
             let stale = self.hash_mismatches(vault, &stats);
             unchanged -= stale.len();
@@ -322,14 +340,11 @@ impl Indexes {
     /// is only new and removed memories that the graph's journal can take unloaded
     /// ([`Indexes::unloaded_ok`]); an unreadable graph turns the plan into a rebuild.
     fn prepare(&mut self, vault: &Vault, mut plan: Plan) -> crate::Result<Prepared> {
-        let on_disk: HashSet<String> = match &plan.gone {
-            None => plan.stats.iter().map(|s| s.name.to_string()).collect(),
-            // The manifest knows the memories no given path changed.
-            Some(gone) => (self.manifest.iter().map(|(n, _)| n))
-                .filter(|n| !gone.iter().any(|g| g.as_str() == *n))
-                .map(str::to_owned)
-                .chain(plan.stats.iter().map(|s| s.name.to_string()))
-                .collect(),
+        let on_disk = match &plan.gone {
+            None => OnDisk::Listed(plan.stats.iter().map(|s| s.name.to_string()).collect()),
+            // Only the given paths were looked at: a link's target is stat-ed when a link needs
+            // it, instead of a set of every memory's name built for each write.
+            Some(_) => OnDisk::Stat,
         };
         loop {
             if plan.rebuild.is_some() {
@@ -337,7 +352,7 @@ impl Indexes {
             } else {
                 self.manifest.ensure_header(self.embedder.id(), self.embedder.dim());
             }
-            let is_memory = |n: &str| on_disk.contains(n);
+            let is_memory = |n: &str| on_disk.contains(vault, n);
             let pending =
                 self.read_changed(vault, &plan.maybe_changed, &mut plan.report, &is_memory);
             let unloaded = plan.rebuild.is_none()
@@ -470,7 +485,7 @@ impl Indexes {
             report.updated = 0;
         }
         if !unloaded {
-            let is_memory = |n: &str| on_disk.contains(n);
+            let is_memory = |n: &str| on_disk.contains(vault, n);
             self.relink_ghosts(vault, &pending, &is_memory);
         }
         clock.index = clock.start.elapsed();
@@ -894,12 +909,31 @@ fn embed_group_end(pending: &[Pending], start: usize) -> usize {
     end
 }
 
+/// The memories on disk, what a link may point at.
+enum OnDisk {
+    /// The names the whole vault's stat found.
+    Listed(HashSet<String>),
+    /// Not listed (only the changed paths were stat-ed): each name asked about is stat-ed.
+    Stat,
+}
+
+impl OnDisk {
+    fn contains(&self, vault: &Vault, name: &str) -> bool {
+        match self {
+            OnDisk::Listed(names) => names.contains(name),
+            OnDisk::Stat => MemoryName::parse(name).is_ok_and(|m| {
+                matches!(vault.path_state(&vault.path_of(&m)), PathState::Memory(_))
+            }),
+        }
+    }
+}
+
 /// [`Indexes::prepare`]'s result: the plan and the memories to index.
 struct Prepared {
     plan: Plan,
     pending: Vec<Pending>,
     /// The memories on disk (what a link may point at).
-    on_disk: HashSet<String>,
+    on_disk: OnDisk,
     /// Whether the graph's changes are appended to its journal without loading it.
     unloaded: bool,
 }
@@ -996,6 +1030,37 @@ mod tests {
     fn add(vault: &Vault, name: &str, content: &str) {
         let req = AddRequest { content: content.into(), memory_type: None, tags: Vec::new() };
         vault.add(&MemoryName::parse(name).unwrap(), &req).unwrap();
+    }
+
+    /// Two processes: one stats the vault while it opens the indices, another creates a memory
+    /// and indexes it before the first takes the lock. The first must not take the memory for
+    /// removed because its stats are older than the manifest it reloads.
+    #[test]
+    fn a_memory_created_and_indexed_after_the_stats_were_taken_is_kept() {
+        let (_tmp, vault) = new_vault();
+        add(&vault, "ships", "The ferry leaves the harbour at noon.");
+        let emb: Arc<dyn Embedder> = Arc::new(BuiltinEmbedder::new());
+        Indexes::open(&vault, emb.clone()).unwrap().reconcile(&vault).unwrap();
+        let mut slow = Indexes::open(&vault, emb.clone()).unwrap();
+        let stale = Indexes::stat_vault(&vault).unwrap();
+        add(&vault, "lighthouse", "The lighthouse keeper logs every passing ship.");
+        let mut other = Indexes::open(&vault, emb.clone()).unwrap();
+        assert_eq!(other.reconcile(&vault).unwrap().indexed, vec!["lighthouse".to_owned()]);
+        // A change the stale stats do show, so the slow one does write.
+        add(&vault, "anchor", "Drop the anchor in the bay.");
+        let mut stale = stale;
+        stale.extend(
+            Indexes::stat_vault(&vault)
+                .unwrap()
+                .into_iter()
+                .filter(|s| s.name.as_str() == "anchor"),
+        );
+        stale.sort_by(|a, b| a.name.cmp(&b.name));
+        let report = slow.reconcile_stats(&vault, stale).unwrap();
+        assert!(report.removed_names.is_empty(), "{:?}", report.removed_names);
+        let fresh = Indexes::open(&vault, emb).unwrap();
+        let hits = fresh.keyword().search("lighthouse keeper", &Default::default(), 5).unwrap();
+        assert!(hits.iter().any(|h| h.memory_id == "lighthouse"), "{hits:?}");
     }
 
     #[test]
