@@ -524,7 +524,7 @@ impl Confined {
         if FileType::from_raw_mode(st.st_mode as u32) == FileType::Directory
             && let Some(k) = kept.iter().find(|k| k.id == id && k.name == name)
         {
-            return Ok(k.fd.try_clone()?);
+            return k.fd.try_clone();
         }
         let fd = unix::open_dir(&self.dir, Path::new(name))?;
         let st = rustix::fs::fstat(&fd)?;

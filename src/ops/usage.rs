@@ -81,10 +81,7 @@ pub fn record(vault: &Vault, uses: &[Use]) -> crate::Result<Option<StateReset>> 
 /// [`record`], and the state files' stamps just before and just after the write, both taken
 /// under the state lock (`None` when there was nothing to write): when the first is the stamp
 /// of what a session read, the files now hold exactly that plus `uses`.
-fn record_stamped(
-    vault: &Vault,
-    uses: &[Use],
-) -> crate::Result<(Option<StateReset>, Option<(Stamp, Stamp)>)> {
+fn record_stamped(vault: &Vault, uses: &[Use]) -> crate::Result<(Option<StateReset>, Stamps)> {
     if uses.is_empty() {
         return Ok((None, None));
     }
@@ -125,6 +122,9 @@ fn stamp(vault: &Vault) -> Stamp {
 
 /// What [`stamp`] returns.
 type Stamp = [Option<(i128, u64, u64)>; 3];
+
+/// The stamps before and after a write (see [`record_stamped`]).
+type Stamps = Option<(Stamp, Stamp)>;
 
 /// The usage state as last read, with the uses not yet written.
 struct View {
