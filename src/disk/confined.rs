@@ -1175,11 +1175,18 @@ mod tests {
     }
 
     fn outside_untouched(f: &Fixture) {
-        let names: Vec<_> = std::fs::read_dir(&f.outside)
+        outside_untouched_but(f, &["secret"]);
+    }
+
+    /// The folder outside the vault holds `names` (sorted) and nothing else, and the secret is
+    /// intact.
+    fn outside_untouched_but(f: &Fixture, names: &[&str]) {
+        let mut found: Vec<_> = std::fs::read_dir(&f.outside)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
-        assert_eq!(names, vec!["secret".to_owned()], "nothing new outside the vault");
+        found.sort();
+        assert_eq!(found, names, "nothing new outside the vault");
         assert_eq!(std::fs::read_to_string(f.outside.join("secret")).unwrap(), "secret");
     }
 
@@ -1389,14 +1396,5 @@ mod tests {
         std::fs::remove_file(f.root.join("notes/e.md")).unwrap();
         std::fs::remove_dir(f.root.join("notes")).unwrap();
         assert!(f.fs.stat(Path::new("notes/e.md")).unwrap().is_none());
-    }
-
-    fn outside_untouched_but(f: &Fixture, names: &[&str]) {
-        let mut found: Vec<_> = std::fs::read_dir(&f.outside)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        found.sort();
-        assert_eq!(found, names, "nothing new outside the vault");
     }
 }

@@ -153,7 +153,7 @@ pub fn neighbours<'m>(
     let wanted: HashSet<&str> = names.iter().copied().collect();
     for (_, mut list) in by_folder {
         // Names are unique, so no two are equal: an unstable sort orders them the same.
-        list.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| natural_cmp(a.2, b.2)));
+        list.sort_unstable_by(|a, b| file_order((a.0, a.2), (b.0, b.2)));
         let list: Vec<(i64, &str)> = list.into_iter().map(|(c, n, _)| (c, n)).collect();
         for (i, &(_, name)) in list.iter().enumerate() {
             if !wanted.contains(name) {
@@ -173,7 +173,12 @@ fn thread_order(a: (i64, &str), b: (i64, &str)) -> Ordering {
     fn file(name: &str) -> &str {
         name.rfind('/').map_or(name, |i| &name[i + 1..])
     }
-    a.0.cmp(&b.0).then_with(|| natural_cmp(file(a.1), file(b.1)))
+    file_order((a.0, file(a.1)), (b.0, file(b.1)))
+}
+
+/// [`thread_order`] of two memories given by their creation time and file name (no folder).
+fn file_order(a: (i64, &str), b: (i64, &str)) -> Ordering {
+    a.0.cmp(&b.0).then_with(|| natural_cmp(a.1, b.1))
 }
 
 /// The neighbours of `list[i]` in `list` (one folder's memories in thread order, or at least
