@@ -298,6 +298,7 @@ impl Indexes {
             // The stats were taken before the lock (while the indices opened): a memory another
             // process created and indexed since is in the reloaded manifest but not in them.
             // Only a name whose file is gone now is removed; one still there is looked at again.
+            let listed = stats.len();
             removed.retain(|name| {
                 let Ok(mname) = MemoryName::parse(name) else { return true };
                 match vault.path_state(&vault.path_of(&mname)) {
@@ -310,7 +311,9 @@ impl Indexes {
                     _ => true,
                 }
             });
-            stats.sort_by(|a, b| a.name.cmp(&b.name));
+            if stats.len() > listed {
+                stats.sort_by(|a, b| a.name.cmp(&b.name));
+            }
         }
         if verify && rebuild.is_none() {
             let stale = self.hash_mismatches(vault, &stats);
