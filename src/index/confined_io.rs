@@ -116,6 +116,36 @@ pub(crate) fn read_dir(path: &Path) -> std::io::Result<Vec<DirEntry>> {
     fs.read_dir(&rel).map_err(|e| e.source)
 }
 
+/// Fills `buf` from `file` at `offset` (positional: the file's cursor is not used).
+#[cfg(unix)]
+pub(crate) fn read_exact_at(
+    file: &std::fs::File,
+    buf: &mut [u8],
+    offset: u64,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt as _;
+    file.read_exact_at(buf, offset)
+}
+
+#[cfg(windows)]
+pub(crate) fn read_exact_at(
+    file: &std::fs::File,
+    mut buf: &mut [u8],
+    mut offset: u64,
+) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt as _;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

@@ -126,30 +126,9 @@ impl FileHandle for ReadAt {
             ));
         }
         let mut buf = vec![0u8; range.len()];
-        read_exact_at(&self.file, &mut buf, range.start as u64)?;
+        crate::index::confined_io::read_exact_at(&self.file, &mut buf, range.start as u64)?;
         Ok(OwnedBytes::new(buf))
     }
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    use std::os::unix::fs::FileExt as _;
-    file.read_exact_at(buf, offset)
-}
-
-#[cfg(windows)]
-fn read_exact_at(file: &std::fs::File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
-    use std::os::windows::fs::FileExt as _;
-    while !buf.is_empty() {
-        match file.seek_read(buf, offset)? {
-            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// A new file tantivy writes: flushed when tantivy terminates it, then listed in

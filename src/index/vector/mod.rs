@@ -8,24 +8,30 @@
 //! all zeros and has similarity 0 to every query). The metric is cosine; scores returned by
 //! [`VectorIndex::search`] are cosine *similarities* in [-1, 1], higher is closer.
 //!
+//! The HNSW graph holds an 8-bit copy of each vector; candidates are scored again with the exact
+//! vectors, kept in a file of their own (see `exact.rs`): the scores returned are exact.
+//!
 //! # Files
 //!
 //! An index lives in one directory (`.memories/indices/vector/`):
 //!
-//! - `vectors.usearch` — the usearch index (HNSW graph plus the `f32` vectors);
-//! - `keys.bin` — every key, little-endian `u64`s (usearch cannot list its keys; the exact
-//!   filtered search walks this list);
+//! - `vectors.usearch` — the usearch index (HNSW graph plus the 8-bit vectors);
+//! - `keys.bin` — every key, little-endian `u64`s, ascending (usearch cannot list its keys; the
+//!   exact filtered search walks this list);
+//! - `exact.f32` — the exact `f32` vectors, one row per key of `keys.bin`, in its order, under
+//!   a header naming the save's generation;
 //! - `meta.json` — `{ "format": 1, "embedder_id", "dim", "count", "metric", "scalar",
 //!   "vectors": { "bytes", "xxh3" }, "keys": { "bytes", "xxh3" } }`.
 //!
 //! - `delta.bin` — the journal: vectors stored and keys removed since the three files above were
 //!   written, for the `generation` that `meta.json` records (see below).
 //!
-//! A full [`VectorIndex::save`] writes the first three as `*.tmp`, fsyncs them, then renames them
+//! A full [`VectorIndex::save`] writes the first four as `*.tmp`, fsyncs them, then renames them
 //! into place, `meta.json` last, then writes an empty journal for the new generation, and fsyncs
-//! the directory. `meta.json` records the length and xxh3 hash of the
-//! two other files, so [`VectorIndex::open`] detects any mix of files from different saves (a crash
-//! between two renames) and answers [`OpenOutcome::NeedsRebuild`]. Anything unexpected on open —
+//! the directory. `meta.json` records the length and xxh3 hash of
+//! `vectors.usearch` and `keys.bin`, and `exact.f32`'s header its generation, so
+//! [`VectorIndex::open`] detects any mix of files from different saves (a crash between two
+//! renames) and answers [`OpenOutcome::NeedsRebuild`]. Anything unexpected on open —
 //! missing files, unparsable `meta.json`, another embedder id or dimension, a file that usearch
 //! cannot load, counts that disagree — is `NeedsRebuild` too: a mismatch triggers a rebuild, never a
 //! wrong answer. A reader that races a writer's renames re-reads `meta.json` and tries
@@ -89,13 +95,17 @@ use xxhash_rust::xxh3::{Xxh3Default, xxh3_64};
 
 use crate::error::{IoResultExt, PathError};
 
+mod exact;
 mod persist;
 mod search;
 #[cfg(test)]
 mod tests;
 
 use crate::index::math::{dot, normalised_precise as normalized};
+use exact::{ExactFile, quantized};
 use persist::*;
+
+pub use exact::EXACT_FILE;
 
 /// Largest number of vectors searched exactly (brute force); larger indices search the HNSW graph.
 ///
@@ -107,7 +117,7 @@ use persist::*;
 pub const EXACT_SEARCH_MAX: usize = 10_000;
 
 /// Version of the on-disk layout written by [`VectorIndex::save`].
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 
 /// File name of the usearch index inside the index directory.
 pub const VECTORS_FILE: &str = "vectors.usearch";
@@ -250,7 +260,7 @@ struct Meta {
 }
 
 const METRIC_NAME: &str = "cos";
-const SCALAR_NAME: &str = "f32";
+const SCALAR_NAME: &str = "i8";
 
 /// Counting semaphore over usearch's per-thread search contexts.
 struct SearchSlots {
@@ -316,6 +326,11 @@ pub struct VectorIndex {
     /// The generation of the base on disk (see the [module documentation](self)).
     generation: u64,
     delta_max: usize,
+    /// The exact vectors of the base on disk (`None` for an index not saved yet).
+    base_exact: Option<ExactFile>,
+    /// The exact vectors stored in `index` itself since it was created or compacted (not
+    /// journaled, not in `base_exact` yet); they are written by the next full save.
+    fresh: HashMap<u64, Vec<f32>>,
 }
 
 impl fmt::Debug for VectorIndex {
@@ -335,7 +350,7 @@ fn index_options(dim: usize) -> IndexOptions {
     IndexOptions {
         dimensions: dim,
         metric: MetricKind::Cos,
-        quantization: ScalarKind::F32,
+        quantization: ScalarKind::I8,
         connectivity: CONNECTIVITY,
         expansion_add: EXPANSION_ADD,
         expansion_search: EXPANSION_SEARCH,
@@ -382,6 +397,8 @@ impl VectorIndex {
             read_only: false,
             generation: 0,
             delta_max: DELTA_MAX,
+            base_exact: None,
+            fresh: HashMap::new(),
         })
     }
 
@@ -480,6 +497,10 @@ impl VectorIndex {
         if let Some(attempt) = check_loaded(&index, &keys, dim, mode == Mode::ReadOnly) {
             return Ok(attempt);
         }
+        let base_exact = match ExactFile::open(dir, meta.generation, dim, keys.clone())? {
+            Ok(file) => file,
+            Err(attempt) => return Ok(attempt),
+        };
         let threads = tune(&index, view)?;
         let mut out = Self {
             index,
@@ -498,6 +519,8 @@ impl VectorIndex {
             read_only: mode == Mode::ReadOnly,
             generation: meta.generation,
             delta_max: DELTA_MAX,
+            base_exact: Some(base_exact),
+            fresh: HashMap::new(),
         };
         if let Some(attempt) = out.apply_journal(dir, meta.generation)? {
             return Ok(attempt);
@@ -632,7 +655,7 @@ impl VectorIndex {
 
     /// Approximate memory used by usearch (graph plus vectors), in bytes.
     pub fn memory_usage(&self) -> usize {
-        self.index.memory_usage() + self.delta.len() * (self.dim * 4 + 32)
+        self.index.memory_usage() + (self.delta.len() + self.fresh.len()) * (self.dim * 4 + 32)
     }
 
     /// Reserves room for `additional` more vectors (optional: [`upsert`](Self::upsert) grows the
@@ -685,12 +708,14 @@ impl VectorIndex {
                 .map_err(engine("reserve memory"))?;
         }
         self.dirty.store(true, AtomicOrdering::Relaxed);
-        if let Err(e) = self.index.add(key, &unit) {
+        if let Err(e) = self.index.add(key, &quantized(&unit)) {
             if replacing {
+                self.fresh.remove(&key);
                 self.forget(key);
             }
             return Err(engine("add a vector")(e));
         }
+        self.fresh.insert(key, unit);
         if !replacing {
             self.positions.insert(key, self.keys.len());
             self.keys.push(key);
@@ -742,7 +767,7 @@ impl VectorIndex {
                     scope.spawn(move || {
                         let mut done = Vec::with_capacity(part.len());
                         for (key, unit) in part {
-                            if let Err(e) = index.add(*key, unit) {
+                            if let Err(e) = index.add(*key, &quantized(unit)) {
                                 return (done, Some(engine("add a vector")(e)));
                             }
                             done.push(*key);
@@ -763,6 +788,12 @@ impl VectorIndex {
                 self.keys.push(key);
             }
             first_error = first_error.or(error);
+        }
+        self.fresh.reserve(units.len());
+        for (key, unit) in units {
+            if first_error.is_none() || self.positions.contains_key(&key) {
+                self.fresh.insert(key, unit);
+            }
         }
         first_error.map_or(Ok(()), Err)
     }
@@ -786,6 +817,7 @@ impl VectorIndex {
             return Ok(true);
         }
         self.index.remove(key).map_err(engine("remove a vector"))?;
+        self.fresh.remove(&key);
         self.forget(key);
         self.dirty.store(true, AtomicOrdering::Relaxed);
         Ok(true)
@@ -800,15 +832,20 @@ impl VectorIndex {
         Ok(self.read_vector(key, &mut buf)?.then_some(buf))
     }
 
-    /// Copies the stored vector of `key` into `buf` (the journal first); whether there is one.
+    /// Copies the exact stored vector of `key` into `buf` (the journal first, then the vectors
+    /// added since the last full save, then the base's file); whether there is one.
     fn read_vector(&self, key: u64, buf: &mut [f32]) -> Result<bool, VectorError> {
-        match self.delta.get(&key) {
-            Some(Some(v)) => {
+        let held = match self.delta.get(&key) {
+            Some(v) => v.as_ref(),
+            None => self.fresh.get(&key),
+        };
+        match (held, self.delta.contains_key(&key), &self.base_exact) {
+            (Some(v), _, _) => {
                 buf.copy_from_slice(v);
                 Ok(true)
             }
-            Some(None) => Ok(false),
-            None => Ok(self.index.get(key, buf).map_err(engine("read a vector"))? > 0),
+            (None, false, Some(base)) => base.read(key, buf),
+            (None, _, _) => Ok(false),
         }
     }
 
@@ -899,14 +936,13 @@ fn read_keys(dir: &Path, meta: &Meta) -> Result<Result<Keys, Attempt>, VectorErr
         .chunks_exact(8)
         .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
         .collect();
-    let mut positions = HashMap::with_capacity_and_hasher(keys.len(), KeyHash::default());
-    for (i, &key) in keys.iter().enumerate() {
-        if key == RESERVED_KEY || positions.insert(key, i).is_some() {
-            return Ok(Err(Attempt::Rebuild(format!(
-                "{KEYS_FILE} holds a reserved or repeated key"
-            ))));
-        }
+    if keys.last() == Some(&RESERVED_KEY) || keys.windows(2).any(|w| w[0] >= w[1]) {
+        return Ok(Err(Attempt::Rebuild(format!(
+            "{KEYS_FILE} holds a reserved or repeated key, or is not in order"
+        ))));
     }
+    let mut positions = HashMap::with_capacity_and_hasher(keys.len(), KeyHash::default());
+    positions.extend(keys.iter().enumerate().map(|(i, &key)| (key, i)));
     Ok(Ok((keys, positions)))
 }
 
@@ -952,7 +988,7 @@ fn load_vectors(
     };
     if header.dimensions != dim as u64
         || header.metric != MetricKind::Cos
-        || header.quantization != ScalarKind::F32
+        || header.quantization != ScalarKind::I8
         || header.multi
         || header.count_present != meta.count as u64
     {

@@ -23,12 +23,13 @@ impl VectorIndex {
                 self.compact(&dir)?;
             }
             let generation = self.generation.max(disk_generation(&dir)) + 1;
-            self.write_files(&dir, generation)?;
+            let keys = self.write_files(&dir, generation)?;
             // An empty journal of the new generation: a reader that opened the old base and
             // then finds it retries instead of missing the old journal's changes.
             write_delta(&dir, generation, self.dim, &HashMap::new())?;
             self.generation = generation;
             self.journal = true;
+            self.reopen_exact(&dir, keys)?;
         }
         sync_dir(&dir)?;
         self.dirty.store(false, AtomicOrdering::Relaxed);
@@ -70,13 +71,37 @@ impl VectorIndex {
                         .reserve_capacity_and_threads(grown, self.threads)
                         .map_err(engine("reserve memory"))?;
                 }
-                self.index.add(key, v).map_err(engine("add a vector"))?;
+                self.index.add(key, &quantized(v)).map_err(engine("add a vector"))?;
+            }
+        }
+        for (key, v) in delta {
+            if let Some(v) = v {
+                self.fresh.insert(key, v);
             }
         }
         Ok(())
     }
 
-    fn write_files(&self, dir: &Path, generation: u64) -> Result<(), VectorError> {
+    /// The exact vectors of the base just saved (generation `self.generation`, keys `keys`)
+    /// opened in place of the previous base's; the vectors held since are dropped.
+    fn reopen_exact(&mut self, dir: &Path, keys: Vec<u64>) -> Result<(), VectorError> {
+        match ExactFile::open(dir, self.generation, self.dim, keys)? {
+            Ok(file) => self.base_exact = Some(file),
+            Err(_) => {
+                return Err(VectorError::Io(PathError {
+                    action: "read",
+                    path: dir.join(EXACT_FILE),
+                    source: io::Error::other("the file just saved was replaced"),
+                }));
+            }
+        }
+        self.fresh = HashMap::new();
+        Ok(())
+    }
+
+    /// Writes a full save of generation `generation` (see [`save`](Self::save)); returns its
+    /// keys, ascending.
+    fn write_files(&self, dir: &Path, generation: u64) -> Result<Vec<u64>, VectorError> {
         let mut files = FileGroup::new(dir);
         let vectors_tmp = files.temp_path(VECTORS_FILE);
 
@@ -97,7 +122,19 @@ impl VectorIndex {
         };
         files.staged(VECTORS_FILE);
 
-        let key_bytes: Vec<u8> = self.keys.iter().flat_map(|k| k.to_le_bytes()).collect();
+        let mut keys = self.keys.clone();
+        keys.sort_unstable();
+        let exact_tmp = files.temp_path(EXACT_FILE);
+        exact::write(&exact_tmp, generation, self.dim, &keys, |key, row| {
+            if self.read_vector(key, row)? {
+                Ok(())
+            } else {
+                Err(engine("save")(format!("no exact vector for key {key}")))
+            }
+        })?;
+        files.staged(EXACT_FILE);
+
+        let key_bytes: Vec<u8> = keys.iter().flat_map(|k| k.to_le_bytes()).collect();
         files.write(KEYS_FILE, &key_bytes)?;
 
         let meta = Meta {
@@ -117,7 +154,8 @@ impl VectorIndex {
         // meta.json last: until it is renamed, open() sees the old meta and detects new files by
         // their hashes.
         files.write(META_FILE, &meta_bytes)?;
-        Ok(files.commit()?)
+        files.commit()?;
+        Ok(keys)
     }
 }
 

@@ -78,7 +78,9 @@ impl VectorIndex {
         Ok(hits)
     }
 
-    /// One usearch search: exact (no filter) or HNSW (optionally filtered).
+    /// One usearch search over the 8-bit copies, exact (no filter) or HNSW (optionally
+    /// filtered), for [`overfetch`]`(wanted)` candidates, which are scored again with their
+    /// exact vectors; the `wanted` best of them, in no particular order.
     fn engine_search(
         &self,
         q: &[f32],
@@ -86,13 +88,15 @@ impl VectorIndex {
         exact: bool,
         filter: Option<&dyn Fn(u64) -> bool>,
     ) -> Result<Vec<(u64, f32)>, VectorError> {
+        let fetch = exact::overfetch(wanted).min(self.index.size());
+        let qi = quantized(q);
         let matches = match filter {
             None => {
                 let _slot = self.slots.acquire();
                 if exact {
-                    self.index.exact_search(q, wanted)
+                    self.index.exact_search(&qi, fetch)
                 } else {
-                    self.index.search(q, wanted)
+                    self.index.search(&qi, fetch)
                 }
             }
             Some(filter) => {
@@ -113,7 +117,7 @@ impl VectorIndex {
                 };
                 let result = {
                     let _slot = self.slots.acquire();
-                    self.index.filtered_search(q, wanted, predicate)
+                    self.index.filtered_search(&qi, fetch, predicate)
                 };
                 if let Some(payload) = panicked.into_inner() {
                     panic::resume_unwind(payload);
@@ -122,13 +126,31 @@ impl VectorIndex {
             }
         }
         .map_err(engine("search"))?;
-        Ok(matches
-            .keys
-            .iter()
-            .zip(&matches.distances)
-            .filter(|&(&key, _)| key != RESERVED_KEY)
-            .map(|(&key, &distance)| (key, (1.0 - distance).clamp(-1.0, 1.0)))
-            .collect())
+        let candidates: Vec<u64> =
+            matches.keys.iter().copied().filter(|&key| key != RESERVED_KEY).collect();
+        self.rescored(q, wanted, &candidates)
+    }
+
+    /// `candidates` scored with their exact vectors (a key without one is left out); the
+    /// `wanted` best, in no particular order.
+    fn rescored(
+        &self,
+        q: &[f32],
+        wanted: usize,
+        candidates: &[u64],
+    ) -> Result<Vec<(u64, f32)>, VectorError> {
+        let mut buf = vec![0.0f32; self.dim];
+        let mut hits = Vec::with_capacity(candidates.len());
+        for &key in candidates {
+            if self.read_vector(key, &mut buf)? {
+                hits.push((key, dot(q, &buf).clamp(-1.0, 1.0)));
+            }
+        }
+        if wanted > 0 && hits.len() > wanted {
+            hits.select_nth_unstable_by(wanted - 1, by_rank);
+            hits.truncate(wanted);
+        }
+        Ok(hits)
     }
 
     /// Filtered search (the filter applies before the top-k cut).
@@ -171,25 +193,40 @@ impl VectorIndex {
         }
     }
 
-    /// Exact search over `keys`: each stored vector scored by dot product with the unit query.
+    /// Search over `keys`, one by one: each scored first with its 8-bit copy in the graph (or
+    /// its exact vector when the journal or the vectors added since the last save hold it),
+    /// then the [`overfetch`]`(wanted)` best scored again exactly.
     fn score_keys(
         &self,
         q: &[f32],
         wanted: usize,
         keys: &[u64],
     ) -> Result<Vec<(u64, f32)>, VectorError> {
-        let mut buf = vec![0.0f32; self.dim];
-        let mut hits = Vec::with_capacity(keys.len());
+        let qi = quantized(q);
+        let mut stored = vec![0i8; self.dim];
+        let mut first = Vec::with_capacity(keys.len());
         for &key in keys {
-            if self.read_vector(key, &mut buf)? {
-                hits.push((key, dot(q, &buf).clamp(-1.0, 1.0)));
-            }
+            let held = match self.delta.get(&key) {
+                Some(None) => continue,
+                Some(Some(v)) => Some(v),
+                None => self.fresh.get(&key),
+            };
+            let score = match held {
+                Some(v) => dot(q, v),
+                None if self.index.get(key, &mut stored).map_err(engine("read a vector"))? > 0 => {
+                    exact::cosine_i8(&qi, &stored)
+                }
+                None => continue,
+            };
+            first.push((key, score));
         }
-        if wanted > 0 && hits.len() > wanted {
-            hits.select_nth_unstable_by(wanted - 1, by_rank);
-            hits.truncate(wanted);
+        let fetch = exact::overfetch(wanted);
+        if wanted > 0 && first.len() > fetch {
+            first.select_nth_unstable_by(fetch - 1, by_rank);
+            first.truncate(fetch);
         }
-        Ok(hits)
+        let candidates: Vec<u64> = first.into_iter().map(|(key, _)| key).collect();
+        self.rescored(q, wanted, &candidates)
     }
 }
 

@@ -871,3 +871,143 @@ fn a_view_checks_a_sample_of_keys_and_a_write_checks_them_all() {
     assert!(ro.allow_updates());
     ro.upsert(5, &rng.vector(dim)).unwrap();
 }
+
+/// Vectors whose 8-bit copies are the same (they differ below the copies' resolution) are
+/// still told apart: every path ends with the exact vectors, before and after a save.
+#[test]
+fn the_graph_finds_candidates_on_8_bit_copies_and_the_exact_vectors_rank_them() {
+    let dim = 8;
+    let near = |eps: f32| {
+        let mut v = vec![1.0, 0.5, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0];
+        v[3] = eps;
+        v
+    };
+    // Keys 1..=4: ever closer to the query, all with the same 8-bit copy (0.4 % of the
+    // largest component is below half a step of 127). Scored on the copies, they would tie and
+    // come back by ascending key.
+    let stored: Vec<(u64, Vec<f32>)> =
+        [(1, 0.0), (2, 0.001), (3, 0.002), (4, 0.003)].map(|(k, e)| (k, near(e))).into();
+    let copy = |v: &[f32]| exact::quantized(&normalized(v).unwrap());
+    assert!(stored.iter().all(|(_, v)| copy(v) == copy(&stored[0].1)));
+    let query = near(0.01);
+    let q = normalized(&query).unwrap();
+    let exact_score =
+        |k: u64| dot(&q, &normalized(&stored.iter().find(|s| s.0 == k).unwrap().1).unwrap());
+    let check = |index: &mut VectorIndex, how: &str| {
+        // An exact search and an HNSW one, unfiltered and filtered.
+        for exact_max in [usize::MAX, 0] {
+            index.set_exact_search_max(exact_max);
+            let all = index.search(&query, 4, None).unwrap();
+            let odd = |k: u64| k % 2 == 1;
+            let filtered = index.search(&query, 2, Some(&odd)).unwrap();
+            assert_eq!(keys(&all), [4, 3, 2, 1], "{how}, exact up to {exact_max}");
+            assert_eq!(keys(&filtered), [3, 1], "{how}, exact up to {exact_max}");
+            for (k, score) in all.iter().chain(&filtered) {
+                assert!((score - exact_score(*k)).abs() < 1e-6, "{how}: key {k} scored {score}");
+            }
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = VectorIndex::create(dir.path(), "e", dim).unwrap();
+    for (k, v) in &stored {
+        index.upsert(*k, v).unwrap();
+    }
+    check(&mut index, "in memory");
+    index.save().unwrap();
+    check(&mut index, "saved");
+    let mut opened = expect_ready(VectorIndex::open_for_update(dir.path(), "e", dim).unwrap());
+    check(&mut opened, "opened from the files");
+    assert_eq!(opened.vector(3).unwrap().unwrap(), normalized(&stored[2].1).unwrap());
+    // A journaled change and a compaction keep exact scores too.
+    opened.upsert(9, &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]).unwrap();
+    check(&mut opened, "with a journal");
+    opened.set_delta_max(0);
+    opened.save().unwrap();
+    check(&mut opened, "compacted");
+    let mut read_only = expect_ready(VectorIndex::open_read_only(dir.path(), "e", dim).unwrap());
+    check(&mut read_only, "read-only view");
+    // The graph holds the 8-bit copies: a quarter of the exact file's rows.
+    let exact_len = fs::metadata(dir.path().join(EXACT_FILE)).unwrap().len();
+    assert_eq!(exact_len, 32 + 5 * dim as u64 * 4);
+}
+
+/// The exact vectors' file belongs to one save: one from another save, cut short, missing or
+/// damaged is never read as this one's.
+#[test]
+fn an_exact_vectors_file_from_another_save_or_damaged_needs_a_rebuild() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = VectorIndex::create(dir.path(), "e", 4).unwrap();
+    index.upsert(1, &[1.0, 0.0, 0.0, 0.0]).unwrap();
+    index.upsert(2, &[0.0, 1.0, 0.0, 0.0]).unwrap();
+    index.save().unwrap();
+    let path = dir.path().join(EXACT_FILE);
+    let first = fs::read(&path).unwrap();
+    index.set_delta_max(0);
+    index.upsert(1, &[0.0, 0.0, 1.0, 0.0]).unwrap();
+    index.save().unwrap();
+    let second = fs::read(&path).unwrap();
+    assert_eq!(first.len(), second.len());
+    expect_ready(VectorIndex::open(dir.path(), "e", 4).unwrap());
+
+    // The previous save's file (a crash between the renames): same size, other generation.
+    fs::write(&path, &first).unwrap();
+    let reason = expect_rebuild(VectorIndex::open(dir.path(), "e", 4).unwrap());
+    assert!(reason.contains(EXACT_FILE), "{reason}");
+    // Cut short, missing.
+    fs::write(&path, &second[..second.len() - 4]).unwrap();
+    let reason = expect_rebuild(VectorIndex::open_read_only(dir.path(), "e", 4).unwrap());
+    assert!(reason.contains(EXACT_FILE), "{reason}");
+    fs::remove_file(&path).unwrap();
+    let reason = expect_rebuild(VectorIndex::open_for_update(dir.path(), "e", 4).unwrap());
+    assert!(reason.contains(EXACT_FILE), "{reason}");
+    // A row holding NaN reads as zeros: a damaged file never yields a non-finite score.
+    let mut damaged = second.clone();
+    damaged[32..36].copy_from_slice(&f32::NAN.to_le_bytes());
+    fs::write(&path, &damaged).unwrap();
+    let index = expect_ready(VectorIndex::open(dir.path(), "e", 4).unwrap());
+    for (_, score) in index.search(&[1.0, 1.0, 1.0, 0.0], 2, None).unwrap() {
+        assert!(score.is_finite());
+    }
+}
+
+/// HNSW build time and recall@10 against exact search, on real vectors: `MEMLANE_VECTORS` names
+/// an `exact.f32` file of an indexed vault (the first `MEMLANE_N` rows, default 60,000, are
+/// indexed; 200 rows after them are the queries). Prints one line per insertion width.
+#[test]
+#[ignore = "a measurement on a real vault's vectors: needs MEMLANE_VECTORS"]
+fn hnsw_settings_on_real_vectors() {
+    let path = std::env::var("MEMLANE_VECTORS").expect("MEMLANE_VECTORS");
+    let n: usize = std::env::var("MEMLANE_N").map_or(60_000, |s| s.parse().unwrap());
+    let bytes = fs::read(path).unwrap();
+    let dim = u64::from_le_bytes(bytes[16..24].try_into().unwrap()) as usize;
+    let rows: Vec<Vec<f32>> = bytes[32..]
+        .chunks_exact(dim * 4)
+        .take(n + 200)
+        .map(|r| r.chunks_exact(4).map(|b| f32::from_le_bytes(b.try_into().unwrap())).collect())
+        .collect();
+    let (data, queries) = rows.split_at(n);
+    for width in [64, 48, 32] {
+        let mut index = VectorIndex::create_in_memory("t", dim).unwrap();
+        index.index.change_expansion_add(width);
+        let items: Vec<(u64, &[f32])> =
+            data.iter().enumerate().map(|(i, v)| (i as u64, v.as_slice())).collect();
+        let t = std::time::Instant::now();
+        index.add_new(&items).unwrap();
+        let built = t.elapsed();
+        index.set_exact_search_max(0);
+        let approx: Vec<Vec<u64>> =
+            queries.iter().map(|q| keys(&index.search(q, 10, None).unwrap())).collect();
+        index.set_exact_search_max(usize::MAX);
+        let (mut found, mut total) = (0, 0);
+        for (q, a) in queries.iter().zip(&approx) {
+            let exact = keys(&index.search(q, 10, None).unwrap());
+            total += exact.len();
+            found += exact.iter().filter(|k| a.contains(k)).count();
+        }
+        println!(
+            "expansion_add {width}: built {n} in {:.1} s, recall@10 {:.4}",
+            built.as_secs_f64(),
+            found as f64 / total as f64
+        );
+    }
+}
