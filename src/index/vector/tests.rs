@@ -975,6 +975,7 @@ fn an_exact_vectors_file_from_another_save_or_damaged_needs_a_rebuild() {
 /// indexed; 200 rows after them are the queries). Prints one line per insertion width.
 #[test]
 #[ignore = "a measurement on a real vault's vectors: needs MEMLANE_VECTORS"]
+#[allow(clippy::print_stderr)]
 fn hnsw_settings_on_real_vectors() {
     let path = std::env::var("MEMLANE_VECTORS").expect("MEMLANE_VECTORS");
     let n: usize = std::env::var("MEMLANE_N").map_or(60_000, |s| s.parse().unwrap());
@@ -1004,7 +1005,7 @@ fn hnsw_settings_on_real_vectors() {
             total += exact.len();
             found += exact.iter().filter(|k| a.contains(k)).count();
         }
-        println!(
+        eprintln!(
             "expansion_add {width}: built {n} in {:.1} s, recall@10 {:.4}",
             built.as_secs_f64(),
             found as f64 / total as f64
