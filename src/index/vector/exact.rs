@@ -120,14 +120,61 @@ impl ExactFile {
             return Ok(false);
         };
         let mut bytes = vec![0u8; self.dim * 4];
-        let at = HEADER + (row * self.dim * 4) as u64;
-        crate::index::confined_io::read_exact_at(&self.file, &mut bytes, at)
-            .at("read", &self.path)?;
-        for (x, b) in buf.iter_mut().zip(bytes.chunks_exact(4)) {
-            let v = f32::from_le_bytes(b.try_into().unwrap_or_default());
-            *x = if v.is_finite() { v } else { 0.0 };
-        }
+        self.read_rows(row, &mut bytes)?;
+        decode(&bytes, buf);
         Ok(true)
+    }
+
+    /// A reader of the rows of keys asked in ascending order, in blocks of about 1 MB: what a
+    /// full save copies, without one read per row.
+    pub(super) fn in_order(&self) -> InOrder<'_> {
+        InOrder { file: self, next: 0, first: 0, block: Vec::new() }
+    }
+
+    fn read_rows(&self, row: usize, bytes: &mut [u8]) -> Result<(), VectorError> {
+        let at = HEADER + (row * self.dim * 4) as u64;
+        crate::index::confined_io::read_exact_at(&self.file, bytes, at).at("read", &self.path)?;
+        Ok(())
+    }
+}
+
+/// See [`ExactFile::in_order`].
+pub(super) struct InOrder<'a> {
+    file: &'a ExactFile,
+    /// Keys before this row were passed.
+    next: usize,
+    /// The row `block` starts at.
+    first: usize,
+    block: Vec<u8>,
+}
+
+impl InOrder<'_> {
+    /// As [`ExactFile::read`], for a key above every key asked before.
+    pub(super) fn read(&mut self, key: u64, buf: &mut [f32]) -> Result<bool, VectorError> {
+        let keys = &self.file.keys;
+        let Ok(found) = keys[self.next..].binary_search(&key) else {
+            return Ok(false);
+        };
+        let row = self.next + found;
+        self.next = row + 1;
+        let width = self.file.dim * 4;
+        if row < self.first || row >= self.first + self.block.len() / width {
+            let rows = ((1 << 20) / width).max(1).min(keys.len() - row);
+            self.block.resize(rows * width, 0);
+            self.first = row;
+            self.file.read_rows(row, &mut self.block)?;
+        }
+        let at = (row - self.first) * width;
+        decode(&self.block[at..at + width], buf);
+        Ok(true)
+    }
+}
+
+/// Little-endian `f32`s into `buf`; one that is not a finite number reads as 0.
+fn decode(bytes: &[u8], buf: &mut [f32]) {
+    for (x, b) in buf.iter_mut().zip(bytes.chunks_exact(4)) {
+        let v = f32::from_le_bytes(b.try_into().unwrap_or_default());
+        *x = if v.is_finite() { v } else { 0.0 };
     }
 }
 

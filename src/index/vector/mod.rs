@@ -832,20 +832,25 @@ impl VectorIndex {
         Ok(self.read_vector(key, &mut buf)?.then_some(buf))
     }
 
-    /// Copies the exact stored vector of `key` into `buf` (the journal first, then the vectors
-    /// added since the last full save, then the base's file); whether there is one.
+    /// Where the exact vector of `key` is: the journal first, then the vectors added since the
+    /// last full save, then the base's file.
+    fn held(&self, key: u64) -> Held<'_> {
+        match self.delta.get(&key) {
+            Some(Some(v)) => Held::Vector(v),
+            Some(None) => Held::Removed,
+            None => self.fresh.get(&key).map_or(Held::Base, |v| Held::Vector(v)),
+        }
+    }
+
+    /// Copies the exact stored vector of `key` into `buf`; whether there is one.
     fn read_vector(&self, key: u64, buf: &mut [f32]) -> Result<bool, VectorError> {
-        let held = match self.delta.get(&key) {
-            Some(v) => v.as_ref(),
-            None => self.fresh.get(&key),
-        };
-        match (held, self.delta.contains_key(&key), &self.base_exact) {
-            (Some(v), _, _) => {
+        match (self.held(key), &self.base_exact) {
+            (Held::Vector(v), _) => {
                 buf.copy_from_slice(v);
                 Ok(true)
             }
-            (None, false, Some(base)) => base.read(key, buf),
-            (None, _, _) => Ok(false),
+            (Held::Base, Some(base)) => base.read(key, buf),
+            (Held::Base | Held::Removed, _) => Ok(false),
         }
     }
 
@@ -867,6 +872,16 @@ impl VectorIndex {
         }
         Ok(())
     }
+}
+
+/// Where [`VectorIndex::held`] finds a key's exact vector.
+enum Held<'a> {
+    /// In memory (the journal, or added since the last full save).
+    Vector(&'a [f32]),
+    /// Removed in the journal.
+    Removed,
+    /// In the base's file, if anywhere.
+    Base,
 }
 
 /// How [`VectorIndex::open_mode`] opens the base.

@@ -125,8 +125,18 @@ impl VectorIndex {
         let mut keys = self.keys.clone();
         keys.sort_unstable();
         let exact_tmp = files.temp_path(EXACT_FILE);
+        // The base's rows are read in order, in large blocks (the keys are ascending).
+        let mut base = self.base_exact.as_ref().map(ExactFile::in_order);
         exact::write(&exact_tmp, generation, self.dim, &keys, |key, row| {
-            if self.read_vector(key, row)? {
+            let found = match (self.held(key), base.as_mut()) {
+                (Held::Vector(v), _) => {
+                    row.copy_from_slice(v);
+                    true
+                }
+                (Held::Base, Some(base)) => base.read(key, row)?,
+                (Held::Base | Held::Removed, None) | (Held::Removed, _) => false,
+            };
+            if found {
                 Ok(())
             } else {
                 Err(engine("save")(format!("no exact vector for key {key}")))

@@ -206,17 +206,15 @@ impl VectorIndex {
         let mut stored = vec![0i8; self.dim];
         let mut first = Vec::with_capacity(keys.len());
         for &key in keys {
-            let held = match self.delta.get(&key) {
-                Some(None) => continue,
-                Some(Some(v)) => Some(v),
-                None => self.fresh.get(&key),
-            };
-            let score = match held {
-                Some(v) => dot(q, v),
-                None if self.index.get(key, &mut stored).map_err(engine("read a vector"))? > 0 => {
+            let score = match self.held(key) {
+                Held::Vector(v) => dot(q, v),
+                Held::Removed => continue,
+                Held::Base => {
+                    if self.index.get(key, &mut stored).map_err(engine("read a vector"))? == 0 {
+                        continue;
+                    }
                     exact::cosine_i8(&qi, &stored)
                 }
-                None => continue,
             };
             first.push((key, score));
         }
