@@ -170,6 +170,19 @@ impl InOrder<'_> {
     }
 }
 
+/// `row` as little-endian bytes (on a little-endian machine, the row itself; else encoded into
+/// `scratch`).
+fn le_bytes<'a>(row: &'a [f32], scratch: &'a mut Vec<u8>) -> &'a [u8] {
+    if cfg!(target_endian = "little") {
+        return bytemuck::cast_slice(row);
+    }
+    scratch.clear();
+    for x in row {
+        scratch.extend_from_slice(&x.to_le_bytes());
+    }
+    scratch
+}
+
 /// Little-endian `f32`s into `buf`; one that is not a finite number reads as 0.
 fn decode(bytes: &[u8], buf: &mut [f32]) {
     for (x, b) in buf.iter_mut().zip(bytes.chunks_exact(4)) {
@@ -200,11 +213,7 @@ pub(super) fn write(
     let mut bytes = Vec::with_capacity(dim * 4);
     for &key in keys {
         row(key, &mut buf)?;
-        bytes.clear();
-        for x in &buf {
-            bytes.extend_from_slice(&x.to_le_bytes());
-        }
-        out.write_all(&bytes).at("write", path)?;
+        out.write_all(le_bytes(&buf, &mut bytes)).at("write", path)?;
     }
     let file = out.into_inner().map_err(|e| e.into_error()).at("write", path)?;
     file.sync_all().at("sync", path)?;

@@ -1060,3 +1060,24 @@ fn a_compaction_keeps_every_exact_vector_across_blocks() {
         assert_eq!(opened.vector(key * 3).unwrap(), None);
     }
 }
+
+/// The time of a compaction of a real index: `MEMLANE_VECTOR_DIR` names a copy of an indexed
+/// vault's `indices/vector` (it is rewritten). Prints the time of the full save.
+#[test]
+#[ignore = "a measurement on a copy of a real vault's vector index: needs MEMLANE_VECTOR_DIR"]
+#[allow(clippy::print_stderr)]
+fn compaction_time_on_a_real_index() {
+    let dir = PathBuf::from(std::env::var("MEMLANE_VECTOR_DIR").expect("MEMLANE_VECTOR_DIR"));
+    let meta: Meta = serde_json::from_slice(&fs::read(dir.join(META_FILE)).unwrap()).unwrap();
+    let t = std::time::Instant::now();
+    let mut index =
+        expect_ready(VectorIndex::open_for_update(&dir, &meta.embedder_id, meta.dim).unwrap());
+    eprintln!("open {:.3} s", t.elapsed().as_secs_f64());
+    let mut rng = Rng(3);
+    for key in 0..1_100u64 {
+        index.upsert(key.wrapping_mul(0x9E37_79B9), &rng.vector(meta.dim)).unwrap();
+    }
+    let t = std::time::Instant::now();
+    index.save().unwrap();
+    eprintln!("save with compaction {:.3} s", t.elapsed().as_secs_f64());
+}
