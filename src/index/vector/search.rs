@@ -79,7 +79,7 @@ impl VectorIndex {
     }
 
     /// One usearch search over the 8-bit copies, exact (no filter) or HNSW (optionally
-    /// filtered), for [`overfetch`]`(wanted)` candidates, which are scored again with their
+    /// filtered), for [`exact::overfetch`]`(wanted)` candidates, which are scored again with their
     /// exact vectors; the `wanted` best of them, in no particular order.
     fn engine_search(
         &self,
@@ -195,7 +195,7 @@ impl VectorIndex {
 
     /// Search over `keys`, one by one: each scored first with its 8-bit copy in the graph (or
     /// its exact vector when the journal or the vectors added since the last save hold it),
-    /// then the [`overfetch`]`(wanted)` best scored again exactly.
+    /// then the [`exact::overfetch`]`(wanted)` best scored again exactly.
     fn score_keys(
         &self,
         q: &[f32],
