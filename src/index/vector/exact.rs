@@ -119,9 +119,12 @@ impl ExactFile {
         let Ok(row) = self.keys.binary_search(&key) else {
             return Ok(false);
         };
-        let mut bytes = vec![0u8; self.dim * 4];
-        self.read_rows(row, &mut bytes)?;
-        decode(&bytes, buf);
+        // Read straight into `buf`, then each value from its little-endian bytes.
+        self.read_rows(row, bytemuck::cast_slice_mut(buf))?;
+        for x in buf.iter_mut() {
+            let v = f32::from_le_bytes(x.to_ne_bytes());
+            *x = if v.is_finite() { v } else { 0.0 };
+        }
         Ok(true)
     }
 
