@@ -269,6 +269,63 @@ fn starting_on_a_vault_edited_while_down_reconciles_by_content_hash() {
     assert_eq!(top(&env, "plumbusfield").as_deref(), Some("fresh"));
 }
 
+/// The start pass reads every memory once to compare its content hash, before it takes the
+/// write lock; under the lock it reads again only the files that check found changed. So a
+/// write from another process waits for the changed files, not for a read of the whole vault.
+#[test]
+fn the_start_pass_reads_each_memory_once_and_only_the_changed_ones_again() {
+    let env = TestEnv::with_vault("search");
+    drop(Watch::start(&env));
+    let memories =
+        env.files().iter().filter(|f| f.ends_with(".md") && !f.starts_with("indices/")).count();
+    assert!(memories >= 5, "{:?}", env.files());
+    // While nothing watches: an edit that keeps the size and the mtime.
+    let path = env.vault().join("db/migrations.md");
+    let meta = std::fs::metadata(&path).unwrap();
+    let old = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, old.replacen("migrations", "mIGRATIONs", 1)).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(meta.modified().unwrap())
+        .unwrap();
+
+    let mut child = env
+        .command()
+        .args(["watch", "--json"])
+        .env("MEMLANE_FAILPOINT_TRACE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let trace = std::thread::spawn(move || {
+        let mut hashed = 0;
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            hashed += usize::from(line.ends_with(" reconcile.hash"));
+        }
+        hashed
+    });
+    let mut start = None;
+    for line in std::io::BufReader::new(child.stdout.take().unwrap()).lines() {
+        let v: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if v["trigger"] == "start" {
+            start = Some(v);
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let start = start.expect("no start pass");
+    assert_eq!(start["indexed"], serde_json::json!(["db/migrations"]), "{start:#}");
+    // Once each before the lock, and the changed one again under it.
+    assert_eq!(trace.join().unwrap(), memories + 1);
+    assert_index_current(&env);
+}
+
 /// Library level: the generation moves within moments of a write, long before the debounced
 /// pass, and the pass then catches up with it.
 #[test]

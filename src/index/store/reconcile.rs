@@ -10,6 +10,10 @@ use crate::vault::PathState;
 struct Scope {
     stats: Vec<Stat>,
     gone: Option<Vec<String>>,
+    /// With a content-hash check: the names whose content did not match the manifest when
+    /// checked before the lock. Only these are read again under it, so the lock is not held
+    /// while the whole vault is read.
+    stale: Option<Vec<String>>,
 }
 
 impl Indexes {
@@ -57,6 +61,8 @@ impl Indexes {
                 if e.size() != s.size || e.mtime_ns() != s.mtime_ns {
                     return false; // already a candidate
                 }
+                // A step a test can count: each file's content is read once per check.
+                let _ = crate::failpoint::step("reconcile.hash");
                 vault
                     .read_memory(&s.name)
                     .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash())
@@ -117,7 +123,13 @@ impl Indexes {
         stats.dedup_by(|a, b| a.name == b.name);
         gone.sort();
         gone.dedup();
-        self.reconcile_in(vault, Some(Scope { stats, gone: Some(gone) }), false, false, &mut |_| {})
+        self.reconcile_in(
+            vault,
+            Some(Scope { stats, gone: Some(gone), stale: None }),
+            false,
+            false,
+            &mut |_| {},
+        )
     }
 
     /// [`Indexes::reconcile`] with the vault's stats taken already ([`Indexes::stat_vault`],
@@ -127,7 +139,13 @@ impl Indexes {
         vault: &Vault,
         stats: Vec<Stat>,
     ) -> crate::Result<ReconcileReport> {
-        self.reconcile_in(vault, Some(Scope { stats, gone: None }), false, false, &mut |_| {})
+        self.reconcile_in(
+            vault,
+            Some(Scope { stats, gone: None, stale: None }),
+            false,
+            false,
+            &mut |_| {},
+        )
     }
 
     /// The change `stats` shows: against the whole manifest, or (`gone` given) for the names
@@ -216,14 +234,16 @@ impl Indexes {
         start: Instant,
     ) -> crate::Result<Step<Scope>> {
         let (stats, gone) = match scope {
-            Some(Scope { stats, gone }) => (stats, gone),
+            Some(Scope { stats, gone, .. }) => (stats, gone),
             None => (Self::stat_vault(vault)?, None),
         };
         let t_stat = start.elapsed();
         let (mut maybe_changed, removed, mut unchanged) = self.diff_in(&stats, gone.as_deref());
+        let mut stale_names = None;
         if verify && !force {
             let stale = self.hash_mismatches(vault, &stats);
             unchanged -= stale.len();
+            stale_names = Some(stale.iter().map(|s| s.name.to_string()).collect());
             maybe_changed.extend(stale);
         }
         tracing::debug!(
@@ -242,7 +262,7 @@ impl Indexes {
         {
             return Ok(Step::Done(Box::new(ReconcileReport { unchanged, ..Default::default() })));
         }
-        Ok(Step::Next(Scope { stats, gone }))
+        Ok(Step::Next(Scope { stats, gone, stale: stale_names }))
     }
 
     /// Under the lock: another process may have done the work while we waited, so the stores
@@ -282,7 +302,7 @@ impl Indexes {
         verify: bool,
         clock: Timings,
     ) -> crate::Result<Step<Plan>> {
-        let Scope { mut stats, mut gone } = scope;
+        let Scope { mut stats, mut gone, stale } = scope;
         let rebuild = if force { Some("requested".to_owned()) } else { self.needs_rebuild.take() };
         if rebuild.is_some() && gone.is_some() {
             // A rebuild reads every file.
@@ -316,7 +336,21 @@ impl Indexes {
             }
         }
         if verify && rebuild.is_none() {
-            let stale = self.hash_mismatches(vault, &stats);
+            // Only what the check before the lock found stale is read again: an edit that
+            // keeps a file's size and mtime after that check is the watcher's to report.
+            let stale = match &stale {
+                Some(names) => {
+                    let again: Vec<Stat> = stats
+                        .iter()
+                        .filter(|s| {
+                            names.binary_search_by(|n| n.as_str().cmp(s.name.as_str())).is_ok()
+                        })
+                        .cloned()
+                        .collect();
+                    self.hash_mismatches(vault, &again)
+                }
+                None => self.hash_mismatches(vault, &stats),
+            };
             unchanged -= stale.len();
             maybe_changed.extend(stale);
         }
