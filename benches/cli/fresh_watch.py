@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
+from side_by_side import model_env  # noqa: E402
 
 QUERIES = ["auth token rotation", "postgres migration rollback", "redis cache latency",
            "deploy pipeline incident", "vector embedding ranking", "backup restore plan",
@@ -35,7 +36,7 @@ QUERIES = ["auth token rotation", "postgres migration rollback", "redis cache la
 
 
 def env(home: Path, extra=None):
-    e = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
+    e = {**model_env(), "PATH": os.environ["PATH"], "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
          "XDG_CONFIG_HOME": str(home / "config"), "MEMLANE_VAULT": str(home / "vault"),
          "TMPDIR": str(home / "tmp"), "MEMLANE_NOW": "2026-01-10T10:00:00Z",
          "RAYON_NUM_THREADS": "2"}

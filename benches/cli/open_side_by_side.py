@@ -26,11 +26,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from side_by_side import QUERIES  # noqa: E402
+from side_by_side import QUERIES, model_env  # noqa: E402
 
 
 def env(home: Path, vault: Path):
-    return {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
+    return {**model_env(), "PATH": os.environ["PATH"], "HOME": str(home),
+            "XDG_DATA_HOME": str(home / "data"),
             "XDG_CONFIG_HOME": str(home / "config"), "XDG_CACHE_HOME": str(home / "cache"),
             "XDG_STATE_HOME": str(home / "state"), "MEMLANE_VAULT": str(vault),
             "MEMLANE_NOW": "2026-01-10T10:00:00Z", "RAYON_NUM_THREADS": "2",

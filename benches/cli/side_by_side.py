@@ -30,8 +30,15 @@ QUERIES = ["auth token rotation", "postgres migration rollback", "redis cache la
            "kubernetes node cluster"]
 
 
+def model_env():
+    """`MEMLANE_EMBEDDING__MODEL` from the caller's environment, when set: the benchmarks then run
+    with that sentence model (a copied `--vault` must have been indexed with it)."""
+    m = os.environ.get("MEMLANE_EMBEDDING__MODEL")
+    return {"MEMLANE_EMBEDDING__MODEL": m} if m else {}
+
+
 def env(home: Path):
-    return {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
+    return {**model_env(), "PATH": os.environ["PATH"], "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
             "XDG_CONFIG_HOME": str(home / "config"), "MEMLANE_VAULT": str(home / "vault"),
             "MEMLANE_NOW": "2026-01-10T10:00:00Z", "RAYON_NUM_THREADS": "2"}
 

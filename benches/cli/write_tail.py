@@ -32,6 +32,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_side_by_side import Bare  # noqa: E402
 from minilm_practice import WORDS, generate  # noqa: E402
+from side_by_side import model_env  # noqa: E402
 
 QUERIES = ["auth token rotation", "postgres migration rollback", "redis cache latency",
            "deploy pipeline incident", "vector embedding ranking", "backup restore plan",
@@ -39,7 +40,7 @@ QUERIES = ["auth token rotation", "postgres migration rollback", "redis cache la
 
 
 def env(home: Path, log: str):
-    return {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
+    return {**model_env(), "PATH": os.environ["PATH"], "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
             "XDG_CONFIG_HOME": str(home / "config"), "MEMLANE_VAULT": str(home / "vault"),
             "MEMLANE_NOW": "2026-01-10T10:00:00Z", "RAYON_NUM_THREADS": "2",
             "MEMLANE_LOG": log}
