@@ -127,6 +127,16 @@ config_table! {
             /// memory the section that repeats the query's rarest word is not always the one that
             /// holds the whole question (8 ranks long memories better; see the ranking notes).
             lexical_chunks: usize = 1, Rule::Int(1, 64);
+            /// Weight of pseudo-relevance feedback on the lines of a transcript ("Name: ..."): when
+            /// most of the first keyword retrieval's best memories are such lines, a second keyword
+            /// retrieval with their informative words, added to the lexical score of the memories
+            /// that match the query. It weighs in full where chunks average half of
+            /// question_chunk_terms words or less, nothing from question_chunk_terms on, in
+            /// proportion in between (0 to 1; 0 turns it off).
+            feedback_weight: f64 = 0.3, Rule::Num(Range::Unit);
+            /// How many of the first keyword retrieval's best memories lend their words to that
+            /// feedback (1 to 50).
+            feedback_memories: usize = 5, Rule::Int(1, 50);
         }
         tables {
             /// BM25 and vector weights of the fusion per intent.

@@ -164,8 +164,14 @@ pub struct Explain {
     /// BM25 score of the chunk `lexical_chunk` relative to the query's best BM25 score (0 when
     /// BM25 did not retrieve it).
     pub bm25_norm: f64,
+    /// Stage 1b: the memory's score in the feedback retrieval (the informative words of the
+    /// first keyword retrieval's best memories, when most of them are lines of a transcript)
+    /// relative to that retrieval's best; 0 when it did not retrieve it or there was no
+    /// feedback (`search.feedback_weight`; none in a vault of long chunks).
+    pub feedback: f64,
     /// Lexical score: an even mix of `bm25_norm` and `coverage` (`LEXICAL_COVERAGE_SHARE`), of
-    /// the memory's retrieved chunk where that mix is best.
+    /// the memory's retrieved chunk where that mix is best; for a memory with evidence of its
+    /// own, plus the vault's feedback weight × `feedback`.
     pub lexical: f64,
     /// The ordinal of that chunk (0 is the memory's first), on which `coverage` and `bm25_norm`
     /// were measured: of a long memory, the section that holds the most of the question

@@ -99,6 +99,8 @@ pub(super) struct Setup<'a> {
     filter: KeywordFilter,
     /// The weight of the query's question words in this vault ([`question_weight`]).
     question_weight: f32,
+    /// The weight of pseudo-relevance feedback in this vault ([`feedback_weight`]).
+    feedback_weight: f64,
 }
 
 impl<'a> Setup<'a> {
@@ -122,6 +124,7 @@ impl<'a> Setup<'a> {
             created_after: q.after.map(|t| t.as_second()),
             created_before: q.before.map(|t| t.as_second()),
         };
+        let mean_terms = idx.keyword().mean_chunk_terms();
         Setup {
             vault,
             idx,
@@ -133,7 +136,8 @@ impl<'a> Setup<'a> {
             per_list: cfg.min_candidates.max(cfg.candidate_factor * fetch),
             now: vault.clock.now(),
             filter,
-            question_weight: question_weight(cfg, idx.keyword().mean_chunk_terms()) as f32,
+            question_weight: question_weight(cfg, mean_terms) as f32,
+            feedback_weight: feedback_weight(cfg, mean_terms),
         }
     }
 
@@ -182,6 +186,19 @@ pub(super) fn question_weight(cfg: &SearchConfig, mean_terms: f64) -> f64 {
     cfg.question_weight * ((mean_terms - half) / half).clamp(0.0, 1.0)
 }
 
+/// The weight of pseudo-relevance feedback in a vault whose chunks average `mean_terms`
+/// indexed words: `feedback_weight × clamp((L − mean_terms) / (L/2), 0, 1)`, L being
+/// `question_chunk_terms`, the mirror of [`question_weight`]. Where a chunk is a line or two (a
+/// turn of a conversation, a short note), the evidence for a question is spread over several
+/// of them, which share the story's names, places and things rather than the question's words:
+/// the words of the first ones found lead to the others. Where a chunk holds a whole section,
+/// it holds its own evidence, and the words of the best sections lead away from the question.
+pub(super) fn feedback_weight(cfg: &SearchConfig, mean_terms: f64) -> f64 {
+    let full = cfg.question_chunk_terms.max(1.0);
+    let half = full / 2.0;
+    cfg.feedback_weight * ((full - mean_terms) / half).clamp(0.0, 1.0)
+}
+
 /// When each stage ended, since the search began (logged at debug level).
 #[derive(Default)]
 pub(super) struct Timings {
@@ -197,6 +214,8 @@ pub(super) struct Timings {
 pub(super) struct Retrieved {
     bm25: Vec<Found>,
     vector: Vec<Found>,
+    /// The feedback retrieval ([`retrieve_feedback`]), empty when off.
+    feedback: Vec<Found>,
     qvec: Vec<f32>,
     t0: Instant,
     timings: Timings,
@@ -254,11 +273,96 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
         .iter()
         .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
         .collect();
+    let feedback = retrieve_feedback(s, &bm25, kw_filter)?;
     timings.bm25 = t0.elapsed();
     let qvec = s.idx.embedder().embed_query(&s.q.text)?;
     timings.embed = t0.elapsed();
     let vector = retrieve_vectors(s, &qvec, nothing_out)?;
-    Ok(Retrieved { bm25, vector, qvec, t0, timings })
+    Ok(Retrieved { bm25, vector, feedback, qvec, t0, timings })
+}
+
+/// At most this many feedback words query the second keyword retrieval.
+const FEEDBACK_TERMS: usize = 10;
+
+/// **Pseudo-relevance feedback** (stage 1b, `balanced` only, [`feedback_weight`]): when most of
+/// the first keyword retrieval's `feedback_memories` best memories are lines of a transcript
+/// (`Name: …`, as the [speaker](speakers) stage reads them), their informative words — words
+/// the query lacks, found in at least one other chunk, each weighing `idf × Σ relative BM25`
+/// over the memories that have it, the speakers' names left out — query a second keyword
+/// retrieval.
+fn retrieve_feedback(
+    s: &Setup,
+    bm25: &[Found],
+    filter: &KeywordFilter,
+) -> crate::Result<Vec<Found>> {
+    use crate::index::keyword::analyzer::{is_question_term, weighted_query_terms};
+    if !s.st.context || s.feedback_weight <= 0.0 || bm25.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ranked = fusion::memory_ranks(bm25);
+    let top = ranked.first().map_or(0.0, |r| f64::from(r.3));
+    let firsts = &ranked[..ranked.len().min(s.cfg.feedback_memories)];
+    let ids: Vec<String> = firsts.iter().map(|r| chunk_id(&r.0, r.2)).collect();
+    let texts = s
+        .idx
+        .keyword()
+        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
+        .map_err(IndexError::from)?;
+    // Lines of a transcript, each a fragment of a conversation: a note that stands on its own
+    // holds its own evidence, and the words of the best notes lead to their look-alikes.
+    let lines = texts.iter().flatten().filter(|t| speaker(&t.body).is_some()).count();
+    if 2 * lines <= texts.len() {
+        return Ok(Vec::new());
+    }
+    let own: HashSet<String> =
+        weighted_query_terms(&s.q.text, 1.0).into_iter().map(|(t, _)| t).collect();
+    // Each word, with the summed relative BM25 of the memories that have it.
+    let mut mass: Vec<(String, f64)> = Vec::new();
+    for (r, text) in firsts.iter().zip(texts) {
+        let Some(text) = text else { continue };
+        let rel = fusion::relative_score(Some(f64::from(r.3)), top);
+        // A transcript line's speaker is a label of every line they say, not the story's.
+        let mut seen: HashSet<String> = speaker(&text.body)
+            .map(|name| crate::index::keyword::text_terms(name).into_iter().collect())
+            .unwrap_or_default();
+        for t in crate::index::keyword::text_terms(&format!("{}\n{}", text.headers, text.body)) {
+            if own.contains(&t)
+                || is_question_term(&t)
+                || t.chars().all(|c| c.is_ascii_digit())
+                || t.chars().count() < 3
+                || !seen.insert(t.clone())
+            {
+                continue;
+            }
+            match mass.iter_mut().find(|(m, _)| *m == t) {
+                Some((_, m)) => *m += rel,
+                None => mass.push((t, rel)),
+            }
+        }
+    }
+    let words: Vec<&str> = mass.iter().map(|(t, _)| t.as_str()).collect();
+    let idfs = s.idx.keyword().term_idfs(&words);
+    let mut weighted: Vec<(String, f32)> = mass
+        .iter()
+        .zip(idfs)
+        .filter(|(_, (_, df))| *df >= 2)
+        .map(|((t, m), (idf, _))| (t.clone(), (*m * f64::from(idf)) as f32))
+        .collect();
+    weighted.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    weighted.truncate(FEEDBACK_TERMS);
+    let best = weighted.first().map_or(0.0, |w| w.1);
+    if best <= 0.0 {
+        return Ok(Vec::new());
+    }
+    for w in &mut weighted {
+        w.1 /= best;
+    }
+    let hits =
+        s.idx.keyword().search_terms(&weighted, filter, s.per_list).map_err(IndexError::from)?;
+    Ok(hits
+        .iter()
+        .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
+        .collect())
 }
 
 /// The vector side of [`retrieve`]. The filters become a set of vector keys, found once in the
@@ -382,19 +486,24 @@ impl ByStatus {
 /// same mean of `coverage` and the capped vector evidence. Weighted RRF is recorded for `--explain`
 /// and the `ragdocs` profile (which weighs both lists equally).
 pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
-    let Retrieved { bm25, vector, qvec, t0, mut timings } = r;
+    let Retrieved { bm25, vector, feedback, qvec, t0, mut timings } = r;
     let weights = s.cfg.intents.get(s.q.intent);
     let (wb, wv) = if s.st.unweighted_rrf { (1.0, 1.0) } else { (weights.bm25, weights.vector) };
     timings.vector = t0.elapsed();
     let bm_ranks = fusion::memory_ranks(&bm25);
     let vec_ranks = fusion::memory_ranks(&vector);
-    let rrf = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks)], s.cfg.rrf_k);
-    let (mut cands, lexical_chunks) = candidates(s, &rrf, &bm25, &bm_ranks, &vec_ranks);
+    let fb_ranks = fusion::memory_ranks(&feedback);
+    // The feedback list adds candidates but no RRF (which weighs the query's own lists only).
+    let rrf = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks), (0.0, &fb_ranks)], s.cfg.rrf_k);
+    let (mut cands, lexical_chunks) = candidates(s, &rrf, &bm25, &bm_ranks, &vec_ranks, &fb_ranks);
     let query_terms = s.idx.keyword().query_terms(&s.q.text, s.question_weight());
     timings.cands = t0.elapsed();
     // The query's best BM25 score: lexical scores are relative to it.
     let bm25_top = bm_ranks.iter().map(|r| f64::from(r.3)).fold(0.0, f64::max);
     lexical(s, &mut cands, &lexical_chunks, &query_terms, bm25_top)?;
+    let fb_top = fb_ranks.first().map_or(0.0, |r| f64::from(r.3));
+    let fb_by: HashMap<&str, f64> =
+        fb_ranks.iter().map(|r| (r.0.as_str(), f64::from(r.3))).collect();
     let embedder_id = s.idx.embedder().id();
     let (floor, ceiling) = similarity_range(embedder_id);
     let (fb, fv) = (weights.bm25, weights.vector * vector_reliability(embedder_id));
@@ -416,6 +525,12 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
         ex.vector_evidence = rank::vector_evidence(f64::from(sim), floor, ceiling);
         ex.vector_score = rank::vector_score(f64::from(sim), floor, ceiling);
         ex.evidence = fusion::weighted_mean(ex.content_coverage, ex.vector_evidence, fb, fv);
+        // Feedback ranks the memories that match the query among themselves; it never makes
+        // a result of one with no evidence of its own (as thread context).
+        ex.feedback = fusion::relative_score(fb_by.get(c.name).copied(), fb_top);
+        if thread::has_own_evidence(ex.evidence) {
+            ex.lexical += s.feedback_weight * ex.feedback;
+        }
         ex.lexical_trust = trust;
         ex.fused = fusion::weighted_mean(ex.lexical, ex.vector_score, fb * trust, fv);
         // The chunk shown is the one that matched best, when BM25 found the memory first (its
@@ -496,7 +611,9 @@ fn candidates<'a>(
     bm25: &[Found],
     bm_ranks: &[fusion::Ranked],
     vec_ranks: &[fusion::Ranked],
+    fb_ranks: &[fusion::Ranked],
 ) -> (Vec<Candidate<'a>>, Vec<LexicalChunks>) {
+    let fb_by: HashMap<&str, usize> = fb_ranks.iter().map(|r| (r.0.as_str(), r.2)).collect();
     let bm_by: HashMap<&str, &fusion::Ranked> =
         bm_ranks.iter().map(|r| (r.0.as_str(), r)).collect();
     let vec_by: HashMap<&str, &fusion::Ranked> =
@@ -530,7 +647,7 @@ fn candidates<'a>(
             }
             (Some(b), None) => b.2,
             (None, Some(v)) => v.2,
-            (None, None) => 0,
+            (None, None) => fb_by.get(name).copied().unwrap_or(0),
         };
         let ordinal = if ordinal < entry.chunks { ordinal } else { 0 };
         let mut own: LexicalChunks = bm_chunks

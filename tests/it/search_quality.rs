@@ -427,3 +427,75 @@ fn question_words_count_only_where_chunks_are_long() {
     let long = reading(&TestEnv::with_vault("long"));
     assert!(long.contains("question words what, did") && long.contains("(×0.30)"), "{long}");
 }
+
+/// A conversation whose answer to a two-part question sits in two turns weeks apart: one names
+/// the plan in the question's words, the other only what became of it, with the story's own
+/// names (the brother, Denver); and three turns of the same speaker that share the question's
+/// commonest word.
+fn trip_conversation(env: &TestEnv, speakers: bool) {
+    let turn = |n: u32, when: &str, text: &str| {
+        let text = if speakers { text } else { text.split_once(": ").unwrap().1 };
+        env.write(
+            &format!("chat/t{n:02}.md"),
+            &format!("---\ntype: journal\ncreated_at: {when}\n---\n{text}\n"),
+        );
+    };
+    turn(
+        1,
+        "2025-03-02T18:00:00Z",
+        "Tom: My brother and I are heading to Denver for a climbing trip.",
+    );
+    turn(2, "2025-03-02T18:01:00Z", "Maya: Denver has great gyms, you two will love it.");
+    turn(3, "2025-04-11T09:00:00Z", "Tom: The road trip playlist is finally done.");
+    turn(4, "2025-04-19T09:01:00Z", "Tom: Our team trip to the science museum was fun.");
+    turn(5, "2025-05-20T20:00:00Z", "Tom: The trip is off, my brother broke his wrist in Denver.");
+    turn(
+        6,
+        "2025-05-22T20:01:00Z",
+        "Maya: Work has been busy, the quarterly report is due Friday.",
+    );
+    turn(7, "2025-06-15T08:00:00Z", "Tom: Thinking about a trip to the coast next summer.");
+    turn(8, "2025-06-18T08:01:00Z", "Maya: The budget review keeps moving.");
+}
+
+#[test]
+fn a_question_whose_answer_is_spread_finds_the_turn_that_shares_the_story() {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    trip_conversation(&env, true);
+    let q = "What happened on the climbing trip Tom planned?";
+    let h = hits(&env, &[q, "--no-touch", "-n", "5"]);
+    let feedback = |h: &serde_json::Value| h["explain"]["feedback"].as_f64().unwrap();
+    // The plan first, and what became of it next: it shares the brother and Denver with the plan,
+    // where the other trips share only "trip" and "Tom" with the question.
+    assert_eq!(names(&h)[..2], ["chat/t01", "chat/t05"], "{:?}", names(&h));
+    assert!(feedback(&h[1]) > 0.5, "{h:?}");
+    for other in &h[2..] {
+        assert_eq!(feedback(other), 0.0, "{other}");
+    }
+    // Off, the turn about the wrist is one more turn with the question's two commonest words.
+    let off = hits(&env, &[q, "--no-touch", "-n", "5", "-c", "search.feedback_weight=0"]);
+    let at = names(&off).iter().position(|n| *n == "chat/t05").unwrap();
+    assert!(at > 1, "{:?}", names(&off));
+    assert!(off.iter().all(|h| feedback(h) == 0.0));
+    // A question about nothing in the conversation still finds nothing.
+    assert!(hits(&env, &["kubernetes ingress certificate renewal", "--no-touch"]).is_empty());
+}
+
+#[test]
+fn feedback_weighs_only_on_short_lines_of_a_transcript() {
+    let no_feedback = |env: &TestEnv, q: &str| {
+        let h = hits(env, &[q, "--no-touch"]);
+        assert!(!h.is_empty(), "{q}");
+        assert!(h.iter().all(|h| h["explain"]["feedback"].as_f64().unwrap() == 0.0), "{h:?}");
+    };
+    // In the long fixture vault, whose sections run to a hundred words, each section holds its
+    // own evidence and the words of the best ones lead away from the question.
+    no_feedback(&TestEnv::with_vault("long"), "can you remind me how I set up the reverse proxy?");
+    // Short notes that each stand on their own (the same lines without their speakers): the
+    // words of the best notes would lead to their look-alikes.
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    trip_conversation(&env, false);
+    no_feedback(&env, "What happened on the climbing trip my brother planned?");
+}

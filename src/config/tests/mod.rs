@@ -120,6 +120,8 @@ fn new_section_defaults_match_the_spec() {
             subject_weight: 0.5,
             lexical_trust_floor: 1.0,
             lexical_chunks: 1,
+            feedback_weight: 0.3,
+            feedback_memories: 5,
             intents: IntentWeights {
                 general: w(0.4, 0.6),
                 recall: w(0.6, 0.4),

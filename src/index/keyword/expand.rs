@@ -206,7 +206,7 @@ fn subword_pair(short: &str, long: &str) -> bool {
 
 impl KeywordIndex {
     /// The chunks that contain `term` in any text field (the most over the fields).
-    fn doc_freq(&self, searcher: &tantivy::Searcher, term: &str) -> u64 {
+    pub(super) fn doc_freq(&self, searcher: &tantivy::Searcher, term: &str) -> u64 {
         let f = &self.fields;
         [f.body, f.title, f.headers, f.tags]
             .into_iter()

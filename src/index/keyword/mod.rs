@@ -433,6 +433,54 @@ impl KeywordIndex {
         let Some(text_query) = self.text_query(query, question_weight, expansion)? else {
             return Ok(Vec::new());
         };
+        self.top_hits(text_query, filter, limit)
+    }
+
+    /// The best `limit` chunks for already analysed `terms`, each weighing its own weight (a
+    /// `SHOULD` dis-max over the weighted fields, as a query's own terms), among the chunks
+    /// `filter` allows, best first. Search's pseudo-relevance feedback runs this second keyword
+    /// retrieval with the words of the first one's best memories. No term: no hits.
+    pub fn search_terms(
+        &self,
+        terms: &[(String, f32)],
+        filter: &KeywordFilter,
+        limit: usize,
+    ) -> Result<Vec<KeywordHit>, KeywordError> {
+        let f = &self.fields;
+        let b = &self.boosts;
+        let weighted =
+            [(f.title, b.title), (f.headers, b.headers), (f.tags, b.tags), (f.body, b.body)];
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for (term, weight) in terms.iter().take(MAX_QUERY_TERMS).filter(|(_, w)| *w > 0.0) {
+            let per_field: Vec<Box<dyn Query>> = weighted
+                .iter()
+                .filter(|(_, boost)| *boost > 0.0)
+                .map(|&(field, boost)| {
+                    let tq = TermQuery::new(
+                        Term::from_field_text(field, term),
+                        IndexRecordOption::WithFreqs,
+                    );
+                    Box::new(BoostQuery::new(Box::new(tq), boost * weight)) as Box<dyn Query>
+                })
+                .collect();
+            clauses.push((
+                Occur::Should,
+                Box::new(DisjunctionMaxQuery::with_tie_breaker(per_field, b.tie_breaker)),
+            ));
+        }
+        if limit == 0 || clauses.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.top_hits(Box::new(BooleanQuery::new(clauses)), filter, limit)
+    }
+
+    /// The best `limit` chunks for `text_query` among those `filter` allows, best first.
+    fn top_hits(
+        &self,
+        text_query: Box<dyn Query>,
+        filter: &KeywordFilter,
+        limit: usize,
+    ) -> Result<Vec<KeywordHit>, KeywordError> {
         let Some(filter_clauses) = self.filter_clauses(filter) else {
             return Ok(Vec::new());
         };

@@ -1,8 +1,6 @@
 //! Query-term statistics for calibrating relevance: which analysed terms a
 //! query has, how informative each is (BM25 IDF over chunk bodies), and which terms a text has.
 
-use tantivy::Term;
-
 use super::{KeywordIndex, analyzer};
 
 impl KeywordIndex {
@@ -18,15 +16,25 @@ impl KeywordIndex {
         let idf = |df: f32| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         let mut out = Vec::new();
         for (term, weight) in analyzer::weighted_query_terms(query, question_weight) {
-            let mut df = 0u64;
-            for field in
-                [self.fields.body, self.fields.title, self.fields.headers, self.fields.tags]
-            {
-                df = df.max(searcher.doc_freq(&Term::from_field_text(field, &term)).unwrap_or(0));
-            }
+            let df = self.doc_freq(&searcher, &term);
             out.push((term, weight * idf((df.max(1)) as f32).max(0.01)));
         }
         out
+    }
+
+    /// Each analysed term's IDF (as in [`query_terms`](Self::query_terms)) and its document
+    /// frequency, the largest over the text fields.
+    pub fn term_idfs(&self, terms: &[&str]) -> Vec<(f32, u64)> {
+        let searcher = self.reader.searcher();
+        let n = searcher.num_docs() as f32;
+        terms
+            .iter()
+            .map(|term| {
+                let df = self.doc_freq(&searcher, term);
+                let d = df.max(1) as f32;
+                ((1.0 + (n - d + 0.5) / (d + 0.5)).ln().max(0.01), df)
+            })
+            .collect()
     }
 
     /// The mean length of a chunk's body, in indexed terms (0 for an empty index): how much one
