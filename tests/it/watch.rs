@@ -235,13 +235,10 @@ fn a_burst_of_1000_files_indexes_each_file_once() {
     assert_eq!(top(&env, &word(737)), None);
 }
 
-#[test]
-fn starting_on_a_vault_edited_while_down_reconciles_by_content_hash() {
-    let env = TestEnv::with_vault("search");
-    drop(Watch::start(&env));
-    // While nothing watches: an edit that keeps the size and the mtime (only the content hash
-    // can tell), a delete, a new file.
-    let path = env.vault().join("db/migrations.md");
+/// Changes the case of the first "migrations" in `rel`, then sets the mtime back: only the
+/// content hash can tell.
+fn edit_keeping_size_and_mtime(env: &TestEnv, rel: &str) {
+    let path = env.vault().join(rel);
     let meta = std::fs::metadata(&path).unwrap();
     let old = std::fs::read_to_string(&path).unwrap();
     let new = old.replacen("migrations", "mIGRATIONs", 1);
@@ -254,6 +251,15 @@ fn starting_on_a_vault_edited_while_down_reconciles_by_content_hash() {
         .unwrap()
         .set_modified(meta.modified().unwrap())
         .unwrap();
+}
+
+#[test]
+fn starting_on_a_vault_edited_while_down_reconciles_by_content_hash() {
+    let env = TestEnv::with_vault("search");
+    drop(Watch::start(&env));
+    // While nothing watches: an edit that keeps the size and the mtime (only the content hash
+    // can tell), a delete, a new file.
+    edit_keeping_size_and_mtime(&env, "db/migrations.md");
     let gone = "team-preferences.md";
     std::fs::remove_file(env.vault().join(gone)).unwrap();
     env.write("fresh.md", "# Fresh\n\nA note about the plumbusfield.\n");
@@ -280,16 +286,7 @@ fn the_start_pass_reads_each_memory_once_and_only_the_changed_ones_again() {
         env.files().iter().filter(|f| f.ends_with(".md") && !f.starts_with("indices/")).count();
     assert!(memories >= 5, "{:?}", env.files());
     // While nothing watches: an edit that keeps the size and the mtime.
-    let path = env.vault().join("db/migrations.md");
-    let meta = std::fs::metadata(&path).unwrap();
-    let old = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(&path, old.replacen("migrations", "mIGRATIONs", 1)).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(meta.modified().unwrap())
-        .unwrap();
+    edit_keeping_size_and_mtime(&env, "db/migrations.md");
 
     let mut child = env
         .command()
