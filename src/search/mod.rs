@@ -3,6 +3,12 @@
 //! 1. **Retrieve** chunks from the keyword index (BM25) and the vector index, C = max(min, factor ×
 //!    limit) each, with the hard filters (type, tags, status, time window) applied inside retrieval.
 //!    A memory is represented by its best chunk in each list.
+//!
+//!    1b. **Feedback** (`balanced` only): when most of the first BM25 retrieval's
+//!    `feedback_memories` best memories are short lines of a transcript (`Name: …`), their
+//!    informative words query a second BM25 retrieval, whose relative score adds to the lexical
+//!    score of the memories with evidence of their own × the vault's feedback weight (in full
+//!    where chunks average half of `question_chunk_terms` words or less, nothing from it on).
 //! 2. **Fuse scores**, not ranks. Each candidate gets
 //!    - a *lexical* score: `0.5 × bm25_norm + 0.5 × coverage` ([`LEXICAL_COVERAGE_SHARE`]), where
 //!      `bm25_norm` is its BM25 score over the query's best BM25 score and `coverage` the

@@ -188,11 +188,12 @@ pub(super) fn question_weight(cfg: &SearchConfig, mean_terms: f64) -> f64 {
 
 /// The weight of pseudo-relevance feedback in a vault whose chunks average `mean_terms`
 /// indexed words: `feedback_weight × clamp((L − mean_terms) / (L/2), 0, 1)`, L being
-/// `question_chunk_terms`, the mirror of [`question_weight`]. Where a chunk is a line or two (a
-/// turn of a conversation, a short note), the evidence for a question is spread over several
-/// of them, which share the story's names, places and things rather than the question's words:
-/// the words of the first ones found lead to the others. Where a chunk holds a whole section,
-/// it holds its own evidence, and the words of the best sections lead away from the question.
+/// `question_chunk_terms`, the mirror of [`question_weight`]. Where a chunk is a line or two of a
+/// conversation, the evidence for a question is spread over several of them, which share the
+/// story's names, places and things rather than the question's words: the words of the first
+/// ones found lead to the others. Where a chunk holds a whole section, it holds its own
+/// evidence, and the words of the best sections lead away from the question.
+/// ([`retrieve_feedback`] also asks that the best memories be lines of a transcript.)
 pub(super) fn feedback_weight(cfg: &SearchConfig, mean_terms: f64) -> f64 {
     let full = cfg.question_chunk_terms.max(1.0);
     let half = full / 2.0;
