@@ -318,7 +318,7 @@ fn retrieve_feedback(
     let own: HashSet<String> =
         weighted_query_terms(&s.q.text, 1.0).into_iter().map(|(t, _)| t).collect();
     // Each word, with the summed relative BM25 of the memories that have it.
-    let mut mass: Vec<(String, f64)> = Vec::new();
+    let mut mass: HashMap<String, f64> = HashMap::new();
     for (r, text) in firsts.iter().zip(texts) {
         let Some(text) = text else { continue };
         let rel = fusion::relative_score(Some(f64::from(r.3)), top);
@@ -335,13 +335,10 @@ fn retrieve_feedback(
             {
                 continue;
             }
-            match mass.iter_mut().find(|(m, _)| *m == t) {
-                Some((_, m)) => *m += rel,
-                None => mass.push((t, rel)),
-            }
+            *mass.entry(t).or_default() += rel;
         }
     }
-    let words: Vec<&str> = mass.iter().map(|(t, _)| t.as_str()).collect();
+    let words: Vec<&str> = mass.keys().map(String::as_str).collect();
     let idfs = s.idx.keyword().term_idfs(&words);
     let mut weighted: Vec<(String, f32)> = mass
         .iter()

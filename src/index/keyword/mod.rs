@@ -446,28 +446,12 @@ impl KeywordIndex {
         filter: &KeywordFilter,
         limit: usize,
     ) -> Result<Vec<KeywordHit>, KeywordError> {
-        let f = &self.fields;
-        let b = &self.boosts;
-        let weighted =
-            [(f.title, b.title), (f.headers, b.headers), (f.tags, b.tags), (f.body, b.body)];
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for (term, weight) in terms.iter().take(MAX_QUERY_TERMS).filter(|(_, w)| *w > 0.0) {
-            let per_field: Vec<Box<dyn Query>> = weighted
-                .iter()
-                .filter(|(_, boost)| *boost > 0.0)
-                .map(|&(field, boost)| {
-                    let tq = TermQuery::new(
-                        Term::from_field_text(field, term),
-                        IndexRecordOption::WithFreqs,
-                    );
-                    Box::new(BoostQuery::new(Box::new(tq), boost * weight)) as Box<dyn Query>
-                })
-                .collect();
-            clauses.push((
-                Occur::Should,
-                Box::new(DisjunctionMaxQuery::with_tie_breaker(per_field, b.tie_breaker)),
-            ));
-        }
+        let clauses: Vec<(Occur, Box<dyn Query>)> = terms
+            .iter()
+            .take(MAX_QUERY_TERMS)
+            .filter(|(_, w)| *w > 0.0)
+            .map(|(term, weight)| self.term_clause(*weight, [(term.as_str(), 1.0)]))
+            .collect();
         if limit == 0 || clauses.is_empty() {
             return Ok(Vec::new());
         }
@@ -522,9 +506,6 @@ impl KeywordIndex {
         expansion: Expansion,
     ) -> Result<Option<Box<dyn Query>>, KeywordError> {
         let f = &self.fields;
-        let b = &self.boosts;
-        let weighted =
-            [(f.title, b.title), (f.headers, b.headers), (f.tags, b.tags), (f.body, b.body)];
         // Each distinct term, weighted by its count in the query and by the question-word weight.
         let mut counts: Vec<(String, f32)> = analyzer::weighted_query_terms(query, question_weight);
         counts.truncate(MAX_QUERY_TERMS);
@@ -539,26 +520,9 @@ impl KeywordIndex {
         let expansions = self.expand_terms(&terms, expansion)?;
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         for ((term, count), expanded) in counts.iter().zip(&expansions) {
-            let mut per_field: Vec<Box<dyn Query>> = Vec::with_capacity(weighted.len());
             let alternatives = std::iter::once((term.as_str(), 1.0))
                 .chain(expanded.iter().map(|e| (e.to.as_str(), expansion.weight)));
-            for (text, weight) in alternatives {
-                for &(field, boost) in &weighted {
-                    if boost <= 0.0 {
-                        continue;
-                    }
-                    let tq = TermQuery::new(
-                        Term::from_field_text(field, text),
-                        IndexRecordOption::WithFreqs,
-                    );
-                    per_field
-                        .push(Box::new(BoostQuery::new(Box::new(tq), boost * *count * weight)));
-                }
-            }
-            clauses.push((
-                Occur::Should,
-                Box::new(DisjunctionMaxQuery::with_tie_breaker(per_field, b.tie_breaker)),
-            ));
+            clauses.push(self.term_clause(*count, alternatives));
         }
         for phrase in quoted_spans(query) {
             let terms = analyzer::analyze(&mut analyzer::phrase_analyzer(), phrase);
@@ -577,6 +541,31 @@ impl KeywordIndex {
             }
         }
         Ok(Some(Box::new(BooleanQuery::new(clauses))))
+    }
+
+    /// One scoring clause: a `SHOULD` dis-max of a term query on each weighted field for each
+    /// of `alternatives` (a term and its expansions), boosted by field boost × `scale` × the
+    /// alternative's weight.
+    fn term_clause<'t>(
+        &self,
+        scale: f32,
+        alternatives: impl IntoIterator<Item = (&'t str, f32)>,
+    ) -> (Occur, Box<dyn Query>) {
+        let f = &self.fields;
+        let b = &self.boosts;
+        let weighted =
+            [(f.title, b.title), (f.headers, b.headers), (f.tags, b.tags), (f.body, b.body)];
+        let mut per_field: Vec<Box<dyn Query>> = Vec::new();
+        for (text, weight) in alternatives {
+            for &(field, boost) in weighted.iter().filter(|(_, boost)| *boost > 0.0) {
+                let tq = TermQuery::new(
+                    Term::from_field_text(field, text),
+                    IndexRecordOption::WithFreqs,
+                );
+                per_field.push(Box::new(BoostQuery::new(Box::new(tq), boost * scale * weight)));
+            }
+        }
+        (Occur::Should, Box::new(DisjunctionMaxQuery::with_tie_breaker(per_field, b.tie_breaker)))
     }
 
     /// The filter clauses (`MUST`, scoring nothing). `None` when the filter admits nothing

@@ -10,10 +10,10 @@ use crate::vault::PathState;
 struct Scope {
     stats: Vec<Stat>,
     gone: Option<Vec<String>>,
-    /// With a content-hash check: the names whose content did not match the manifest when
+    /// With a content-hash check: the files whose content did not match the manifest when
     /// checked before the lock. Only these are read again under it, so the lock is not held
     /// while the whole vault is read.
-    stale: Option<Vec<String>>,
+    stale: Option<Vec<Stat>>,
 }
 
 impl Indexes {
@@ -239,12 +239,12 @@ impl Indexes {
         };
         let t_stat = start.elapsed();
         let (mut maybe_changed, removed, mut unchanged) = self.diff_in(&stats, gone.as_deref());
-        let mut stale_names = None;
+        let mut stale = None;
         if verify && !force {
-            let stale = self.hash_mismatches(vault, &stats);
-            unchanged -= stale.len();
-            stale_names = Some(stale.iter().map(|s| s.name.to_string()).collect());
-            maybe_changed.extend(stale);
+            let found = self.hash_mismatches(vault, &stats);
+            unchanged -= found.len();
+            maybe_changed.extend(found.iter().cloned());
+            stale = Some(found);
         }
         tracing::debug!(
             files = stats.len(),
@@ -262,7 +262,7 @@ impl Indexes {
         {
             return Ok(Step::Done(Box::new(ReconcileReport { unchanged, ..Default::default() })));
         }
-        Ok(Step::Next(Scope { stats, gone, stale: stale_names }))
+        Ok(Step::Next(Scope { stats, gone, stale }))
     }
 
     /// Under the lock: another process may have done the work while we waited, so the stores
@@ -338,19 +338,7 @@ impl Indexes {
         if verify && rebuild.is_none() {
             // Only what the check before the lock found stale is read again: an edit that
             // keeps a file's size and mtime after that check is the watcher's to report.
-            let stale = match &stale {
-                Some(names) => {
-                    let again: Vec<Stat> = stats
-                        .iter()
-                        .filter(|s| {
-                            names.binary_search_by(|n| n.as_str().cmp(s.name.as_str())).is_ok()
-                        })
-                        .cloned()
-                        .collect();
-                    self.hash_mismatches(vault, &again)
-                }
-                None => self.hash_mismatches(vault, &stats),
-            };
+            let stale = self.hash_mismatches(vault, stale.as_deref().unwrap_or(&stats));
             unchanged -= stale.len();
             maybe_changed.extend(stale);
         }

@@ -122,8 +122,7 @@ impl ExactFile {
         // Read straight into `buf`, then each value from its little-endian bytes.
         self.read_rows(row, bytemuck::cast_slice_mut(buf))?;
         for x in buf.iter_mut() {
-            let v = f32::from_le_bytes(x.to_ne_bytes());
-            *x = if v.is_finite() { v } else { 0.0 };
+            *x = finite(f32::from_le_bytes(x.to_ne_bytes()));
         }
         Ok(true)
     }
@@ -189,9 +188,13 @@ fn le_bytes<'a>(row: &'a [f32], scratch: &'a mut Vec<u8>) -> &'a [u8] {
 /// Little-endian `f32`s into `buf`; one that is not a finite number reads as 0.
 fn decode(bytes: &[u8], buf: &mut [f32]) {
     for (x, b) in buf.iter_mut().zip(bytes.chunks_exact(4)) {
-        let v = f32::from_le_bytes(b.try_into().unwrap_or_default());
-        *x = if v.is_finite() { v } else { 0.0 };
+        *x = finite(f32::from_le_bytes(b.try_into().unwrap_or_default()));
     }
+}
+
+/// A stored value that is not a finite number (a damaged row) reads as 0.
+fn finite(v: f32) -> f32 {
+    if v.is_finite() { v } else { 0.0 }
 }
 
 /// Writes the exact vectors file at `path` (a new file, beneath the vault handle, synced): the
