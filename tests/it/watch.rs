@@ -21,16 +21,16 @@ struct Watch {
     lines: Arc<Mutex<Vec<Value>>>,
 }
 
+/// `memlane watch --json` with its stdout piped.
+fn watch_command(env: &TestEnv) -> std::process::Command {
+    let mut cmd = env.command();
+    cmd.args(["watch", "--json"]).stdin(Stdio::null()).stdout(Stdio::piped());
+    cmd
+}
+
 impl Watch {
     fn start(env: &TestEnv) -> Watch {
-        let mut child = env
-            .command()
-            .args(["watch", "--json"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
+        let mut child = watch_command(env).stderr(Stdio::inherit()).spawn().unwrap();
         let stdout = child.stdout.take().unwrap();
         let lines = Arc::new(Mutex::new(Vec::new()));
         let sink = lines.clone();
@@ -288,12 +288,8 @@ fn the_start_pass_reads_each_memory_once_and_only_the_changed_ones_again() {
     // While nothing watches: an edit that keeps the size and the mtime.
     edit_keeping_size_and_mtime(&env, "db/migrations.md");
 
-    let mut child = env
-        .command()
-        .args(["watch", "--json"])
+    let mut child = watch_command(&env)
         .env("MEMLANE_FAILPOINT_TRACE", "1")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
