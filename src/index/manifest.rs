@@ -99,6 +99,9 @@ pub struct Manifest {
     all: OnceLock<BTreeMap<String, Entry>>,
     /// Lookups derived from every entry, for [`derived`](Self::derived); dropped on a change.
     memo: Memo,
+    /// How many entries carry each id (by the id's xxh3), built on first use and then kept up
+    /// to date by every change: what [`duplicate_ids_of`](Self::duplicate_ids_of) asks.
+    id_counts: OnceLock<std::collections::HashMap<u64, u32>>,
     /// What is on disk and what changed since.
     disk: DiskState,
 }
@@ -383,11 +386,29 @@ impl Manifest {
         self.shared_ids(None)
     }
 
-    /// [`duplicate_ids`](Self::duplicate_ids) among the ids of `names` only: one pass over the
-    /// entries, for a reconcile that indexed a few memories.
+    /// [`duplicate_ids`](Self::duplicate_ids) among the ids of `names` only, for a reconcile
+    /// that indexed a few memories.
+    ///
+    /// The entries are passed over only when one of those ids is carried more than once: the
+    /// count of each id is built once (one pass) and kept up to date by every change, so a
+    /// long-lived process that indexes one memory at a time pays per memory, not per vault.
     pub fn duplicate_ids_of(&self, names: &[String]) -> Vec<(String, Vec<String>)> {
-        let ids: BTreeSet<&str> =
-            names.iter().filter_map(|n| self.get(n)).map(|e| e.id.as_str()).collect();
+        let counts = self.id_counts.get_or_init(|| {
+            let mut counts = std::collections::HashMap::with_capacity(self.len);
+            for (_, e) in self.iter() {
+                *counts.entry(id_key(e.id())).or_insert(0) += 1;
+            }
+            counts
+        });
+        let ids: BTreeSet<&str> = names
+            .iter()
+            .filter_map(|n| self.get_ref(n))
+            .map(EntryRef::id)
+            .filter(|id| counts.get(&id_key(id)).is_some_and(|c| *c > 1))
+            .collect();
+        if ids.is_empty() {
+            return Vec::new();
+        }
         self.shared_ids(Some(&ids))
     }
 
@@ -555,6 +576,22 @@ impl Manifest {
     /// Sets (`Some`) or removes the entry of `name`, keeping the count; whether it was there.
     fn put(&mut self, name: String, entry: Option<Entry>) -> bool {
         let had = self.contains(&name);
+        if self.id_counts.get().is_some() {
+            let old = self.get_ref(&name).map(|e| id_key(e.id()));
+            let new = entry.as_ref().map(|e| id_key(&e.id));
+            let counts = self.id_counts.get_mut().expect("checked just above");
+            if let Some(k) = old
+                && let Some(c) = counts.get_mut(&k)
+            {
+                *c -= 1;
+                if *c == 0 {
+                    counts.remove(&k);
+                }
+            }
+            if let Some(k) = new {
+                *counts.entry(k).or_insert(0) += 1;
+            }
+        }
         self.all.take();
         self.memo = Memo::default();
         match entry {
@@ -634,6 +671,7 @@ impl Manifest {
             overlay: BTreeMap::new(),
             all: OnceLock::new(),
             memo: Memo::default(),
+            id_counts: OnceLock::new(),
             disk: DiskState { base: header.base, ..Default::default() },
         };
         m.replay_journal(&dir.join(JOURNAL), FORMAT)?;
@@ -681,6 +719,7 @@ impl Manifest {
             overlay,
             all: OnceLock::new(),
             memo: Memo::default(),
+            id_counts: OnceLock::new(),
             disk: DiskState { base: header.base, ..Default::default() },
         };
         m.replay_journal(&dir.join(JOURNAL), format)?;
@@ -949,6 +988,11 @@ const TEXT_FIELDS: usize = 9;
 const F_PINNED: u32 = 1;
 const F_EXPIRES: u32 = 2;
 const F_HAPPENS: u32 = 4;
+
+/// The key of an id in [`Manifest`]'s id counts.
+fn id_key(id: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(id.as_bytes())
+}
 
 /// The lookups of [`Manifest::derived`], by type: `None` once asked for and not built yet.
 #[derive(Default)]
@@ -1396,6 +1440,46 @@ mod tests {
             chunks: 2,
             ..Default::default()
         }
+    }
+
+    fn with_id(i: u64, id: &str) -> Entry {
+        Entry { id: id.into(), ..entry(i) }
+    }
+
+    #[test]
+    fn duplicate_ids_of_follows_every_change_after_its_counts_are_built() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = Manifest::new("e", 8);
+        for i in 0..50 {
+            m.insert(format!("m{i:02}"), with_id(i, &format!("id{i}")));
+        }
+        m.save(dir.path()).unwrap();
+        // Read back: the entries are records of the file, the changes an overlay.
+        let mut m = Manifest::load(dir.path()).unwrap();
+        assert!(m.duplicate_ids_of(&["m07".into()]).is_empty());
+        // A hand copy of m07 under another name.
+        m.insert("copy".into(), with_id(99, "id7"));
+        let want = vec![("id7".to_owned(), vec!["copy".to_owned(), "m07".to_owned()])];
+        assert_eq!(m.duplicate_ids_of(&["copy".into()]), want);
+        assert_eq!(m.duplicate_ids_of(&["m07".into(), "m08".into()]), want);
+        assert_eq!(m.duplicate_ids(), want);
+        // The copy is given an id of its own: no duplicate any longer.
+        m.insert("copy".into(), with_id(99, "fresh"));
+        assert!(m.duplicate_ids_of(&["copy".into(), "m07".into()]).is_empty());
+        // m08 takes m09's id, then m09 is removed.
+        m.insert("m08".into(), with_id(8, "id9"));
+        assert_eq!(m.duplicate_ids_of(&["m08".into()]).len(), 1);
+        m.remove("m09");
+        assert!(m.duplicate_ids_of(&["m08".into()]).is_empty());
+        // Saved whole and read again: the counts are built anew and agree.
+        m.save_whole(dir.path()).unwrap();
+        m.insert("again".into(), with_id(7, "id9"));
+        assert_eq!(
+            m.duplicate_ids_of(&["again".into()]),
+            vec![("id9".to_owned(), vec!["again".to_owned(), "m08".to_owned()])]
+        );
+        let read = Manifest::load(dir.path()).unwrap();
+        assert!(read.duplicate_ids_of(&["m08".into()]).is_empty());
     }
 
     #[test]
