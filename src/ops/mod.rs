@@ -60,9 +60,29 @@ pub trait Session {
     /// `f` may run more than once (the MCP server retries after rebuilding an index that
     /// failed), so it must not have side effects outside its result.
     fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R> {
+        self.indexes_for(false, f)
+    }
+
+    /// [`with_indexes`](Self::with_indexes) for `f` that only reads (a search): a one-command
+    /// process runs it while it still checks the files, and keeps its answer when nothing
+    /// changed (see [`Indexes::open_fresh_speculating`]).
+    fn read_indexes<R>(&self, f: &dyn Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R> {
+        self.indexes_for(true, f)
+    }
+
+    /// [`with_indexes`](Self::with_indexes), speculating as
+    /// [`read_indexes`](Self::read_indexes) does when `speculate`.
+    #[doc(hidden)]
+    fn indexes_for<R>(
+        &self,
+        speculate: bool,
+        f: &dyn Fn(&Indexes) -> crate::Result<R>,
+    ) -> crate::Result<R> {
         let vault = self.vault();
         match self.indices() {
-            session::Indices::Process(p) => p.with_indexes(vault, &|r| self.reconciled(r), f),
+            session::Indices::Process(p) => {
+                p.with_indexes(vault, &|r| self.reconciled(r), speculate, f)
+            }
             session::Indices::Server(s) => {
                 let found = |ids: &[String]| match self.usage_buffer() {
                     Some(b) => b.observe(vault, ids, usage::UseKind::Found),

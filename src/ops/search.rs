@@ -79,7 +79,7 @@ pub fn search<S: Session>(s: &S, req: &SearchRequest) -> crate::Result<Found> {
     }
     s.will_embed(Some(&q.text));
     let (results, used, expanded) = s.with_usage(&|state| {
-        s.with_indexes(&|idx| {
+        s.read_indexes(&|idx| {
             let results =
                 crate::search::search(vault, idx, q, &Signals::from_usage(vault, idx, state))?;
             let used: Vec<(String, bool)> = results

@@ -63,10 +63,15 @@ impl Process {
     /// are built in memory, see [`Indexes::open_reconciled`]), and runs `f` on them. Reading
     /// them is guarded: indices that make the reader panic (damaged segments) are rebuilt from
     /// the files, once, and read again. Every reconcile's report goes to `reconciled`.
+    ///
+    /// With `speculate` (`f` only reads), `f` runs on the indices as soon as they are open,
+    /// while the files are still being checked, and its result stands when nothing changed (see
+    /// [`Indexes::open_fresh_speculating`]).
     pub(crate) fn with_indexes<R>(
         &self,
         vault: &Vault,
         reconciled: &dyn Fn(&ReconcileReport),
+        speculate: bool,
         f: &dyn Fn(&Indexes) -> crate::Result<R>,
     ) -> crate::Result<R> {
         if self.indexes.borrow().is_none() {
@@ -85,9 +90,16 @@ impl Process {
                     }
                 }
             };
-            let (idx, report) = Indexes::open_fresh(vault, embedder, &vouch)?;
+            // `f` runs while the files are checked; its result stands when nothing changed.
+            let early_f = |idx: &Indexes| catch_index_panic(|| f(idx));
+            let early_f: Option<&dyn Fn(&Indexes) -> _> = speculate.then_some(&early_f);
+            let (idx, report, early) =
+                Indexes::open_fresh_speculating(vault, embedder, &vouch, early_f)?;
             reconciled(&report);
             *self.indexes.borrow_mut() = Some(idx);
+            if let Some(Some(r)) = early {
+                return r;
+            }
         }
         let first = {
             let guard = self.indexes.borrow();

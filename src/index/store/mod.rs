@@ -294,9 +294,29 @@ impl Indexes {
         embedder: Arc<dyn Embedder>,
         vouch: &(dyn Fn() -> Option<u64> + Sync),
     ) -> crate::Result<(Indexes, ReconcileReport)> {
+        let (idx, report, _) = Self::open_fresh_speculating::<()>(vault, embedder, vouch, None)?;
+        Ok((idx, report))
+    }
+
+    /// [`Indexes::open_fresh`], running `speculate` on the indices as soon as they are open
+    /// when the vault's files are still being stat-ed then (at 10k memories the stat takes
+    /// longer than the open): its result is returned when the check finds nothing to change,
+    /// so the command's own work overlaps the check; otherwise it is dropped, and the caller
+    /// runs its work again on the updated indices. `speculate` must have no side effects
+    /// outside its result.
+    pub fn open_fresh_speculating<R>(
+        vault: &Vault,
+        embedder: Arc<dyn Embedder>,
+        vouch: &(dyn Fn() -> Option<u64> + Sync),
+        speculate: Option<&dyn Fn(&Indexes) -> R>,
+    ) -> crate::Result<(Indexes, ReconcileReport, Option<R>)> {
         // The vault's files are stat-ed while the indices open (the manifest parse and the stat
         // are the two halves of a no-change reconcile). A file changed by another process in
         // between is at worst found changed, read and found the same (its new stat recorded).
+        let mut early = None;
+        // The stores the early answer was read from: another process may write newer ones
+        // before the check takes the lock (the check then reloads them and finds nothing to do).
+        let mut read_from = None;
         let on_disk = std::thread::scope(|s| {
             let asked = s.spawn(|| {
                 let start = Instant::now();
@@ -312,12 +332,22 @@ impl Indexes {
                 (None, Some(stats))
             });
             let opened = Self::open(vault, embedder.clone());
+            if let (Ok(idx), Some(f)) = (&opened, speculate)
+                && !asked.is_finished()
+                && idx.needs_rebuild.is_none()
+                && !idx.snapshot
+            {
+                read_from = Some(idx.written.clone());
+                early = Some(f(idx));
+                tracing::debug!("answered while the files are checked");
+            }
             let (vouched, stats) = asked.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
             let mut idx = opened?;
             if let Some(digest) = vouched {
                 if !idx.vouched_by(digest) {
                     // Opened while the watcher was still bringing them up to date: once more.
                     tracing::debug!("the indices changed while the watcher caught up; reopening");
+                    early = None;
                     idx = Self::open(vault, embedder.clone())?;
                 }
                 if idx.vouched_by(digest) {
@@ -334,10 +364,14 @@ impl Indexes {
                 None => Self::stat_vault(vault)?,
             };
             let report = idx.reconcile_stats(vault, stats)?;
+            let same = read_from.as_ref() == Some(&idx.written);
+            if (report.changed() || !same) && early.take().is_some() {
+                tracing::debug!("files changed: the answer found meanwhile is dropped");
+            }
             Ok((idx, report))
         });
         match on_disk {
-            Ok(done) => Ok(done),
+            Ok((idx, report)) => Ok((idx, report, early)),
             Err(e) => match unwritable(&e as &(dyn std::error::Error + 'static)) {
                 Some(why) => {
                     tracing::debug!(error = %e, "indices not writable; reading without writing");
@@ -347,14 +381,14 @@ impl Indexes {
                             not_saved: Some(why),
                             ..Default::default()
                         };
-                        return Ok((idx, report));
+                        return Ok((idx, report, None));
                     }
                     let mut idx = Self::in_memory(vault, embedder)?;
                     let mut report = idx.reconcile(vault)?;
                     // Nothing was indexed for good: their usage clocks start when it is.
                     report.added_ids.clear();
                     report.not_saved = Some(why);
-                    Ok((idx, report))
+                    Ok((idx, report, None))
                 }
                 None => Err(e),
             },
