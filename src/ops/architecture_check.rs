@@ -57,14 +57,8 @@ const VAULT_CALLS: &[&str] = &[
 
 /// Calls that hand a front end the indices themselves (a closure given `&Indexes`) or their
 /// contents.
-const INDEX_CALLS: &[&str] = &[
-    ".with_indexes(",
-    ".read_indexes(",
-    ".indexes_for(",
-    ".manifest()",
-    ".keyword()",
-    ".vector()",
-];
+const INDEX_CALLS: &[&str] =
+    &[".with_indexes(", ".read_indexes(", ".manifest()", ".keyword()", ".vector()"];
 
 /// File-system writes (std's and memlane's own), matched as text.
 const FS_WRITES: &[&str] = &[

@@ -60,43 +60,14 @@ pub trait Session {
     /// `f` may run more than once (the MCP server retries after rebuilding an index that
     /// failed), so it must not have side effects outside its result.
     fn with_indexes<R>(&self, f: &dyn Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R> {
-        self.indexes_for(false, f)
+        indexes_for(self, false, f)
     }
 
     /// [`with_indexes`](Self::with_indexes) for `f` that only reads (a search): a one-command
     /// process runs it while it still checks the files, and keeps its answer when nothing
     /// changed (see [`Indexes::open_fresh_speculating`]).
     fn read_indexes<R>(&self, f: &dyn Fn(&Indexes) -> crate::Result<R>) -> crate::Result<R> {
-        self.indexes_for(true, f)
-    }
-
-    /// [`with_indexes`](Self::with_indexes), speculating as
-    /// [`read_indexes`](Self::read_indexes) does when `speculate`.
-    #[doc(hidden)]
-    fn indexes_for<R>(
-        &self,
-        speculate: bool,
-        f: &dyn Fn(&Indexes) -> crate::Result<R>,
-    ) -> crate::Result<R> {
-        let vault = self.vault();
-        match self.indices() {
-            session::Indices::Process(p) => {
-                p.with_indexes(vault, &|r| self.reconciled(r), speculate, f)
-            }
-            session::Indices::Server(s) => {
-                let found = |ids: &[String]| match self.usage_buffer() {
-                    Some(b) => b.observe(vault, ids, usage::UseKind::Found),
-                    None => {
-                        let uses =
-                            usage::Use::observe_all(ids, usage::UseKind::Found, vault.clock.now());
-                        if let Err(e) = usage::record(vault, &uses) {
-                            self.warn(format!("cannot record usage state: {e}"));
-                        }
-                    }
-                };
-                s.with_indexes(vault, &found, f)
-            }
-        }
+        indexes_for(self, true, f)
     }
 
     /// The usage state (temperatures), as the session sees it: the file, plus warm-ups the
@@ -180,4 +151,29 @@ pub(crate) fn write<S: Session + ?Sized, T>(
     let r = f();
     s.wrote();
     r
+}
+
+/// [`Session::with_indexes`], speculating as [`Session::read_indexes`] does when `speculate`.
+fn indexes_for<S: Session + ?Sized, R>(
+    s: &S,
+    speculate: bool,
+    f: &dyn Fn(&Indexes) -> crate::Result<R>,
+) -> crate::Result<R> {
+    let vault = s.vault();
+    match s.indices() {
+        session::Indices::Process(p) => p.with_indexes(vault, &|r| s.reconciled(r), speculate, f),
+        session::Indices::Server(server) => {
+            let found = |ids: &[String]| match s.usage_buffer() {
+                Some(b) => b.observe(vault, ids, usage::UseKind::Found),
+                None => {
+                    let uses =
+                        usage::Use::observe_all(ids, usage::UseKind::Found, vault.clock.now());
+                    if let Err(e) = usage::record(vault, &uses) {
+                        s.warn(format!("cannot record usage state: {e}"));
+                    }
+                }
+            };
+            server.with_indexes(vault, &found, f)
+        }
+    }
 }

@@ -13,11 +13,10 @@ impl KeywordIndex {
     pub fn query_terms(&self, query: &str, question_weight: f32) -> Vec<(String, f32)> {
         let searcher = self.reader.searcher();
         let n = searcher.num_docs() as f32;
-        let idf = |df: f32| (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         let mut out = Vec::new();
         for (term, weight) in analyzer::weighted_query_terms(query, question_weight) {
             let df = self.doc_freq(&searcher, &term);
-            out.push((term, weight * idf((df.max(1)) as f32).max(0.01)));
+            out.push((term, weight * idf(n, df)));
         }
         out
     }
@@ -31,8 +30,7 @@ impl KeywordIndex {
             .iter()
             .map(|term| {
                 let df = self.doc_freq(&searcher, term);
-                let d = df.max(1) as f32;
-                ((1.0 + (n - d + 0.5) / (d + 0.5)).ln().max(0.01), df)
+                (idf(n, df), df)
             })
             .collect()
     }
@@ -56,4 +54,11 @@ impl KeywordIndex {
 /// [`KeywordIndex::query_terms`]).
 pub fn text_terms(text: &str) -> Vec<String> {
     analyzer::analyze(&mut analyzer::index_analyzer(), text).into_iter().map(|(_, t)| t).collect()
+}
+
+/// BM25's IDF of a term in `df` of `n` chunks, `ln(1 + (n − df + 0.5) / (df + 0.5))`: a term no
+/// chunk contains counts as in one, and no term weighs less than 0.01.
+fn idf(n: f32, df: u64) -> f32 {
+    let d = df.max(1) as f32;
+    (1.0 + (n - d + 0.5) / (d + 0.5)).ln().max(0.01)
 }
