@@ -119,9 +119,9 @@ config_table! {
             subject_weight: f64 = 0.5, Rule::Num(Range::Unit);
             /// With a sentence model, the lexical side's weight in the fusion when the best
             /// candidate holds none of the query's words, as a share of its full weight; it rises
-            /// linearly to full weight where the best candidate holds half of them (0 to 1; 1
-            /// turns it off). A question worded unlike the memories then leans on the model.
-            lexical_trust_floor: f64 = 0.5, Rule::Num(Range::Unit);
+            /// linearly to full weight where the best candidate holds half of them (0 to 1; 1, the
+            /// default, turns it off). 0.5 suits questions worded unlike the memories.
+            lexical_trust_floor: f64 = 1.0, Rule::Num(Range::Unit);
             /// How many of a memory's retrieved chunks its lexical score is measured on, the best
             /// counting (1 to 64; 1 measures only the chunk with the best BM25 score). In a long
             /// memory the section that repeats the query's rarest word is not always the one that

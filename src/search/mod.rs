@@ -19,12 +19,11 @@
 //!      candidate only BM25 found is scored with its chunk's stored vector.
 //!
 //!    The fused score is their weighted mean with the intent's weights, the vector weight scaled by
-//!    [`vector_reliability`] ([`SENTENCE_VECTOR_RELIABILITY`] for a sentence model, whose
-//!    words' weight the lexical trust lowers when no memory holds the question's words;
-//!    [`BUILTIN_VECTOR_RELIABILITY`] for the built-in n-gram embedder, a weak signal that only
-//!    breaks near-ties; [`STATIC_VECTOR_RELIABILITY`] for a static token table). The fused
-//!    score alone orders the results of a query. Weighted RRF (k = `rrf_k`) is still computed
-//!    for `--explain` and is what the `ragdocs` profile ranks by.
+//!    [`vector_reliability`] (1 for a sentence model, [`BUILTIN_VECTOR_RELIABILITY`] for the
+//!    built-in n-gram embedder, a weak signal that only breaks near-ties;
+//!    [`STATIC_VECTOR_RELIABILITY`] for a static token table). The fused score alone
+//!    orders the results of a query. Weighted RRF (k = `rrf_k`) is still computed for `--explain`
+//!    and is what the `ragdocs` profile ranks by.
 //!
 //!    2a. **Speakers** (`balanced` only): a memory that opens with `Name:` (a transcript's
 //!    line) is spoken by Name; when the query names that speaker (a capitalised word that is not
@@ -364,25 +363,16 @@ pub const BUILTIN_VECTOR_RELIABILITY: f64 = 0.04;
 /// 0.5 0.6857, 0.25 0.6994, 0.1 0.6989 (built-in embedder 0.6968).
 pub const STATIC_VECTOR_RELIABILITY: f64 = 0.25;
 
-/// How far a sentence model's cosine is trusted against the words: at the `general` intent
-/// (0.4 / 0.6) the two sides then weigh the same. With the model at full weight, a memory that
-/// holds the question's words lost to one that only reads alike; the lexical trust floor (on
-/// by default with a sentence model) gives the model the lead back when the words are not the
-/// memories' words. Measured with MiniLM, against full weight and the floor off: LoCoMo R@10
-/// 79.2 → 80.2 (MRR 59.3 → 60.0), the paraphrase check's R@10 27.5 → 28.0 (MRR 10.9 → 11.6),
-/// SciFact nDCG@10 0.7463 → 0.7453; without the floor, the paraphrase check fell to R@10 19.0.
-pub const SENTENCE_VECTOR_RELIABILITY: f64 = 2.0 / 3.0;
-
 /// How far the vector side of the fused score is trusted for the embedder `embedder_id`: a
 /// factor on the intent's vector weight ([`BUILTIN_VECTOR_RELIABILITY`],
-/// [`STATIC_VECTOR_RELIABILITY`], or [`SENTENCE_VECTOR_RELIABILITY`] for a sentence model).
+/// [`STATIC_VECTOR_RELIABILITY`], or 1 for a sentence model). The absolute evidence (the gate) uses the intent's weights unscaled.
 pub fn vector_reliability(embedder_id: &str) -> f64 {
     if is_builtin(embedder_id) {
         BUILTIN_VECTOR_RELIABILITY
     } else if is_static(embedder_id) {
         STATIC_VECTOR_RELIABILITY
     } else {
-        SENTENCE_VECTOR_RELIABILITY
+        1.0
     }
 }
 
@@ -390,7 +380,7 @@ pub(super) fn is_builtin(embedder_id: &str) -> bool {
     embedder_id.starts_with("builtin")
 }
 
-pub(super) fn is_static(embedder_id: &str) -> bool {
+fn is_static(embedder_id: &str) -> bool {
     embedder_id.starts_with("static-")
 }
 

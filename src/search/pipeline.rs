@@ -12,7 +12,7 @@ use super::temporal::TimeSpan;
 use super::{
     BELOW_THRESHOLD_SHOWN, BelowThreshold, Explain, LEXICAL_COVERAGE_SHARE, QueryReading,
     SearchHit, SearchQuery, SearchResults, context as thread, fill_chunks, fusion, is_builtin,
-    is_static, rank, similarity_range, temporal, vector_reliability,
+    rank, similarity_range, temporal, vector_reliability,
 };
 use crate::config::{SearchConfig, SearchProfile};
 use crate::index::keyword::{Expansion, KeywordFilter};
@@ -506,10 +506,9 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
     let (floor, ceiling) = similarity_range(embedder_id);
     let (fb, fv) = (weights.bm25, weights.vector * vector_reliability(embedder_id));
     // How far the words are trusted: a query whose words no memory holds is asked in other
-    // words, which only a sentence model can match (the built-in embedder sees words too, and
-    // a static table's bag of token vectors does not know how they combine).
+    // words, which only a sentence model can match (the built-in embedder sees words too).
     let best_coverage = cands.iter().map(|c| c.ex.content_coverage).fold(0.0, f64::max);
-    let trust = if s.st.unweighted_rrf || is_builtin(embedder_id) || is_static(embedder_id) {
+    let trust = if s.st.unweighted_rrf || is_builtin(embedder_id) {
         1.0
     } else {
         rank::lexical_trust(best_coverage, s.cfg.lexical_trust_floor)

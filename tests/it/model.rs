@@ -104,12 +104,12 @@ fn a_broken_model_is_refused_by_import_and_named_when_configured() {
 }
 
 #[test]
-fn a_question_in_other_words_leans_on_the_model() {
+fn with_lexical_trust_a_question_in_other_words_leans_on_the_model() {
     let Some(dir) = model_dir() else { return };
     // Forty incident notes, each one component, one problem and one fix.
     let env = TestEnv::with_vault("paraphrase");
     env.run(["model", "import", dir.to_str().unwrap()]).success();
-    let off = ["-c", "search.lexical_trust_floor=1"];
+    let trust = ["-c", "search.lexical_trust_floor=0.5"];
     // "query engine nodes" is the search cluster, "hosting costs explode" its cloud bill: only
     // meaning connects them to note-07; other notes share a word or two with the question.
     let q = "remind me how we handled the query engine nodes that made our hosting costs explode";
@@ -118,18 +118,17 @@ fn a_question_in_other_words_leans_on_the_model() {
         args.extend(["search", q, "--json", "--explain"]);
         env.run(args).success().json()["results"].clone()
     };
-    let hits = search(&[], q);
+    let hits = search(&trust, q);
     assert_eq!(hits[0]["name"], "note-07", "{hits:#}");
     let t = hits[0]["explain"]["lexical_trust"].as_f64().unwrap();
     assert!(t < 0.8, "few of the question's words are in any note: {hits:#}");
-    // With the floor off the shared words keep their full weight, and a chance match comes
-    // first.
-    let full = search(&off, q);
+    // By default the shared words keep their full weight, and a chance match comes first.
+    let full = search(&[], q);
     assert_ne!(full[0]["name"], "note-07", "{full:#}");
     assert_eq!(full[0]["explain"]["lexical_trust"], 1.0, "{full:#}");
-    // Asked in the note's own words, the words keep their full weight.
+    // Asked in the note's own words, the words keep their full weight even with the setting.
     let own = "the search cluster produced huge bills from the cloud provider";
-    let hits = search(&[], own);
+    let hits = search(&trust, own);
     assert_eq!(hits[0]["name"], "note-07", "{hits:#}");
     assert_eq!(hits[0]["explain"]["lexical_trust"], 1.0, "{hits:#}");
 }

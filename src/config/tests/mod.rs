@@ -118,7 +118,7 @@ fn new_section_defaults_match_the_spec() {
             temporal_weight: 0.5,
             expiry_fade_days: 5.0,
             subject_weight: 0.5,
-            lexical_trust_floor: 0.5,
+            lexical_trust_floor: 1.0,
             lexical_chunks: 1,
             feedback_weight: 0.3,
             feedback_memories: 5,
