@@ -518,10 +518,12 @@ impl VaultWatcher {
                         }
                     }
                     let idx = match Indexes::open(&vault, embedder) {
-                        Ok(idx) => {
+                        Ok(mut idx) => {
                             if !deferred {
                                 let _ = ready_tx.send(Ok(()));
                             }
+                            // A batch is done once committed; its merge runs on.
+                            idx.merge_in_background();
                             idx
                         }
                         Err(e) if deferred => {

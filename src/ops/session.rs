@@ -407,6 +407,9 @@ impl Server {
         if let (Some(s), Some(g)) = (&source, generation) {
             s.covered(g);
         }
+        let mut idx = idx;
+        // The server answers while a write's merge runs on.
+        idx.merge_in_background();
         *cache = Some(Cached { idx, generation, manifest: manifest_stamp(vault, &index_dir) });
         tracing::debug!(
             sync_ms,
@@ -427,6 +430,7 @@ impl Server {
             );
         }
         cached.idx = fresh;
+        cached.idx.merge_in_background();
         cached.manifest = manifest_stamp(vault, &index_dir);
         catch_index_panic(|| f(&cached.idx))
             .unwrap_or_else(|| Err(IndexError::Unreadable(cached.idx.dir().to_owned()).into()))

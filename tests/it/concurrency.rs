@@ -670,6 +670,86 @@ fn an_mcp_server_that_is_closed_finishes_the_index_update_of_its_last_write() {
     assert_consistent(&env);
 }
 
+/// Creates memories through `c` one at a time (numbered from `first`, each waited for by a
+/// search) until one leaves a merge of small keyword segments running, held at its end: the
+/// server then keeps the index lock. Returns the (number, token) of each memory created.
+fn create_until_a_merge_runs(env: &TestEnv, c: &mut Client, first: usize) -> Vec<(usize, String)> {
+    let mut made = Vec::new();
+    for n in first..first + 20 {
+        let tok = token(n);
+        let content = format!("# Merge {tok}\n\n{}", soup(n));
+        c.ok("create_memory", json!({"name": format!("merge/m{n}"), "content": content}));
+        // The index update runs after the answer: the next call waits for it.
+        let found = c.ok("search_memories", json!({"query": tok, "limit": 1}));
+        assert!(found.to_string().contains(&format!("merge/m{n}")), "{n}: {found}");
+        made.push((n, tok));
+        if !index_lock_free(env) {
+            return made;
+        }
+    }
+    panic!("20 small writes and no merge kept the index lock");
+}
+
+/// A server's small write answers while the merge of small keyword segments it started runs
+/// on, and the server keeps the index lock until the merge has ended (here: held at its end).
+/// Meanwhile another process's write waits while the server's own writes go on and are found;
+/// once the merge has ended the other write lands, and a kill of the server in the middle of a
+/// merge loses nothing.
+#[test]
+fn a_merge_left_running_by_a_server_write_holds_back_only_other_processes_writes() {
+    let env = TestEnv::with_vault("basic");
+    run_ok(&env, &["reindex"]);
+    let gate = env.root.join("merge-go");
+    let held = format!("index.merged@{}", gate.display());
+    let mut c = Client::start_with(&env, &[("MEMLANE_FAILPOINT", &held)]);
+    c.initialize();
+    let mut made = create_until_a_merge_runs(&env, &mut c, 40_000);
+    // Another process has a memory to index (`add` leaves that to the next command), and
+    // does it itself (it does not find the server to ask, see `fresh_watch.rs`): its index
+    // write waits.
+    run_ok(&env, &["add", "merge/cli", "--force", "# From a terminal\n\nqzcliwrite."]);
+    let mut other = env
+        .command()
+        .env("XDG_RUNTIME_DIR", env.root.join("no-server-here"))
+        .args(["search", "qzcliwrite", "--json", "-n", "1", "--no-touch"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(other.try_wait().unwrap().is_none(), "the index write did not wait for the merge");
+    // The server's own write goes on meanwhile.
+    let tok = token(40_050);
+    let content = format!("# Merge {tok}\n\n{}", soup(40_050));
+    c.ok("create_memory", json!({"name": "merge/m40050", "content": content}));
+    let found = c.ok("search_memories", json!({"query": tok, "limit": 1}));
+    assert!(found.to_string().contains("merge/m40050"), "{found}");
+    made.push((40_050, tok));
+    std::fs::write(&gate, "").unwrap();
+    let out = other.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let out = String::from_utf8_lossy(&out.stdout);
+    assert!(out.contains("merge/cli"), "{out}");
+    drop(c);
+    // A server killed while its merge runs: nothing is lost.
+    let gate = env.root.join("merge-go-again");
+    let held = format!("index.merged@{}", gate.display());
+    let mut c = Client::start_with(&env, &[("MEMLANE_FAILPOINT", &held)]);
+    c.initialize();
+    made.extend(create_until_a_merge_runs(&env, &mut c, 40_100));
+    let _ = c.child.kill();
+    c.child.wait().unwrap();
+    assert!(index_lock_free(&env));
+    for (n, tok) in made.iter().step_by(3).chain(made.last()) {
+        let (code, out, err) = run(&env, &["search", tok, "--json", "-n", "1", "--no-touch"]);
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains(&format!("merge/m{n}")), "{n}: {out}");
+        assert!(!err.contains("damaged"), "{err}");
+    }
+    assert_consistent(&env);
+}
+
 #[test]
 fn a_write_waits_for_another_process_holding_the_vault_lock() {
     // See: #6. The OS lock on `state/vault.lock` serialises check-and-write (a holder killed with

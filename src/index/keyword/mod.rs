@@ -43,7 +43,8 @@ use std::path::{Path, PathBuf};
 
 use tantivy::collector::TopDocs;
 use tantivy::directory::error::LockError;
-use tantivy::indexer::LogMergePolicy;
+use tantivy::index::SegmentId;
+use tantivy::indexer::NoMergePolicy;
 use tantivy::query::{
     BooleanQuery, BoostQuery, ConstScoreQuery, DisjunctionMaxQuery, Occur, PhraseQuery, Query,
     RangeQuery, TermQuery,
@@ -52,7 +53,10 @@ use tantivy::schema::{
     Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
     Value,
 };
-use tantivy::{Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
+use tantivy::{
+    FutureResult, Index, IndexReader, IndexWriter, ReloadPolicy, SegmentMeta, TantivyDocument,
+    TantivyError, Term,
+};
 
 /// Field boosts, highest first: a match in the title outweighs one in a heading, a tag, or the
 /// body (the ragdocs ordering, with magnitudes measured on SciFact; see the module docs).
@@ -70,12 +74,11 @@ pub const MAX_QUERY_TERMS: usize = 256;
 
 /// A [small write](KeywordIndex::small_writer) merges only segments of at most this many chunks.
 ///
-/// A write waits for the segment merges its commit starts (see [`KeywordWriter::finish`]). With
-/// tantivy's default policy every segment under 10,000 chunks shares one level, so the segments
-/// a `reindex` built were merged with the first few small segments after it: one small write
-/// waited while the whole index was rewritten (0.2–0.7 s at 10k memories). A small write merges
-/// only segments up to this size, once [`SMALL_WRITE_MERGE_SEGMENTS`] of them have piled up,
-/// into one of at most about this size plus the new ones. Larger segments are merged by full
+/// With tantivy's default policy every segment under 10,000 chunks shares one level, so the
+/// segments a `reindex` built were merged with the first few small segments after it: one small
+/// write waited while the whole index was rewritten (0.2–0.7 s at 10k memories). A small write
+/// merges only segments up to this size, once [`SMALL_WRITE_MERGE_SEGMENTS`] of them have piled
+/// up, into one of at most about this size plus the new ones. Larger segments are merged by full
 /// writers (a `reindex`, a batch of more than a few memories).
 pub const SMALL_WRITE_MERGE_MAX_CHUNKS: u32 = 1_000;
 
@@ -86,16 +89,6 @@ pub const SMALL_WRITE_MERGE_MAX_CHUNKS: u32 = 1_000;
 /// one: measured at 10k memories, a commit took 0.5 ms longer per segment (24 small segments
 /// raised the median MCP `create_memory` by a quarter), a search about 0.015 ms.
 pub const SMALL_WRITE_MERGE_SEGMENTS: usize = 8;
-
-/// The merge policy of [`KeywordIndex::small_writer`] (see [`SMALL_WRITE_MERGE_MAX_CHUNKS`]).
-fn small_write_merge_policy() -> LogMergePolicy {
-    let mut policy = LogMergePolicy::default();
-    policy.set_min_num_segments(SMALL_WRITE_MERGE_SEGMENTS);
-    policy.set_max_docs_before_merge(SMALL_WRITE_MERGE_MAX_CHUNKS as usize);
-    // One level for every segment up to the cap: they are merged all together.
-    policy.set_min_layer_size(SMALL_WRITE_MERGE_MAX_CHUNKS);
-    policy
-}
 
 /// Per-field boosts of the keyword query.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -363,20 +356,32 @@ impl KeywordIndex {
                 e => KeywordError::Tantivy { action: "open a writer", source: e },
             },
         )?;
-        Ok(KeywordWriter { writer, reader: self.reader.clone(), fields: self.fields })
+        Ok(KeywordWriter {
+            writer: Some(writer),
+            reader: self.reader.clone(),
+            fields: self.fields,
+            merge: None,
+        })
     }
 
     /// A writer for a small change (a few memories): one indexing thread with tantivy's smallest
     /// memory budget (15 MB), so opening it and committing cost less than
     /// [`writer`](Self::writer)'s. Its commits merge only small segments (see
-    /// [`SMALL_WRITE_MERGE_MAX_CHUNKS`]), so a small write never waits for a large merge.
+    /// [`SMALL_WRITE_MERGE_MAX_CHUNKS`]), so a small write never waits for a large merge, and
+    /// it starts that merge itself (see [`KeywordWriter::merging`]) rather than by a policy, so
+    /// a long-lived process can answer while the merge runs on.
     pub fn small_writer(&self) -> Result<KeywordWriter, KeywordError> {
         let writer = self.index.writer_with_num_threads(1, 15_000_000).map_err(|e| match e {
             TantivyError::LockFailure(LockError::LockBusy, _) => KeywordError::Locked(e),
             e => KeywordError::Tantivy { action: "open a writer", source: e },
         })?;
-        writer.set_merge_policy(Box::new(small_write_merge_policy()));
-        Ok(KeywordWriter { writer, reader: self.reader.clone(), fields: self.fields })
+        writer.set_merge_policy(Box::new(NoMergePolicy));
+        Ok(KeywordWriter {
+            writer: Some(writer),
+            reader: self.reader.clone(),
+            fields: self.fields,
+            merge: Some(None),
+        })
     }
 
     /// Number of chunks in the last committed state seen by this reader.
@@ -630,9 +635,14 @@ fn quoted_spans(query: &str) -> Vec<&str> {
 /// The index writer: add and delete chunks, then [`commit`](Self::commit). Uncommitted changes
 /// are discarded when it is dropped.
 pub struct KeywordWriter {
-    writer: IndexWriter<TantivyDocument>,
+    /// Taken by [`finish`](Self::finish) only.
+    writer: Option<IndexWriter<TantivyDocument>>,
     reader: IndexReader,
     fields: Fields,
+    /// `None` for a full writer (tantivy's merge policy merges); for a
+    /// [small writer](KeywordIndex::small_writer), the merge of small segments its commits
+    /// started, while it may still run.
+    merge: Option<Option<FutureResult<Option<SegmentMeta>>>>,
 }
 
 impl std::fmt::Debug for KeywordWriter {
@@ -641,7 +651,22 @@ impl std::fmt::Debug for KeywordWriter {
     }
 }
 
+impl Drop for KeywordWriter {
+    /// A writer dropped without [`finish`](KeywordWriter::finish) (a write that failed half
+    /// way) still waits for the merge of small segments it started, for the reason `finish`
+    /// gives; its changes not committed are dropped.
+    fn drop(&mut self) {
+        if let Some(Some(merge)) = self.merge.take() {
+            let _ = merge.wait();
+        }
+    }
+}
+
 impl KeywordWriter {
+    fn w(&mut self) -> &mut IndexWriter<TantivyDocument> {
+        self.writer.as_mut().expect("only `finish` takes the writer, and it consumes `self`")
+    }
+
     /// Adds one chunk.
     pub fn add(&mut self, doc: &KeywordDoc<'_>) -> Result<(), KeywordError> {
         let f = &self.fields;
@@ -658,26 +683,59 @@ impl KeywordWriter {
         d.add_text(f.memory_type, doc.memory_type.to_lowercase());
         d.add_text(f.status, doc.status.to_lowercase());
         d.add_i64(f.created, doc.created_unix);
-        self.writer.add_document(d).map_err(tantivy_err("add a chunk"))?;
+        self.w().add_document(d).map_err(tantivy_err("add a chunk"))?;
         Ok(())
     }
 
     /// Deletes every chunk of `memory_id` (effective at the next commit; a chunk added by this
     /// writer before the call is deleted too).
     pub fn delete_memory(&mut self, memory_id: &str) {
-        self.writer.delete_term(Term::from_field_text(self.fields.memory_id, memory_id));
+        let term = Term::from_field_text(self.fields.memory_id, memory_id);
+        self.w().delete_term(term);
     }
 
     /// Deletes every chunk (a full rebuild follows).
     pub fn delete_all(&mut self) -> Result<(), KeywordError> {
-        self.writer.delete_all_documents().map_err(tantivy_err("delete all chunks"))?;
+        self.w().delete_all_documents().map_err(tantivy_err("delete all chunks"))?;
         Ok(())
     }
 
     /// Commits the pending changes atomically and makes them visible to this process's reader.
+    ///
+    /// A small writer then starts merging its small segments once
+    /// [`SMALL_WRITE_MERGE_SEGMENTS`] of them have piled up (unless its earlier merge still
+    /// runs). The merge runs on in the background: [`finish`](Self::finish) waits for it.
     pub fn commit(&mut self) -> Result<(), KeywordError> {
-        self.writer.commit().map_err(tantivy_err("commit"))?;
-        self.reader.reload().map_err(tantivy_err("reload the reader"))
+        self.w().commit().map_err(tantivy_err("commit"))?;
+        self.reader.reload().map_err(tantivy_err("reload the reader"))?;
+        if self.merge.is_some() && !self.merging() {
+            let small: Vec<SegmentId> = (self.reader.searcher().segment_readers().iter())
+                .filter(|s| s.num_docs() <= SMALL_WRITE_MERGE_MAX_CHUNKS)
+                .map(|s| s.segment_id())
+                .collect();
+            if small.len() >= SMALL_WRITE_MERGE_SEGMENTS {
+                self.merge = Some(Some(self.w().merge(&small)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a merge this writer's commits started is still running.
+    pub fn merging(&mut self) -> bool {
+        use std::future::Future;
+        let Some(Some(merge)) = &mut self.merge else { return false };
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match std::pin::Pin::new(merge).poll(&mut cx) {
+            std::task::Poll::Pending => true,
+            std::task::Poll::Ready(res) => {
+                // A merge that failed leaves the segments as they were: nothing is lost.
+                if let Err(e) = res {
+                    tracing::debug!(error = %e, "a merge of small keyword segments failed");
+                }
+                self.merge = Some(None);
+                false
+            }
+        }
     }
 
     /// Waits for the segment merges the commits started, then closes the writer.
@@ -685,9 +743,16 @@ impl KeywordWriter {
     /// Call it before letting another writer in (before releasing the index lock): a dropped
     /// tantivy writer leaves its merges running, and a merge that ends after another writer's
     /// commit saves its own, older list of segments and deletes the newer segments' files (the
-    /// next reader then fails with a missing `.term` file).
-    pub fn finish(self) -> Result<(), KeywordError> {
-        self.writer.wait_merging_threads().map_err(tantivy_err("finish merging segments"))
+    /// next reader then fails with a missing `.term` file). Changes added and not committed are
+    /// dropped.
+    pub fn finish(mut self) -> Result<(), KeywordError> {
+        if let Some(Some(merge)) = self.merge.take()
+            && let Err(e) = merge.wait()
+        {
+            tracing::debug!(error = %e, "a merge of small keyword segments failed");
+        }
+        let writer = self.writer.take().expect("taken here only");
+        writer.wait_merging_threads().map_err(tantivy_err("finish merging segments"))
     }
 }
 

@@ -20,7 +20,8 @@ pub(super) fn lock_is_free(dir: &Path) -> bool {
 pub(super) type FileStamp = (String, u64, u64, i128);
 
 /// The size, inode and mtime of every file of the stores: the top level of `indices/`
-/// (manifest, markers), tantivy's `meta.json`, and the vector and graph folders. Any write by
+/// (manifest, markers), tantivy's `meta.json` (by the opstamp it records, see
+/// [`keyword_opstamp`]), and the vector and graph folders. Any write by
 /// another process changes it: every store file is replaced by a rename (a new inode), so even
 /// a write within the same mtime tick and of the same size shows.
 pub(super) fn disk_stamp(dir: &Path) -> Vec<FileStamp> {
@@ -42,11 +43,27 @@ pub(super) fn disk_stamp(dir: &Path) -> Vec<FileStamp> {
             }
         }
     }
-    if let Some(st) = crate::index::confined_io::stat(&dir.join("keyword").join("meta.json")) {
+    let meta = dir.join("keyword").join("meta.json");
+    if let Some(opstamp) = keyword_opstamp(&meta) {
+        out.push(("keyword/meta.json".to_owned(), opstamp, 0, 0));
+    } else if let Some(st) = crate::index::confined_io::stat(&meta) {
         push("keyword/meta.json".to_owned(), st);
     }
     out.sort();
     out
+}
+
+/// The opstamp tantivy's `meta.json` at `path` records: every commit raises it, while a merge
+/// rewrites the file with the same chunks and the same opstamp. So a merge that ends after the
+/// write that started it (see [`Indexes::merge_in_background`]) does not count as a change of
+/// the stores, and the stamp a watcher vouched for stays good.
+fn keyword_opstamp(path: &Path) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        opstamp: u64,
+    }
+    let bytes = crate::index::confined_io::read(path).ok()?;
+    serde_json::from_slice::<Meta>(&bytes).ok().map(|m| m.opstamp)
 }
 
 /// A digest of a [`disk_stamp`], what a watcher vouches for (see [`crate::fresh`]); `None`

@@ -198,9 +198,41 @@ impl Indexes {
             self.needs_rebuild
                 .get_or_insert_with(|| "the indices on disk cannot be written".into());
         }
-        let _lock = if self.ephemeral { None } else { Some(lock(&self.dir)?) };
+        let mut held = if self.ephemeral { None } else { Some(self.take_lock()?) };
         clock.lock = clock.start.elapsed();
-        self.reload(vault)?;
+        let res = self.reconcile_locked(vault, scope, force, verify, progress, &mut held, clock);
+        if let Some(mut held) = held {
+            if res.is_err()
+                && let Err(e) = held.finish_writer()
+            {
+                // A write that failed half way: its keyword writer is closed (the changes it
+                // did not commit are dropped) before the lock is let go.
+                tracing::warn!("{}", error_chain(&e));
+            }
+            self.release_lock(held);
+        }
+        res
+    }
+
+    /// [`reconcile_in`](Self::reconcile_in) under the index lock (`held`, `None` for indices in
+    /// memory): a small write's keyword writer is left in `held` while its merge runs on.
+    #[allow(clippy::too_many_arguments)]
+    fn reconcile_locked(
+        &mut self,
+        vault: &Vault,
+        scope: Scope,
+        force: bool,
+        verify: bool,
+        progress: &mut dyn FnMut(Progress),
+        held: &mut Option<HeldLock>,
+        mut clock: Timings,
+    ) -> crate::Result<ReconcileReport> {
+        if self.reload(vault)?
+            && let Some(h) = held.as_mut()
+        {
+            // Opened anew: a writer of the keyword index as it was is closed first.
+            h.finish_writer()?;
+        }
         clock.open = clock.start.elapsed();
         let plan = match self.plan(vault, scope, force, verify, clock)? {
             Step::Next(plan) => plan,
@@ -218,8 +250,8 @@ impl Indexes {
             report.elapsed_ms = clock.start.elapsed().as_millis() as u64;
             return Ok(report);
         }
-        let applied = self.apply(vault, prepared, progress)?;
-        self.commit(applied)
+        let applied = self.apply(vault, prepared, held.as_mut(), progress)?;
+        self.commit(applied, held.as_mut())
     }
 
     /// The quick look before the lock: the stats of the scope (the whole vault when `None`)
@@ -268,8 +300,8 @@ impl Indexes {
     /// Under the lock: another process may have done the work while we waited, so the stores
     /// start from the newest state on disk, unless they are still exactly what this process
     /// last wrote (a long-lived watcher or server then skips reloading the vectors and the
-    /// graph).
-    fn reload(&mut self, vault: &Vault) -> crate::Result<()> {
+    /// graph). Says whether the stores were opened anew.
+    fn reload(&mut self, vault: &Vault) -> crate::Result<bool> {
         let known = self.written.take();
         if self.ephemeral {
             // Nothing on disk to reload: the stores live in this process only.
@@ -284,10 +316,13 @@ impl Indexes {
             let earlier = self.damage.take();
             // What this process embedded so far stays at hand.
             fresh.cache = self.cache.clone();
+            fresh.lingering = self.lingering.clone();
+            fresh.merge_in_background = self.merge_in_background;
             *self = fresh;
             self.damage = earlier.or(self.damage.take());
+            return Ok(true);
         }
-        Ok(())
+        Ok(false)
     }
 
     /// **Plan**: under the lock, what changed on disk against the (reloaded) manifest: the
@@ -468,6 +503,7 @@ impl Indexes {
         &mut self,
         vault: &Vault,
         prepared: Prepared,
+        held: Option<&mut HeldLock>,
         progress: &mut dyn FnMut(Progress),
     ) -> crate::Result<Applied> {
         let Prepared { plan, pending, on_disk, unloaded } = prepared;
@@ -475,8 +511,18 @@ impl Indexes {
         let graph_changed =
             rebuild.is_some() || !removed.is_empty() || pending.iter().any(|p| p.relink);
         let small = rebuild.is_none() && pending.len() + removed.len() <= SMALL_CHANGE;
-        let mut kw = if small { self.keyword.small_writer() } else { self.keyword.writer() }
-            .map_err(IndexError::from)?;
+        // A small writer an earlier write left merging goes on; any other is closed first.
+        let kept = held.and_then(|h| h.writer.take());
+        let mut kw = match kept {
+            Some(kw) if small => kw,
+            kept => {
+                if let Some(kw) = kept {
+                    kw.finish().map_err(IndexError::from)?;
+                }
+                if small { self.keyword.small_writer() } else { self.keyword.writer() }
+                    .map_err(IndexError::from)?
+            }
+        };
         if rebuild.is_some() {
             self.graph = std::sync::OnceLock::from(LinkGraph::new());
             kw.delete_all().map_err(IndexError::from)?;
@@ -691,7 +737,11 @@ impl Indexes {
     /// in between makes the next open rebuild); in between the keyword index commits, the
     /// vector index and the graph are saved, then the manifest. After a rebuild, still under
     /// the lock, the embedding cache drops what no memory uses.
-    fn commit(&mut self, a: Applied) -> crate::Result<ReconcileReport> {
+    fn commit(
+        &mut self,
+        a: Applied,
+        held: Option<&mut HeldLock>,
+    ) -> crate::Result<ReconcileReport> {
         let Applied { mut kw, key_changes, live, rebuild, mut report, clock, .. } = a;
         let marker = self.dir.join(PENDING_FILE);
         let disk = !self.ephemeral;
@@ -702,8 +752,13 @@ impl Indexes {
         }
         kw.commit().map_err(IndexError::from)?;
         let t_kw_commit = clock.start.elapsed();
-        // No merge of this writer may outlive the lock (see `KeywordWriter::finish`).
-        kw.finish().map_err(IndexError::from)?;
+        // No merge of this writer may outlive the lock (see `KeywordWriter::finish`): a
+        // long-lived process keeps the lock and the writer while the merge runs on, and its next
+        // write goes on with them (see `Indexes::merge_in_background`); others wait for it.
+        match held {
+            Some(h) if self.merge_in_background && kw.merging() => h.writer = Some(kw),
+            _ => kw.finish().map_err(IndexError::from)?,
+        }
         let t_keyword = clock.start.elapsed();
         if disk && (self.vector.has_unsaved_changes() || rebuild.is_some()) {
             self.vector.save().map_err(IndexError::from)?;
@@ -1196,5 +1251,56 @@ mod tests {
             .collect();
         out.sort();
         out
+    }
+
+    /// A long-lived process's small write returns while the merge its commit started runs on.
+    /// The process keeps the index lock until the merge has ended; its next writes go on under
+    /// it. Once the merge has ended the lock is free, every note is still found, and the stamp
+    /// a watcher vouches with is the one the write left.
+    #[test]
+    fn a_small_writes_merge_runs_on_after_it_with_the_index_lock_kept() {
+        use crate::index::keyword::SMALL_WRITE_MERGE_SEGMENTS;
+        let (_tmp, vault) = new_vault();
+        let emb: Arc<dyn Embedder> = Arc::new(BuiltinEmbedder::new());
+        let mut idx = Indexes::open(&vault, emb.clone()).unwrap();
+        idx.merge_in_background();
+        let notes = 3 * SMALL_WRITE_MERGE_SEGMENTS;
+        let mut kept = 0;
+        for i in 0..notes {
+            add(&vault, &format!("note{i}"), &format!("Note {i} about quokka{i}x."));
+            assert_eq!(idx.reconcile(&vault).unwrap().indexed, vec![format!("note{i}")]);
+            if lingering(&idx.lingering).held.is_none() {
+                continue;
+            }
+            // The merge runs on: nobody else can write meanwhile.
+            kept += 1;
+            assert!(!lock_is_free(&idx.dir), "the lock was let go while a merge runs");
+            let digest = Indexes::disk_digest(&vault);
+            assert!(digest.is_some());
+            let before = idx.keyword().segments().len();
+            if kept > 1 {
+                continue;
+            }
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while lingering(&idx.lingering).waiting || !lock_is_free(&idx.dir) {
+                assert!(Instant::now() < deadline, "the merge never let the lock go");
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert_eq!(Indexes::disk_digest(&vault), digest, "the merge's end looks like a write");
+            idx.keyword().reload().unwrap();
+            let after = idx.keyword().segments().len();
+            assert!(after < before, "{before} segments before the merge, {after} after");
+        }
+        assert!(kept > 0, "no write of {notes} left its merge running");
+        drop(idx);
+        // Another process writes and finds every note, the last one's merge included.
+        let mut other = Indexes::open(&vault, emb).unwrap();
+        add(&vault, "last", "The last note about wombats.");
+        assert_eq!(other.reconcile(&vault).unwrap().indexed, vec!["last".to_owned()]);
+        for i in [0, notes / 2, notes - 1] {
+            let hits = other.keyword().search(&format!("quokka{i}x"), &Default::default(), 5);
+            let ids: Vec<String> = hits.unwrap().into_iter().map(|h| h.memory_id).collect();
+            assert_eq!(ids, [format!("note{i}")]);
+        }
     }
 }
