@@ -146,11 +146,32 @@ impl Embedder for BuiltinEmbedder {
         Self::DIM
     }
 
-    /// Never fails: the built-in embedder is arithmetic on the text.
+    /// Never fails: the built-in embedder is arithmetic on the text. A large batch (a
+    /// `reindex`, many new memories) is shared out between the cores, in order.
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        Ok(texts.iter().map(|t| self.embed(t)).collect())
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+        if threads == 1 || texts.len() < PARALLEL_BATCH {
+            return Ok(texts.iter().map(|t| self.embed(t)).collect());
+        }
+        let part = texts.len().div_ceil(threads);
+        Ok(std::thread::scope(|scope| {
+            let handles: Vec<_> = texts
+                .chunks(part)
+                .map(|texts| scope.spawn(move || texts.iter().map(|t| self.embed(t)).collect()))
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h: std::thread::ScopedJoinHandle<'_, Vec<Vec<f32>>>| {
+                    h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
+                })
+                .collect()
+        }))
     }
 }
+
+/// From this many texts on, [`BuiltinEmbedder`] embeds a batch on every core (at 100k memories
+/// a `reindex` embeds 200k chunks: 12.8 s on one core of this project's machines).
+const PARALLEL_BATCH: usize = 64;
 
 /// Lowercased runs of letters and digits.
 fn words(text: &str) -> impl Iterator<Item = String> + '_ {
@@ -178,6 +199,20 @@ fn is_stopword(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_large_batch_shared_out_between_cores_gives_each_text_its_own_vector_in_order() {
+        let e = BuiltinEmbedder::new();
+        let texts: Vec<String> = (0..3 * PARALLEL_BATCH + 5)
+            .map(|i| format!("note {i} about the {} deploy", ["redis", "postgres", "kafka"][i % 3]))
+            .collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let batch = e.embed_batch(&refs).unwrap();
+        assert_eq!(batch.len(), texts.len());
+        for (t, v) in refs.iter().zip(&batch) {
+            assert_eq!(*v, e.embed(t), "{t}");
+        }
+    }
 
     fn sim(a: &str, b: &str) -> f32 {
         let e = BuiltinEmbedder::new();

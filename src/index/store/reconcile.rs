@@ -453,45 +453,70 @@ impl Indexes {
         vault: &Vault,
         maybe_changed: &[Stat],
         report: &mut ReconcileReport,
-        is_memory: &dyn Fn(&str) -> bool,
+        is_memory: &(dyn Fn(&str) -> bool + Sync),
     ) -> Vec<Pending> {
-        let mut pending: Vec<Pending> = Vec::new();
-        for s in maybe_changed {
+        /// What reading one file found.
+        enum Read {
+            Problem(String),
+            /// The same content: the new stat is all that changed.
+            Touched(String, Box<Entry>),
+            Changed(Box<Pending>),
+        }
+        let manifest = &self.manifest;
+        let read = |s: &Stat| -> Read {
             let path = vault.path_of(&s.name);
             let bytes = match vault.read_memory(&s.name) {
                 Ok(b) => b,
                 Err(Error::Io(e)) => {
-                    report.problems.push(format!("{}: cannot read: {}", s.name, e.source));
-                    continue;
+                    return Read::Problem(format!("{}: cannot read: {}", s.name, e.source));
                 }
-                Err(e) => {
-                    report.problems.push(format!("{}: cannot read: {e}", s.name));
-                    continue;
-                }
+                Err(e) => return Read::Problem(format!("{}: cannot read: {e}", s.name)),
             };
             let hash = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes));
-            let old = self.manifest.get(s.name.as_str());
+            let old = manifest.get(s.name.as_str());
             if let Some(old) = old.filter(|o| o.hash == hash) {
-                // Touched, not changed: remember the new stat only.
                 let mut e = old.clone();
                 e.size = s.size;
                 e.mtime_ns = s.mtime_ns;
-                self.manifest.insert(s.name.to_string(), e);
-                report.unchanged += 1;
-                continue;
+                return Read::Touched(s.name.to_string(), Box::new(e));
             }
             let Ok(raw) = String::from_utf8(bytes) else {
-                report.problems.push(format!("{}: not UTF-8 text; not indexed", s.name));
-                continue;
+                return Read::Problem(format!("{}: not UTF-8 text; not indexed", s.name));
             };
-            let memory = match vault.memory_from_text(s.name.clone(), path, raw) {
-                Ok(m) => m,
-                Err(e) => {
-                    report.problems.push(format!("{}: {e}", s.name));
-                    continue;
+            match vault.memory_from_text(s.name.clone(), path, raw) {
+                Ok(memory) => {
+                    Read::Changed(Box::new(Pending::new(vault, s, hash, memory, old, is_memory)))
                 }
-            };
-            pending.push(Pending::new(vault, s, hash, memory, old, is_memory));
+                Err(e) => Read::Problem(format!("{}: {e}", s.name)),
+            }
+        };
+        // Many files (a `reindex`, a first index): read and parsed on every core, in order.
+        let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+        let found: Vec<Read> = if threads == 1 || maybe_changed.len() < PARALLEL_READ {
+            maybe_changed.iter().map(read).collect()
+        } else {
+            let part = maybe_changed.len().div_ceil(threads);
+            std::thread::scope(|scope| {
+                let handles: Vec<_> = maybe_changed
+                    .chunks(part)
+                    .map(|stats| scope.spawn(|| stats.iter().map(read).collect::<Vec<Read>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                    .collect()
+            })
+        };
+        let mut pending: Vec<Pending> = Vec::new();
+        for r in found {
+            match r {
+                Read::Problem(p) => report.problems.push(p),
+                Read::Touched(name, e) => {
+                    self.manifest.insert(name, *e);
+                    report.unchanged += 1;
+                }
+                Read::Changed(p) => pending.push(*p),
+            }
         }
         pending
     }
@@ -918,7 +943,7 @@ impl Pending {
         hash: String,
         memory: Memory,
         old: Option<&Entry>,
-        is_memory: &dyn Fn(&str) -> bool,
+        is_memory: &(dyn Fn(&str) -> bool + Sync),
     ) -> Pending {
         let content = memory.redacted_content(vault.config.privacy.scrub_secrets);
         let chunks = chunk_markdown(&content, &ChunkOptions::default());
@@ -1050,6 +1075,10 @@ pub(super) const SMALL_CHANGE: usize = 64;
 
 /// Chunks embedded together by a reconcile (across memories).
 const EMBED_GROUP: usize = 256;
+
+/// From this many changed files on, a reconcile reads and parses them on every core (at 100k
+/// memories a `reindex` spent 10.2 s on one core doing it).
+const PARALLEL_READ: usize = 256;
 
 /// xxh3 of a memory's outgoing links (never 0, the "unknown" of an old manifest entry).
 pub(super) fn links_hash(links: &[OutLink]) -> u64 {
@@ -1302,5 +1331,43 @@ mod tests {
             let ids: Vec<String> = hits.unwrap().into_iter().map(|h| h.memory_id).collect();
             assert_eq!(ids, [format!("note{i}")]);
         }
+    }
+
+    /// Enough files to be read on every core: each is indexed once, in name order, a file that
+    /// cannot be parsed is reported, and a touched file (same content) only has its stat
+    /// updated.
+    #[test]
+    fn many_files_read_on_every_core_are_each_indexed_once_and_in_order() {
+        let (_tmp, vault) = new_vault();
+        let n = PARALLEL_READ + 40;
+        for i in 0..n {
+            add(&vault, &format!("bulk/n{i:04}"), &format!("Bulk note {i} about numbat{i}x."));
+        }
+        let bad = vault.root().join("bulk/n0100-bad.md");
+        std::fs::write(&bad, b"Not text: \xff\xfe\n").unwrap();
+        let emb: Arc<dyn Embedder> = Arc::new(BuiltinEmbedder::new());
+        let mut idx = Indexes::open(&vault, emb.clone()).unwrap();
+        let report = idx.reconcile(&vault).unwrap();
+        let want: Vec<String> = (0..n).map(|i| format!("bulk/n{i:04}")).collect();
+        assert_eq!(report.indexed, want);
+        assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+        assert!(report.problems[0].starts_with("bulk/n0100-bad"), "{:?}", report.problems);
+        for i in [0, n / 2, n - 1] {
+            let hits = idx.keyword().search(&format!("numbat{i}x"), &Default::default(), 5);
+            let ids: Vec<String> = hits.unwrap().into_iter().map(|h| h.memory_id).collect();
+            assert_eq!(ids, [format!("bulk/n{i:04}")]);
+        }
+        // Every file touched (same content, a new time): nothing indexed again.
+        let later = std::time::SystemTime::now() + Duration::from_secs(5);
+        for i in 0..n {
+            let f = std::fs::File::options()
+                .write(true)
+                .open(vault.root().join(format!("bulk/n{i:04}.md")))
+                .unwrap();
+            f.set_modified(later).unwrap();
+        }
+        let report = Indexes::open(&vault, emb).unwrap().reconcile(&vault).unwrap();
+        assert!(report.indexed.is_empty(), "{:?}", report.indexed);
+        assert_eq!(report.unchanged, n, "{report:?}");
     }
 }
