@@ -660,8 +660,8 @@ impl Manifest {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(_) => return None,
         }
-        let bytes = crate::index::confined_io::read(&dir.join(FILE)).ok()?;
-        let (header, table) = Table::parse(bytes)?;
+        let (head, text) = read_split(&dir.join(FILE))?;
+        let (header, table) = Table::parse_parts(head, text)?;
         let mut m = Manifest {
             format: header.format,
             embedder_id: header.embedder_id,
@@ -1037,24 +1037,74 @@ impl std::fmt::Debug for Table {
     }
 }
 
+/// The header of a [`FILE`] whose first bytes are `bytes`, and where its records end; `None`
+/// when it is not one of this format.
+fn records_end(bytes: &[u8]) -> Option<(Header, usize)> {
+    let newline = bytes.iter().position(|b| *b == b'\n')?;
+    let header: Header = serde_json::from_slice(&bytes[..newline]).ok()?;
+    if header.format != FORMAT {
+        return None;
+    }
+    let end = header.entries.checked_mul(RECORD)?.checked_add(newline + 1)?;
+    Some((header, end))
+}
+
+/// A [`FILE`] read in two parts, up to the end of its records and the text after them, each
+/// read straight into a buffer of its own (one read of the file, no copy of its text: at 100k
+/// memories the text is ≈ 10 MB). `None` when it cannot be read or is not one of this format.
+fn read_split(path: &Path) -> Option<(Vec<u8>, Vec<u8>)> {
+    use crate::index::confined_io::read_exact_at;
+    let file = crate::index::confined_io::open(path).ok()?;
+    let len = usize::try_from(file.metadata().ok()?.len()).ok()?;
+    // The header line is a few hundred bytes.
+    let mut first = vec![0; len.min(4096)];
+    read_exact_at(&file, &mut first, 0).ok()?;
+    let (_, end) = records_end(&first)?;
+    if end > len {
+        return None;
+    }
+    let head = if end <= first.len() {
+        first.truncate(end);
+        first
+    } else {
+        let mut head = vec![0; end];
+        head[..first.len()].copy_from_slice(&first);
+        read_exact_at(&file, &mut head[first.len()..], first.len() as u64).ok()?;
+        head
+    };
+    let mut text = vec![0; len - end];
+    read_exact_at(&file, &mut text, end as u64).ok()?;
+    Some((head, text))
+}
+
 impl Table {
     /// The header and records of a [`FILE`]'s `bytes`; `None` when it is not one of this
     /// format, its checksum does not match, or a record is out of its bounds or order.
     fn parse(mut bytes: Vec<u8>) -> Option<(Header, Table)> {
-        let newline = bytes.iter().position(|b| *b == b'\n')?;
-        let header: Header = serde_json::from_slice(&bytes[..newline]).ok()?;
-        if header.format != FORMAT {
+        let (_, end) = records_end(&bytes)?;
+        if bytes.len() < end {
             return None;
         }
-        let start = newline + 1;
-        let end = header.entries.checked_mul(RECORD)?.checked_add(start)?;
-        if bytes.len() != end.checked_add(header.text?)? {
+        let text = bytes.split_off(end);
+        Self::parse_parts(bytes, text)
+    }
+
+    /// [`parse`](Self::parse) of a file read in two parts: `bytes` up to the end of the
+    /// records, and the records' `text` after them.
+    fn parse_parts(bytes: Vec<u8>, text: Vec<u8>) -> Option<(Header, Table)> {
+        let (header, end) = records_end(&bytes)?;
+        if bytes.len() != end || text.len() != header.text? {
             return None;
         }
-        if xxhash_rust::xxh3::xxh3_64(&bytes[start..]) != header.base? {
+        // `records_end` computed `end` as this plus the records.
+        let start = end - header.entries * RECORD;
+        let mut base = xxhash_rust::xxh3::Xxh3::new();
+        base.update(&bytes[start..]);
+        base.update(&text);
+        if base.digest() != header.base? {
             return None;
         }
-        let text = String::from_utf8(bytes.split_off(end)).ok()?;
+        let text = String::from_utf8(text).ok()?;
         let n = header.entries;
         let table = Table { bytes, start, n, text, decoded: Vec::new(), census: Vec::new() };
         // Every record's text within the text, and the names strictly in order: lookups are
