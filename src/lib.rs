@@ -67,6 +67,7 @@ pub mod index;
 pub mod lifecycle;
 pub mod limits;
 pub mod mcp;
+mod par;
 pub mod privacy;
 pub mod search;
 pub mod setup;

@@ -149,23 +149,7 @@ impl Embedder for BuiltinEmbedder {
     /// Never fails: the built-in embedder is arithmetic on the text. A large batch (a
     /// `reindex`, many new memories) is shared out between the cores, in order.
     fn embed_batch(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
-        if threads == 1 || texts.len() < PARALLEL_BATCH {
-            return Ok(texts.iter().map(|t| self.embed(t)).collect());
-        }
-        let part = texts.len().div_ceil(threads);
-        Ok(std::thread::scope(|scope| {
-            let handles: Vec<_> = texts
-                .chunks(part)
-                .map(|texts| scope.spawn(move || texts.iter().map(|t| self.embed(t)).collect()))
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h: std::thread::ScopedJoinHandle<'_, Vec<Vec<f32>>>| {
-                    h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
-                })
-                .collect()
-        }))
+        Ok(crate::par::map_in_order(texts, PARALLEL_BATCH, |t| self.embed(t)))
     }
 }
 

@@ -360,6 +360,7 @@ impl KeywordIndex {
             writer: Some(writer),
             reader: self.reader.clone(),
             fields: self.fields,
+            small: false,
             merge: None,
         })
     }
@@ -380,7 +381,8 @@ impl KeywordIndex {
             writer: Some(writer),
             reader: self.reader.clone(),
             fields: self.fields,
-            merge: Some(None),
+            small: true,
+            merge: None,
         })
     }
 
@@ -639,10 +641,11 @@ pub struct KeywordWriter {
     writer: Option<IndexWriter<TantivyDocument>>,
     reader: IndexReader,
     fields: Fields,
-    /// `None` for a full writer (tantivy's merge policy merges); for a
-    /// [small writer](KeywordIndex::small_writer), the merge of small segments its commits
-    /// started, while it may still run.
-    merge: Option<Option<FutureResult<Option<SegmentMeta>>>>,
+    /// A [small writer](KeywordIndex::small_writer), which starts its merges itself (a full
+    /// writer leaves them to tantivy's merge policy).
+    small: bool,
+    /// The merge of small segments its commits started, while it may still run.
+    merge: Option<FutureResult<Option<SegmentMeta>>>,
 }
 
 impl std::fmt::Debug for KeywordWriter {
@@ -656,7 +659,7 @@ impl Drop for KeywordWriter {
     /// way) still waits for the merge of small segments it started, for the reason `finish`
     /// gives; its changes not committed are dropped.
     fn drop(&mut self) {
-        if let Some(Some(merge)) = self.merge.take() {
+        if let Some(merge) = self.merge.take() {
             let _ = merge.wait();
         }
     }
@@ -708,13 +711,13 @@ impl KeywordWriter {
     pub fn commit(&mut self) -> Result<(), KeywordError> {
         self.w().commit().map_err(tantivy_err("commit"))?;
         self.reader.reload().map_err(tantivy_err("reload the reader"))?;
-        if self.merge.is_some() && !self.merging() {
+        if self.small && !self.merging() {
             let small: Vec<SegmentId> = (self.reader.searcher().segment_readers().iter())
                 .filter(|s| s.num_docs() <= SMALL_WRITE_MERGE_MAX_CHUNKS)
                 .map(|s| s.segment_id())
                 .collect();
             if small.len() >= SMALL_WRITE_MERGE_SEGMENTS {
-                self.merge = Some(Some(self.w().merge(&small)));
+                self.merge = Some(self.w().merge(&small));
             }
         }
         Ok(())
@@ -723,7 +726,7 @@ impl KeywordWriter {
     /// Whether a merge this writer's commits started is still running.
     pub fn merging(&mut self) -> bool {
         use std::future::Future;
-        let Some(Some(merge)) = &mut self.merge else { return false };
+        let Some(merge) = &mut self.merge else { return false };
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         match std::pin::Pin::new(merge).poll(&mut cx) {
             std::task::Poll::Pending => true,
@@ -732,7 +735,7 @@ impl KeywordWriter {
                 if let Err(e) = res {
                     tracing::debug!(error = %e, "a merge of small keyword segments failed");
                 }
-                self.merge = Some(None);
+                self.merge = None;
                 false
             }
         }
@@ -746,7 +749,7 @@ impl KeywordWriter {
     /// next reader then fails with a missing `.term` file). Changes added and not committed are
     /// dropped.
     pub fn finish(mut self) -> Result<(), KeywordError> {
-        if let Some(Some(merge)) = self.merge.take()
+        if let Some(merge) = self.merge.take()
             && let Err(e) = merge.wait()
         {
             tracing::debug!(error = %e, "a merge of small keyword segments failed");

@@ -491,22 +491,7 @@ impl Indexes {
             }
         };
         // Many files (a `reindex`, a first index): read and parsed on every core, in order.
-        let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
-        let found: Vec<Read> = if threads == 1 || maybe_changed.len() < PARALLEL_READ {
-            maybe_changed.iter().map(read).collect()
-        } else {
-            let part = maybe_changed.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = maybe_changed
-                    .chunks(part)
-                    .map(|stats| scope.spawn(|| stats.iter().map(read).collect::<Vec<Read>>()))
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                    .collect()
-            })
-        };
+        let found = crate::par::map_in_order(maybe_changed, PARALLEL_READ, read);
         let mut pending: Vec<Pending> = Vec::new();
         for r in found {
             match r {
