@@ -727,8 +727,11 @@ impl VectorIndex {
     /// many memories), as [`upsert`](Self::upsert) each would, but inserted into the HNSW graph
     /// on every core at once. The graph's shape then depends on the threads' timing, so a
     /// search of more than [`EXACT_SEARCH_MAX`] vectors may rank near-ties differently after two
-    /// rebuilds; an exact search never does. A key already stored (or given twice) is upserted
-    /// in turn instead. On error some of `items` may be stored.
+    /// rebuilds; an exact search never does. Threads inserting at once can also leave a few
+    /// vectors that no link of the graph reaches (0 to 10 in 3,000 measured, none inserted one
+    /// by one), which only an exact search returns; their memories are still found by their
+    /// words. A key already stored (or given twice) is upserted in turn instead. On error some
+    /// of `items` may be stored.
     pub fn add_new(&mut self, items: &[(u64, &[f32])]) -> Result<(), VectorError> {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(self.threads);
         let mut seen: HashSet<u64> = HashSet::with_capacity(items.len());
