@@ -200,7 +200,8 @@ pub(super) fn feedback_weight(cfg: &SearchConfig, mean_terms: f64) -> f64 {
     cfg.feedback_weight * ((full - mean_terms) / half).clamp(0.0, 1.0)
 }
 
-/// When each stage ended, since the search began (logged at debug level).
+/// When each stage ended, since the search began (logged at debug level). The keyword side
+/// (`bm25`) and the vector side (`embed`, then the vector search) may run at once.
 #[derive(Default)]
 pub(super) struct Timings {
     bm25: Duration,
@@ -265,21 +266,59 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     } else {
         &s.filter
     };
-    let kw_hits = s
-        .idx
-        .keyword()
-        .search_weighted(&s.q.text, s.question_weight(), s.expansion(), kw_filter, s.per_list)
-        .map_err(IndexError::from)?;
-    let bm25: Vec<Found> = kw_hits
-        .iter()
-        .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
-        .collect();
-    let feedback = retrieve_feedback(s, &bm25, kw_filter)?;
-    timings.bm25 = t0.elapsed();
-    let qvec = s.idx.embedder().embed_query(&s.q.text)?;
-    timings.embed = t0.elapsed();
-    let vector = retrieve_vectors(s, &qvec, nothing_out)?;
+    let keyword_side = || -> crate::Result<(Vec<Found>, Vec<Found>, Duration)> {
+        let kw_hits = s
+            .idx
+            .keyword()
+            .search_weighted(&s.q.text, s.question_weight(), s.expansion(), kw_filter, s.per_list)
+            .map_err(IndexError::from)?;
+        let bm25: Vec<Found> = kw_hits
+            .iter()
+            .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
+            .collect();
+        let feedback = retrieve_feedback(s, &bm25, kw_filter)?;
+        Ok((bm25, feedback, t0.elapsed()))
+    };
+    let vector_side = || -> crate::Result<(Vec<f32>, Duration, Vec<Found>)> {
+        let qvec = s.idx.embedder().embed_query(&s.q.text)?;
+        let embedded = t0.elapsed();
+        let vector = retrieve_vectors(s, &qvec, nothing_out)?;
+        Ok((qvec, embedded, vector))
+    };
+    // A large vault's two sides take milliseconds each: the vector side (the query embedded, the
+    // graph searched, the chunks' owners found) runs on another core meanwhile.
+    let (keyword, vector) = if s.idx.manifest().total_chunks() >= parallel_sides_min() {
+        std::thread::scope(|scope| {
+            let vector = scope.spawn(vector_side);
+            let keyword = keyword_side();
+            (keyword, vector.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        })
+    } else {
+        (keyword_side(), vector_side())
+    };
+    let (bm25, feedback, bm25_done) = keyword?;
+    let (qvec, embedded, vector) = vector?;
+    timings.bm25 = bm25_done;
+    timings.embed = embedded;
     Ok(Retrieved { bm25, vector, feedback, qvec, t0, timings })
+}
+
+/// Fewest chunks in the vault for which [`retrieve`] runs its keyword and vector sides on two
+/// threads: below it, a side takes well under a millisecond and a thread would cost more than
+/// it saves.
+const PARALLEL_SIDES_MIN: usize = 20_000;
+
+#[cfg(test)]
+thread_local! {
+    /// [`PARALLEL_SIDES_MIN`] as a test on this thread sets it.
+    static SIDES_MIN: std::cell::Cell<usize> = const { std::cell::Cell::new(PARALLEL_SIDES_MIN) };
+}
+
+fn parallel_sides_min() -> usize {
+    #[cfg(test)]
+    return SIDES_MIN.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    PARALLEL_SIDES_MIN
 }
 
 /// At most this many feedback words query the second keyword retrieval.
@@ -1061,10 +1100,13 @@ fn reading(
 
 fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    // The keyword side ends at `bm25`; the vector side, on another thread in a large vault,
+    // starts at 0 with the query's embedding, and both have ended at `vector`.
     tracing::debug!(
         bm25_ms = ms(t.bm25),
-        embed_ms = ms(t.embed - t.bm25),
-        vector_ms = ms(t.vector - t.embed),
+        embed_ms = ms(t.embed.saturating_sub(t.bm25)),
+        vector_ms = ms(t.vector.saturating_sub(t.embed.max(t.bm25))),
+        embed_end_ms = ms(t.embed),
         candidates_ms = ms(t.cands - t.vector),
         evidence_ms = ms(t.evidence - t.cands),
         rank_ms = ms(t.rank - t.evidence),
@@ -1076,7 +1118,7 @@ fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{ByStatus, query_names, question_weight, speaker};
+    use super::{ByStatus, SIDES_MIN, query_names, question_weight, speaker};
     use crate::config::SearchConfig;
     use crate::index::manifest::{Entry, Manifest, chunk_key};
 
@@ -1139,5 +1181,51 @@ mod tests {
         assert_eq!(names.len(), 1, "{names:?}");
         assert!(names.iter().all(|n| n.starts_with("melani")), "{names:?}");
         assert!(query_names("what did we decide about the database").is_empty());
+    }
+
+    /// The keyword and vector sides run on two threads in a large vault: a small one forced
+    /// to do the same ranks every query exactly as with the sides one after the other, down to
+    /// each score and the values `--explain` shows.
+    #[test]
+    fn the_two_sides_on_two_threads_rank_as_one_after_the_other() {
+        use crate::config::Config;
+        use crate::index::store::Indexes;
+        use crate::model::MemoryName;
+        use crate::search::{SearchQuery, Signals, search};
+        use crate::vault::{AddRequest, Clock, Vault};
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join(".memories");
+        crate::vault::init(&root, "").unwrap();
+        let mut config = Config::default();
+        config.embedding.model = "builtin".into();
+        let clock = Clock::pinned("2026-01-10T10:00:00Z".parse().unwrap());
+        let vault = Vault::open(&root, config, clock).unwrap();
+        let topics =
+            ["postgres migration rolled back", "redis cache latency", "auth token rotation"];
+        for i in 0..30 {
+            let text = format!(
+                "Note {i}: {} after the {} review; Anna said the fix ships on Friday.",
+                topics[i % 3],
+                topics[(i / 3) % 3]
+            );
+            let req = AddRequest { content: text, memory_type: None, tags: vec![] };
+            vault.add(&MemoryName::parse(&format!("chat/turn-{i}")).unwrap(), &req).unwrap();
+        }
+        let embedder = crate::index::select::embedder_for(&vault.config).unwrap();
+        let mut idx = Indexes::open(&vault, embedder).unwrap();
+        idx.reconcile(&vault).unwrap();
+        let run = |min: usize, text: &str| {
+            SIDES_MIN.with(|c| c.set(min));
+            let r = search(&vault, &idx, &SearchQuery::new(text), &Signals::neutral()).unwrap();
+            SIDES_MIN.with(|c| c.set(super::PARALLEL_SIDES_MIN));
+            serde_json::to_string(&r.hits).unwrap()
+        };
+        for q in
+            ["why was the postgres migration rolled back", "redis latency", "what did Anna say"]
+        {
+            let together = run(0, q);
+            assert!(together.contains("chat/turn-"), "{q}: {together}");
+            assert_eq!(together, run(usize::MAX, q), "{q}");
+        }
     }
 }

@@ -665,7 +665,8 @@ impl Indexes {
     /// Opens for reading (`read_only`: the vector file is memory-mapped, cheap at any size) or
     /// for writing (loaded into memory; only under the write lock). In steps: the manifest
     /// ([`open_manifest`]), the stores' content checks ([`check_store_content`]), the keyword
-    /// index ([`open_keyword`]), the vector index ([`open_vector`]), the graph's folder
+    /// index ([`open_keyword`]), the vector index ([`settle_vector`]: a reader views it on
+    /// another thread from the start), the graph's folder
     /// ([`check_graph_dir`]), then the chunk counts of the stores against the manifest. What a
     /// step finds wrong is collected in [`Findings`]: the indices then need a rebuild, and
     /// damage (not a missing or outdated index) is reported.
@@ -679,6 +680,28 @@ impl Indexes {
         vault.fs().create_dir_all(&dir)?;
         // Taken before anything is read: a write by anyone after it changes it.
         let stamp = disk_stamp(&dir);
+        if !read_only {
+            return Self::open_steps(embedder, t0, dir, stamp, None);
+        }
+        // A reader views the vector file on another core while the manifest and the keyword
+        // index are read (at 100k memories the view builds a 200k-key table, ≈ 10 ms); what it
+        // finds is weighed at its turn below, as if it had been opened there.
+        let vdir = dir.join("vector");
+        let (id, dim) = (embedder.id().to_owned(), embedder.dim());
+        std::thread::scope(|scope| {
+            let viewing = scope.spawn(move || VectorIndex::open_read_only(&vdir, &id, dim));
+            Self::open_steps(embedder, t0, dir, stamp, Some(viewing))
+        })
+    }
+
+    fn open_steps(
+        embedder: Arc<dyn Embedder>,
+        t0: Instant,
+        dir: PathBuf,
+        stamp: Vec<FileStamp>,
+        viewing: Option<std::thread::ScopedJoinHandle<'_, Viewed>>,
+    ) -> crate::Result<Indexes> {
+        let read_only = viewing.is_some();
         let mut found = Findings::default();
         let manifest = open_manifest(&dir, embedder.as_ref(), &mut found);
         // An index that existed and matched the embedder: anything unreadable below is damage.
@@ -698,7 +721,14 @@ impl Indexes {
         }
         let keyword = open_keyword(&dir, read_only, &mut found)?;
         let t_keyword = t0.elapsed();
-        let vector = open_vector(&dir, embedder.as_ref(), read_only, existed, &mut found)?;
+        let opened = match viewing {
+            Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            None => {
+                VectorIndex::open_for_update(&dir.join("vector"), embedder.id(), embedder.dim())
+            }
+        };
+        let vector =
+            settle_vector(opened, &dir, embedder.as_ref(), read_only, existed, &mut found)?;
         check_graph_dir(&dir, read_only, existed, &mut found)?;
         let mut idx = Indexes {
             cache: Arc::new(EmbedCache::new(embedder.clone(), Some(&dir), true)),
@@ -1027,11 +1057,15 @@ fn open_keyword(dir: &Path, read_only: bool, found: &mut Findings) -> crate::Res
     }
 }
 
-/// The vector index in `dir`: memory-mapped when `read_only`, else loaded for update. One that
-/// needs a rebuild (another embedder, an older format) or is unreadable is created empty (the
-/// latter removed first, under the write lock); unless the index is new (`existed` false),
-/// that is damage. A store that cannot be written is an error.
-fn open_vector(
+/// What opening the vector index found: the index, or why it must be rebuilt, or an error.
+type Viewed = Result<OpenOutcome, crate::index::vector::VectorError>;
+
+/// The vector index of `dir` as `opened` found it (memory-mapped when `read_only`, else loaded
+/// for update). One that needs a rebuild (another embedder, an older format) or is unreadable
+/// is created empty (the latter removed first, under the write lock); unless the index is new
+/// (`existed` false), that is damage. A store that cannot be written is an error.
+fn settle_vector(
+    opened: Viewed,
     dir: &Path,
     embedder: &dyn Embedder,
     read_only: bool,
@@ -1039,11 +1073,6 @@ fn open_vector(
     found: &mut Findings,
 ) -> crate::Result<VectorIndex> {
     let vdir = dir.join("vector");
-    let opened = if read_only {
-        VectorIndex::open_read_only(&vdir, embedder.id(), embedder.dim())
-    } else {
-        VectorIndex::open_for_update(&vdir, embedder.id(), embedder.dim())
-    };
     Ok(match opened {
         Ok(OpenOutcome::Ready(v)) => v,
         Ok(OpenOutcome::NeedsRebuild { reason }) => {
