@@ -30,6 +30,10 @@ pub fn has_own_evidence(evidence: f64) -> bool {
 /// scores between unrelated neighbours by file name.
 pub const MAX_TIED: usize = 256;
 
+/// Fewest memories in the vault for which a one-command search finds its candidates' thread
+/// neighbours folder by folder on every core (below it, the scan is well under a millisecond).
+const PARALLEL_FOLDERS_MIN_MEMORIES: usize = 20_000;
+
 /// The file part of a memory name (`db/postgres` → `postgres`).
 fn file(name: &str) -> &str {
     name.rfind('/').map_or(name, |i| &name[i + 1..])
@@ -178,48 +182,57 @@ pub fn neighbours<'m>(
         let i = merged.partition_point(|(from, _)| *from <= t);
         i > 0 && t <= merged[i - 1].1
     };
-    // (created, name, file name): the file name is cut once, not at every comparison.
-    let mut by_folder: HashMap<&str, Vec<(i64, &str, &str)>> = HashMap::new();
-    let mut look = |f: &'m str, name: &'m str, entry: EntryRef<'m>| {
-        let created = entry.created();
-        if near_a_candidate(created) {
-            let file = if f.is_empty() { name } else { &name[f.len() + 1..] };
-            by_folder.entry(f).or_default().push((created, name, file));
-        }
-    };
-    if folders.contains("") {
-        // Memories at the top level are spread among all the others by name.
-        for (name, entry) in manifest.iter() {
-            if folders.contains(folder(name)) {
-                look(folder(name), name, entry);
+    let wanted: HashSet<&str> = names.iter().copied().collect();
+    // One folder's neighbours: its memories near a candidate, in thread order, walked from
+    // each candidate. (created, name, file name): the file name is cut once.
+    let of_folder = |f: &&str| -> Vec<(String, Vec<String>)> {
+        let f: &str = f;
+        let mut list: Vec<(i64, &'m str, &'m str)> = Vec::new();
+        let mut look = |name: &'m str, entry: EntryRef<'m>| {
+            let created = entry.created();
+            if near_a_candidate(created) {
+                let file = if f.is_empty() { name } else { &name[f.len() + 1..] };
+                list.push((created, name, file));
             }
-        }
-    } else {
-        // The memories of a folder (and of its subfolders) are one run of the manifest, which
-        // is sorted by name.
-        for f in &folders {
+        };
+        if f.is_empty() {
+            // Memories at the top level are spread among all the others by name.
+            for (name, entry) in manifest.iter() {
+                if !name.contains('/') {
+                    look(name, entry);
+                }
+            }
+        } else {
+            // The memories of a folder (and of its subfolders) are one run of the manifest,
+            // which is sorted by name.
             let start = format!("{f}/");
             for (name, entry) in manifest.iter_after(Some(&start)) {
                 let Some(rest) = name.strip_prefix(&start) else { break };
                 // Its subfolders' memories are in the run too: not of this folder.
                 if !rest.as_bytes().contains(&b'/') {
-                    look(folder(name), name, entry);
+                    look(name, entry);
                 }
             }
         }
-    }
-    let wanted: HashSet<&str> = names.iter().copied().collect();
-    for (_, mut list) in by_folder {
         sort_in_thread_order(&mut list, |e| e.0, |e| e.2);
         let list: Vec<(i64, &str)> = list.into_iter().map(|(c, n, _)| (c, n)).collect();
+        let mut found = Vec::new();
         for (i, &(_, name)) in list.iter().enumerate() {
-            if !wanted.contains(name) {
-                continue;
-            }
-            if let Some(near) = walk(&list, i, span, gap_seconds) {
-                out.insert(name.to_owned(), near);
+            if wanted.contains(name)
+                && let Some(near) = walk(&list, i, span, gap_seconds)
+            {
+                found.push((name.to_owned(), near));
             }
         }
+        found
+    };
+    // A large vault's folders are shared out between the cores (each folder's run is read,
+    // sorted and walked on its own).
+    let mut folders: Vec<&str> = folders.into_iter().collect();
+    folders.sort_unstable();
+    let min = if manifest.len() >= PARALLEL_FOLDERS_MIN_MEMORIES { 2 } else { usize::MAX };
+    for found in crate::par::map_in_order(&folders, min, of_folder) {
+        out.extend(found);
     }
     out
 }
@@ -424,5 +437,30 @@ mod tests {
             let names: Vec<&str> = picks.iter().map(|i| refs[i % refs.len()].0).collect();
             both_ways(&m, &names, span, gap * 1000);
         }
+    }
+
+    /// A vault large enough that a one-command search shares its folders out between the
+    /// cores finds what the thread index finds: folders, subfolders and the top level, with
+    /// ties in time and numbered names.
+    #[test]
+    fn folders_shared_out_between_cores_find_what_the_thread_index_finds() {
+        let items: Vec<(String, i64)> = (0..PARALLEL_FOLDERS_MIN_MEMORIES + 500)
+            .map(|i| {
+                let name = match i % 9 {
+                    0 => format!("t{i}"),
+                    1 => format!("f1/s/turn-{i}"),
+                    k => format!("f{k}/turn-{}", i / 9),
+                };
+                (name, (i as i64 / 40) * 600)
+            })
+            .collect();
+        let refs: Vec<(&str, i64)> = items.iter().map(|(n, c)| (n.as_str(), *c)).collect();
+        let m = manifest(&refs);
+        let names: Vec<&str> = refs.iter().step_by(997).map(|(n, _)| *n).collect();
+        let n = both_ways(&m, &names, 2, 900);
+        // Every candidate has neighbours: its own folder's memories written around it.
+        assert_eq!(n.len(), names.len(), "{n:?}");
+        let name = refs[997 * 3].0;
+        assert!(n[name].iter().all(|other| folder(other) == folder(name)), "{:?}", n[name]);
     }
 }

@@ -681,7 +681,7 @@ impl Indexes {
         // Taken before anything is read: a write by anyone after it changes it.
         let stamp = disk_stamp(&dir);
         if !read_only {
-            return Self::open_steps(embedder, t0, dir, stamp, None);
+            return Self::open_steps(embedder, t0, dir, stamp, VectorOpen::Update);
         }
         // A reader views the vector file on another core while the manifest and the keyword
         // index are read (at 100k memories the view builds a 200k-key table, ≈ 10 ms); what it
@@ -690,7 +690,7 @@ impl Indexes {
         let (id, dim) = (embedder.id().to_owned(), embedder.dim());
         std::thread::scope(|scope| {
             let viewing = scope.spawn(move || VectorIndex::open_read_only(&vdir, &id, dim));
-            Self::open_steps(embedder, t0, dir, stamp, Some(viewing))
+            Self::open_steps(embedder, t0, dir, stamp, VectorOpen::Viewing(viewing))
         })
     }
 
@@ -699,9 +699,9 @@ impl Indexes {
         t0: Instant,
         dir: PathBuf,
         stamp: Vec<FileStamp>,
-        viewing: Option<std::thread::ScopedJoinHandle<'_, Viewed>>,
+        vector: VectorOpen<'_>,
     ) -> crate::Result<Indexes> {
-        let read_only = viewing.is_some();
+        let read_only = !matches!(vector, VectorOpen::Update);
         let mut found = Findings::default();
         let manifest = open_manifest(&dir, embedder.as_ref(), &mut found);
         // An index that existed and matched the embedder: anything unreadable below is damage.
@@ -721,10 +721,11 @@ impl Indexes {
         }
         let keyword = open_keyword(&dir, read_only, &mut found)?;
         let t_keyword = t0.elapsed();
-        let opened = match viewing {
-            Some(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-            None => {
-                VectorIndex::open_for_update(&dir.join("vector"), embedder.id(), embedder.dim())
+        let vdir = dir.join("vector");
+        let opened = match vector {
+            VectorOpen::Viewing(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            VectorOpen::Update => {
+                VectorIndex::open_for_update(&vdir, embedder.id(), embedder.dim())
             }
         };
         let vector =
@@ -1059,6 +1060,13 @@ fn open_keyword(dir: &Path, read_only: bool, found: &mut Findings) -> crate::Res
 
 /// What opening the vector index found: the index, or why it must be rebuilt, or an error.
 type Viewed = Result<OpenOutcome, crate::index::vector::VectorError>;
+
+/// How [`Indexes::open_mode`] opens the vector index: loaded for update in its turn, or
+/// viewed (mapped) by a thread started before the other stores were read.
+enum VectorOpen<'s> {
+    Update,
+    Viewing(std::thread::ScopedJoinHandle<'s, Viewed>),
+}
 
 /// The vector index of `dir` as `opened` found it (memory-mapped when `read_only`, else loaded
 /// for update). One that needs a rebuild (another embedder, an older format) or is unreadable
