@@ -307,8 +307,10 @@ pub struct VectorIndex {
     dim: usize,
     /// Every stored key, in no particular order (usearch cannot enumerate its keys).
     keys: Vec<u64>,
-    /// Position of each key in `keys`.
-    positions: HashMap<u64, usize, KeyHash>,
+    /// Position of each key in `keys`; `None` while `keys` is still the base's as read from
+    /// `keys.bin`, ascending, where a binary search finds a key (a view that only searches
+    /// never builds this map: 200k entries at 100k memories). Built on the first change.
+    positions: Option<HashMap<u64, usize, KeyHash>>,
     exact_max: usize,
     threads: usize,
     slots: SearchSlots,
@@ -386,7 +388,7 @@ impl VectorIndex {
             embedder_id: embedder_id.to_owned(),
             dim,
             keys: Vec::new(),
-            positions: HashMap::default(),
+            positions: None,
             exact_max: EXACT_SEARCH_MAX,
             threads,
             slots: SearchSlots::new(threads),
@@ -486,7 +488,7 @@ impl VectorIndex {
             Ok(meta) => meta,
             Err(attempt) => return Ok(attempt),
         };
-        let (keys, positions) = match read_keys(dir, &meta)? {
+        let keys = match read_keys(dir, &meta)? {
             Ok(keys) => keys,
             Err(attempt) => return Ok(attempt),
         };
@@ -508,7 +510,7 @@ impl VectorIndex {
             embedder_id: meta.embedder_id,
             dim,
             keys,
-            positions,
+            positions: None,
             exact_max: EXACT_SEARCH_MAX,
             threads,
             slots: SearchSlots::new(threads),
@@ -554,9 +556,8 @@ impl VectorIndex {
                         ))));
                     }
                     match &vector {
-                        Some(_) if !self.positions.contains_key(&key) => {
-                            self.positions.insert(key, self.keys.len());
-                            self.keys.push(key);
+                        Some(_) if !self.has(key) => {
+                            self.push_key(key);
                         }
                         Some(_) => {}
                         None => self.forget(key),
@@ -595,7 +596,31 @@ impl VectorIndex {
 
     /// Whether a vector is stored under `key`.
     pub fn contains(&self, key: u64) -> bool {
-        self.positions.contains_key(&key)
+        self.has(key)
+    }
+
+    fn has(&self, key: u64) -> bool {
+        match &self.positions {
+            Some(positions) => positions.contains_key(&key),
+            None => self.keys.binary_search(&key).is_ok(),
+        }
+    }
+
+    /// Records `key` as stored (it was not).
+    fn push_key(&mut self, key: u64) {
+        let at = self.keys.len();
+        self.positions_mut().insert(key, at);
+        self.keys.push(key);
+    }
+
+    /// The position map, built from `keys` (still the base's, ascending) on first use.
+    fn positions_mut(&mut self) -> &mut HashMap<u64, usize, KeyHash> {
+        let keys = &self.keys;
+        self.positions.get_or_insert_with(|| {
+            let mut positions = HashMap::with_capacity_and_hasher(keys.len(), KeyHash::default());
+            positions.extend(keys.iter().enumerate().map(|(i, &key)| (key, i)));
+            positions
+        })
     }
 
     /// Every stored key, in no particular order.
@@ -688,12 +713,11 @@ impl VectorIndex {
         }
         self.check_vector(vector)?;
         let unit = normalized(vector).unwrap_or_else(|| vec![0.0; self.dim]);
-        let replacing = self.positions.contains_key(&key);
+        let replacing = self.has(key);
         if self.journal {
             self.delta.insert(key, Some(unit));
             if !replacing {
-                self.positions.insert(key, self.keys.len());
-                self.keys.push(key);
+                self.push_key(key);
             }
             self.dirty.store(true, AtomicOrdering::Relaxed);
             return Ok(());
@@ -717,8 +741,7 @@ impl VectorIndex {
         }
         self.fresh.insert(key, unit);
         if !replacing {
-            self.positions.insert(key, self.keys.len());
-            self.keys.push(key);
+            self.push_key(key);
         }
         Ok(())
     }
@@ -735,7 +758,7 @@ impl VectorIndex {
     pub fn add_new(&mut self, items: &[(u64, &[f32])]) -> Result<(), VectorError> {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(self.threads);
         let mut seen: HashSet<u64> = HashSet::with_capacity(items.len());
-        let all_new = items.iter().all(|(k, _)| !self.positions.contains_key(k) && seen.insert(*k));
+        let all_new = items.iter().all(|(k, _)| !self.has(*k) && seen.insert(*k));
         if self.journal
             || self.read_only
             || workers < 2
@@ -787,14 +810,13 @@ impl VectorIndex {
         let mut first_error = None;
         for (keys, error) in added {
             for key in keys {
-                self.positions.insert(key, self.keys.len());
-                self.keys.push(key);
+                self.push_key(key);
             }
             first_error = first_error.or(error);
         }
         self.fresh.reserve(units.len());
         for (key, unit) in units {
-            if first_error.is_none() || self.positions.contains_key(&key) {
+            if first_error.is_none() || self.has(key) {
                 self.fresh.insert(key, unit);
             }
         }
@@ -806,7 +828,7 @@ impl VectorIndex {
         if self.read_only {
             return Err(VectorError::ReadOnly);
         }
-        if !self.positions.contains_key(&key) {
+        if !self.has(key) {
             return Ok(false);
         }
         if self.journal {
@@ -858,10 +880,10 @@ impl VectorIndex {
     }
 
     fn forget(&mut self, key: u64) {
-        if let Some(pos) = self.positions.remove(&key) {
+        if let Some(pos) = self.positions_mut().remove(&key) {
             self.keys.swap_remove(pos);
             if let Some(&moved) = self.keys.get(pos) {
-                self.positions.insert(moved, pos);
+                self.positions_mut().insert(moved, pos);
             }
         }
     }
@@ -899,7 +921,7 @@ enum Mode {
 }
 
 /// The keys of a base in order, and the position of each.
-type Keys = (Vec<u64>, HashMap<u64, usize, KeyHash>);
+type Keys = Vec<u64>;
 
 /// The first step of [`VectorIndex::open_with_meta`]: `meta.json` parsed, and its format,
 /// embedder, dimension, metric and scalar those of the request; else why a rebuild is needed.
@@ -933,8 +955,7 @@ fn check_meta(meta_bytes: &[u8], embedder_id: &str, dim: usize) -> Result<Meta, 
     Ok(meta)
 }
 
-/// The keys of the base (`keys.bin`: small, read whole), in order, and the position of each;
-/// they must be the ones `meta` stamped, as many as it counts, none reserved or repeated.
+/// The keys of the base (`keys.bin`: small, read whole), in order; they must be the ones `meta` stamped, as many as it counts, none reserved or repeated.
 fn read_keys(dir: &Path, meta: &Meta) -> Result<Result<Keys, Attempt>, VectorError> {
     let keys_path = dir.join(KEYS_FILE);
     let Some(key_bytes) = read_if_exists(&keys_path)? else {
@@ -959,9 +980,7 @@ fn read_keys(dir: &Path, meta: &Meta) -> Result<Result<Keys, Attempt>, VectorErr
             "{KEYS_FILE} holds a reserved or repeated key, or is not in order"
         ))));
     }
-    let mut positions = HashMap::with_capacity_and_hasher(keys.len(), KeyHash::default());
-    positions.extend(keys.iter().enumerate().map(|(i, &key)| (key, i)));
-    Ok(Ok((keys, positions)))
+    Ok(Ok(keys))
 }
 
 /// The base's vectors (`vectors.usearch`), loaded, or memory-mapped when `view`: the file is
