@@ -12,6 +12,8 @@ two phases, runs the 7 queries of `minilm_practice.py` per round (`search QUERY 
 1. no watcher: OLD and NEW, each stat-ing every memory file;
 2. `NEW watch` running on NEW's vault: OLD, NEW asking the watcher (the default), and NEW with
    `MEMLANE_WATCH__ASK_WAIT_MS=0` (never asks: the full check, with the watcher idle beside it).
+   With `--both-watched`, `OLD watch` runs on OLD's vault too, so that OLD's figure is that of
+   a search the watcher vouched for, as NEW's.
 
 Prints p50 and p95 of the wall time per case and the ratios of the p50s to OLD's, with the load
 average before and after. Each home gets its own TMPDIR, so the watcher's socket is private to
@@ -97,6 +99,8 @@ def main():
     ap.add_argument("--vault", help="an indexed vault to copy instead of generating one")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--keep", action="store_true", help="keep the temp folder")
+    ap.add_argument("--both-watched", action="store_true",
+                    help="in phase 2, run OLD's own watcher on OLD's vault as well")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="memlane-fresh-"))
     if args.vault:
@@ -121,28 +125,34 @@ def main():
                     "new, no watcher": (new, homes["new"], None)}, args.rounds)
     report("phase 1: no watcher", t1, "old")
 
-    watcher = subprocess.Popen([new, "watch"], env=env(homes["new"]),
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    watched = [("new", new)] + ([("old", old)] if args.both_watched else [])
+    watchers = [subprocess.Popen([b, "watch"], env=env(homes[label]), stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE, text=True) for label, b in watched]
     try:
-        wait_socket(homes["new"])
-        # The start pass hashes every file: wait until the watcher vouches.
-        for _ in range(600):
-            out = subprocess.run([new, "search", "warm up", "--json", "--no-touch"],
-                                 env=env(homes["new"], {"MEMLANE_LOG": "memlane=debug",
-                                                        "MEMLANE_WATCH__ASK_WAIT_MS": "1000"}),
-                                 capture_output=True, text=True)
-            if "the watcher vouched for the indices" in out.stderr:
-                break
-            time.sleep(1)
-        t2 = run_phase({"old": (old, homes["old"], None),
+        for label, b in watched:
+            wait_socket(homes[label])
+            # The start pass hashes every file: wait until the watcher vouches.
+            for _ in range(600):
+                out = subprocess.run([b, "search", "warm up", "--json", "--no-touch"],
+                                     env=env(homes[label], {"MEMLANE_LOG": "memlane=debug",
+                                                            "MEMLANE_WATCH__ASK_WAIT_MS": "1000"}),
+                                     capture_output=True, text=True)
+                if "the watcher vouched for the indices" in out.stderr:
+                    break
+                time.sleep(1)
+        old_label = "old, watcher vouches" if args.both_watched else "old"
+        t2 = run_phase({old_label: (old, homes["old"], None),
                         "new, watcher vouches": (new, homes["new"], None),
                         "new, watcher, not asked": (new, homes["new"],
                                                     {"MEMLANE_WATCH__ASK_WAIT_MS": "0"})},
                        args.rounds)
-        report("phase 2: `new watch` running on new's vault", t2, "old")
+        title = "phase 2: `watch` running on each binary's vault" if args.both_watched \
+            else "phase 2: `new watch` running on new's vault"
+        report(title, t2, old_label)
     finally:
-        watcher.kill()
-        watcher.wait()
+        for watcher in watchers:
+            watcher.kill()
+            watcher.wait()
     print(f"\nload after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
