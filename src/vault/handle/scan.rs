@@ -213,8 +213,15 @@ impl Vault {
         self.visit(&root, entries, "", how, &mut top, &mut folders);
         drop(root);
         let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
+        // Each part's memories sorted by name where they were found (on every core), then
+        // merged: a sort of the whole list afterwards took ≈ 10 ms of one core at 100k files.
+        let walk_sorted = |share: Vec<Pending>| {
+            let mut part = self.walk_folders(share, how);
+            part.files.sort_by(|a, b| a.name.cmp(&b.name));
+            part
+        };
         let parts: Vec<Walked> = if threads == 1 || folders.len() < 2 {
-            vec![self.walk_folders(folders, how)]
+            vec![walk_sorted(folders)]
         } else {
             // Round robin: folders are listed in directory order, with no size known.
             let mut shares: Vec<Vec<Pending>> = (0..threads).map(|_| Vec::new()).collect();
@@ -225,7 +232,7 @@ impl Vault {
                 let handles: Vec<_> = shares
                     .into_iter()
                     .filter(|share| !share.is_empty())
-                    .map(|share| s.spawn(move || self.walk_folders(share, how)))
+                    .map(|share| s.spawn(|| walk_sorted(share)))
                     .collect();
                 // A walk that panicked must not read as folders without memories (a reconcile
                 // would drop them from the indices): the panic goes on.
@@ -235,12 +242,14 @@ impl Vault {
                     .collect()
             })
         };
+        top.files.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut sorted = vec![std::mem::take(&mut top.files)];
         for part in parts {
-            top.files.extend(part.files);
+            sorted.push(part.files);
             top.escaping.extend(part.escaping);
             top.unreachable.extend(part.unreachable);
         }
-        top.files.sort_by(|a, b| a.name.cmp(&b.name));
+        top.files = merge_by_name(sorted);
         top.escaping.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(top)
     }
@@ -386,6 +395,26 @@ impl Vault {
     }
 }
 
+/// One list of the memory files of `lists`, each sorted by name, in name order (a list's own
+/// order kept among equal names, lists in turn).
+fn merge_by_name(mut lists: Vec<Vec<FileStat>>) -> Vec<FileStat> {
+    lists.retain(|l| !l.is_empty());
+    while lists.len() > 1 {
+        let b = lists.pop().unwrap_or_default();
+        let a = lists.pop().unwrap_or_default();
+        let mut merged = Vec::with_capacity(a.len() + b.len());
+        let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+        while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
+            let next = if y.name < x.name { b.next() } else { a.next() };
+            merged.extend(next);
+        }
+        merged.extend(a);
+        merged.extend(b);
+        lists.push(merged);
+    }
+    lists.pop().unwrap_or_default()
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use crate::config::Config;
@@ -424,5 +453,38 @@ mod tests {
         assert_eq!(names, files);
         assert!(names.contains(&"notes/deep/c".to_owned()), "{names:?}");
         assert!(!names.iter().any(|n| n.contains("fifo") || n.contains("folder")), "{names:?}");
+    }
+
+    /// The folders are walked on several threads, each part sorted where it was found and the
+    /// parts merged: the list is every memory once, in name order, including names whose
+    /// order crosses folders (`a/b.md`, `a/b/c.md`, `a/b0.md`).
+    #[test]
+    fn files_walked_on_several_threads_come_back_once_each_in_name_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("vault");
+        let mut wanted = Vec::new();
+        for f in 0..12 {
+            for name in ["b", "b/c", "b0", "b-x", "B", "z/y/x"] {
+                let rel = format!("f{f}/{name}");
+                let path = root.join(format!("{rel}.md"));
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, "# T\n\nText.\n").unwrap();
+                wanted.push(rel);
+            }
+        }
+        for name in ["top", "f1-top", "f10a"] {
+            std::fs::write(root.join(format!("{name}.md")), "# T\n").unwrap();
+            wanted.push(name.to_owned());
+        }
+        let vault = Vault::open(&root, Config::default(), Clock::system()).unwrap();
+        let files = vault.files().unwrap();
+        let names: Vec<String> = files.iter().map(|f| f.name.to_string()).collect();
+        let mut sorted = files.iter().map(|f| f.name.clone()).collect::<Vec<_>>();
+        sorted.sort();
+        assert_eq!(files.iter().map(|f| f.name.clone()).collect::<Vec<_>>(), sorted);
+        wanted.sort();
+        let mut got = names.clone();
+        got.sort();
+        assert_eq!(got, wanted, "every memory once");
     }
 }
