@@ -201,11 +201,14 @@ pub(super) fn feedback_weight(cfg: &SearchConfig, mean_terms: f64) -> f64 {
 }
 
 /// When each stage ended, since the search began (logged at debug level). The keyword side
-/// (`bm25`) and the vector side (`embed`, then the vector search) may run at once.
+/// (`bm25`) and the vector side (from `vector_side`: `embed`, then the vector search until
+/// `vector_side_done`) may run at once; `vector` is when both have ended.
 #[derive(Default)]
 pub(super) struct Timings {
     bm25: Duration,
+    vector_side: Duration,
     embed: Duration,
+    vector_side_done: Duration,
     vector: Duration,
     cands: Duration,
     evidence: Duration,
@@ -279,11 +282,12 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
         let feedback = retrieve_feedback(s, &bm25, kw_filter)?;
         Ok((bm25, feedback, t0.elapsed()))
     };
-    let vector_side = || -> crate::Result<(Vec<f32>, Duration, Vec<Found>)> {
+    let vector_side = || -> crate::Result<(Vec<f32>, Vec<Found>, [Duration; 3])> {
+        let started = t0.elapsed();
         let qvec = s.idx.embedder().embed_query(&s.q.text)?;
         let embedded = t0.elapsed();
         let vector = retrieve_vectors(s, &qvec, nothing_out)?;
-        Ok((qvec, embedded, vector))
+        Ok((qvec, vector, [started, embedded, t0.elapsed()]))
     };
     // A large vault's two sides take milliseconds each: the vector side (the query embedded, the
     // graph searched, the chunks' owners found) runs on another core meanwhile.
@@ -297,9 +301,9 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
         (keyword_side(), vector_side())
     };
     let (bm25, feedback, bm25_done) = keyword?;
-    let (qvec, embedded, vector) = vector?;
+    let (qvec, vector, [started, embedded, done]) = vector?;
     timings.bm25 = bm25_done;
-    timings.embed = embedded;
+    (timings.vector_side, timings.embed, timings.vector_side_done) = (started, embedded, done);
     Ok(Retrieved { bm25, vector, feedback, qvec, t0, timings })
 }
 
@@ -1100,13 +1104,12 @@ fn reading(
 
 fn log_timings(t: &Timings, fill: Duration, candidates: usize) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    // The keyword side ends at `bm25`; the vector side, on another thread in a large vault,
-    // starts at 0 with the query's embedding, and both have ended at `vector`.
+    // Each side's own time: in a large vault they run at once (`vector_side_ms` near 0).
     tracing::debug!(
         bm25_ms = ms(t.bm25),
-        embed_ms = ms(t.embed.saturating_sub(t.bm25)),
-        vector_ms = ms(t.vector.saturating_sub(t.embed.max(t.bm25))),
-        embed_end_ms = ms(t.embed),
+        vector_side_ms = ms(t.vector_side),
+        embed_ms = ms(t.embed.saturating_sub(t.vector_side)),
+        vector_ms = ms(t.vector_side_done.saturating_sub(t.embed)),
         candidates_ms = ms(t.cands - t.vector),
         evidence_ms = ms(t.evidence - t.cands),
         rank_ms = ms(t.rank - t.evidence),
