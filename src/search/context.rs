@@ -80,14 +80,15 @@ fn trim_zeros(digits: &[u8]) -> &[u8] {
     &digits[zeros.min(digits.len().saturating_sub(1))..]
 }
 
-/// Appends to `out` a byte string whose plain order is [`natural_cmp`]'s order of the names it
+/// A byte string whose plain order is [`natural_cmp`]'s order of the names it
 /// is made from, so that sorting many names compares bytes instead of reading digit runs again
 /// at every comparison. A digit run becomes `0`, the length of its number without leading
 /// zeros (two bytes) and that number's digits; after the name come a 0 byte and the length of
 /// each run as written, the tie-break `natural_cmp` takes last. (A `0` byte stands for a run
 /// because any digit compares with a non-digit the way the run's first digit would; the 0
 /// byte after the name sorts before any byte of a longer name, which a file name never holds.)
-pub fn natural_key(name: &str, out: &mut Vec<u8>) {
+pub fn natural_key(name: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(name.len() + 8);
     let mut rest = name.as_bytes();
     let mut written: Vec<u16> = Vec::new();
     while let Some(&c) = rest.first() {
@@ -108,6 +109,7 @@ pub fn natural_key(name: &str, out: &mut Vec<u8>) {
     for n in written {
         out.extend_from_slice(&n.to_be_bytes());
     }
+    out
 }
 
 fn clamp16(n: usize) -> u16 {
@@ -117,20 +119,11 @@ fn clamp16(n: usize) -> u16 {
 /// Sorts `items` in thread order, by `created` then by the `file` name in natural order
 /// ([`file_order`]), with each name's [`natural_key`] made once.
 fn sort_in_thread_order<T>(
-    items: &mut Vec<T>,
+    items: &mut [T],
     created: impl Fn(&T) -> i64,
     file: impl Fn(&T) -> &str,
 ) {
-    let mut keys = Vec::new();
-    let mut order: Vec<(i64, usize, usize, usize)> = Vec::with_capacity(items.len());
-    for (i, item) in items.iter().enumerate() {
-        let start = keys.len();
-        natural_key(file(item), &mut keys);
-        order.push((created(item), start, keys.len(), i));
-    }
-    order.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| keys[a.1..a.2].cmp(&keys[b.1..b.2])));
-    let mut slots: Vec<Option<T>> = items.drain(..).map(Some).collect();
-    items.extend(order.into_iter().filter_map(|(_, _, _, i)| slots[i].take()));
+    items.sort_by_cached_key(|item| (created(item), natural_key(file(item))));
 }
 
 /// The thread neighbours of each of `names` (at most `span` on each side), among all memories
@@ -320,32 +313,19 @@ mod tests {
 
     #[test]
     fn natural_keys_sort_names_as_natural_order_compares_them() {
-        // Every pair of names of up to 5 characters drawn from digits (with zeros), letters
-        // and punctuation on both sides of the digits, in a fixed pseudo-random sample.
-        const ALPHABET: &[u8] = b"0019/-aZ .";
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let names: Vec<String> = (0..600)
-            .map(|_| {
-                let len = (next() % 6) as usize;
-                (0..len)
-                    .map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize] as char)
-                    .collect()
-            })
-            .collect();
-        let key = |n: &str| {
-            let mut k = Vec::new();
-            natural_key(n, &mut k);
-            k
-        };
-        for a in &names {
-            for b in &names {
-                assert_eq!(key(a).cmp(&key(b)), natural_cmp(a, b), "{a:?} against {b:?}");
+        // Every pair of names of up to 4 characters drawn from digits (zero among them),
+        // letters and punctuation, on both sides of the digits.
+        const ALPHABET: [char; 7] = ['0', '1', '9', 'a', 'Z', '/', '.'];
+        let mut names = vec![String::new()];
+        let mut last = names.clone();
+        for _ in 0..4 {
+            last = last.iter().flat_map(|n| ALPHABET.map(|c| format!("{n}{c}"))).collect();
+            names.extend(last.iter().cloned());
+        }
+        let keys: Vec<Vec<u8>> = names.iter().map(|n| natural_key(n)).collect();
+        for (a, ka) in names.iter().zip(&keys) {
+            for (b, kb) in names.iter().zip(&keys) {
+                assert_eq!(ka.cmp(kb), natural_cmp(a, b), "{a:?} against {b:?}");
             }
         }
         // A sort by keys is the sort by comparisons, ties in time broken by the name.

@@ -556,7 +556,7 @@ impl VectorIndex {
                         ))));
                     }
                     match &vector {
-                        Some(_) if !self.has(key) => {
+                        Some(_) if !self.contains(key) => {
                             self.push_key(key);
                         }
                         Some(_) => {}
@@ -596,10 +596,6 @@ impl VectorIndex {
 
     /// Whether a vector is stored under `key`.
     pub fn contains(&self, key: u64) -> bool {
-        self.has(key)
-    }
-
-    fn has(&self, key: u64) -> bool {
         match &self.positions {
             Some(positions) => positions.contains_key(&key),
             None => self.keys.binary_search(&key).is_ok(),
@@ -713,7 +709,7 @@ impl VectorIndex {
         }
         self.check_vector(vector)?;
         let unit = normalized(vector).unwrap_or_else(|| vec![0.0; self.dim]);
-        let replacing = self.has(key);
+        let replacing = self.contains(key);
         if self.journal {
             self.delta.insert(key, Some(unit));
             if !replacing {
@@ -758,7 +754,7 @@ impl VectorIndex {
     pub fn add_new(&mut self, items: &[(u64, &[f32])]) -> Result<(), VectorError> {
         let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(self.threads);
         let mut seen: HashSet<u64> = HashSet::with_capacity(items.len());
-        let all_new = items.iter().all(|(k, _)| !self.has(*k) && seen.insert(*k));
+        let all_new = items.iter().all(|(k, _)| !self.contains(*k) && seen.insert(*k));
         if self.journal
             || self.read_only
             || workers < 2
@@ -816,7 +812,7 @@ impl VectorIndex {
         }
         self.fresh.reserve(units.len());
         for (key, unit) in units {
-            if first_error.is_none() || self.has(key) {
+            if first_error.is_none() || self.contains(key) {
                 self.fresh.insert(key, unit);
             }
         }
@@ -828,7 +824,7 @@ impl VectorIndex {
         if self.read_only {
             return Err(VectorError::ReadOnly);
         }
-        if !self.has(key) {
+        if !self.contains(key) {
             return Ok(false);
         }
         if self.journal {
