@@ -62,6 +62,18 @@ impl MemoryName {
         Ok(MemoryName(s.to_owned()))
     }
 
+    /// The memory a file in the vault holds, from the file's path relative to the vault root
+    /// (`auth/jwt-plan.md`, `/` between folders): the path without its `.md`, validated. Unlike
+    /// [`parse`](Self::parse), which reads what a user typed, nothing else is taken off, so a
+    /// file named `memory:x.md` is not the memory `x` (it is no memory at all: `:` is refused).
+    /// The path's own allocation becomes the name's.
+    pub fn from_file_path(mut rel: String) -> Result<MemoryName, NameError> {
+        let stem = rel.strip_suffix(".md").map_or(rel.len(), str::len);
+        validate(&rel, &rel[..stem])?;
+        rel.truncate(stem);
+        Ok(MemoryName(rel))
+    }
+
     /// The name as a string.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -125,18 +137,17 @@ fn check(original: &str, s: &str) -> Result<(), NameError> {
     if s.starts_with('/') || (s.len() > 1 && s.as_bytes()[1] == b':') {
         return Err(NameError::Absolute(original.to_owned()));
     }
-    let parts: Vec<&str> = s.split('/').collect();
-    for part in &parts {
+    for part in s.split('/') {
         if part.is_empty() {
             return Err(NameError::EmptyComponent(original.to_owned()));
         }
-        if *part == "." || *part == ".." {
+        if part == "." || part == ".." {
             return Err(NameError::DotSegment(original.to_owned()));
         }
         if part.starts_with('.') {
             return Err(NameError::LeadingDot(original.to_owned()));
         }
-        if part.trim() != *part {
+        if part.trim() != part {
             return Err(NameError::BadChar {
                 name: escape(original),
                 what: "a space at the start or end of a part".to_owned(),
@@ -146,8 +157,10 @@ fn check(original: &str, s: &str) -> Result<(), NameError> {
             return Err(NameError::TooLong(original.to_owned()));
         }
     }
-    if parts.len() > 1 && RESERVED_DIRS.contains(&parts[0]) {
-        return Err(NameError::Reserved { name: original.to_owned(), dir: parts[0].to_owned() });
+    if let Some((first, _)) = s.split_once('/')
+        && RESERVED_DIRS.contains(&first)
+    {
+        return Err(NameError::Reserved { name: original.to_owned(), dir: first.to_owned() });
     }
     Ok(())
 }
@@ -334,6 +347,38 @@ mod tests {
         }
         let long = "x".repeat(201);
         assert!(matches!(MemoryName::parse(&long), Err(NameError::TooLong(_))));
+    }
+
+    /// A file's path names one memory, with only its `.md` taken off: what a user may type
+    /// before a name (`memory:`) is part of a file's name, and refused there.
+    #[test]
+    fn a_file_path_is_its_memory_name_without_md() {
+        let cases: &[(&str, Result<&str, &str>)] = &[
+            ("auth.md", Ok("auth")),
+            ("auth/jwt-plan.md", Ok("auth/jwt-plan")),
+            ("notes.md.md", Ok("notes.md")),
+            ("ünïcode/名前.md", Ok("ünïcode/名前")),
+            ("memory:auth.md", Err("`:`")),
+            ("a/memory:auth.md", Err("`:`")),
+            ("indices/x.md", Err("reserved folder `indices/`")),
+            (".md", Err("empty")),
+            ("a\u{1}b.md", Err("control character")),
+        ];
+        for (path, want) in cases {
+            let got = MemoryName::from_file_path((*path).to_owned());
+            match (want, &got) {
+                (Ok(w), Ok(n)) => assert_eq!(n.as_str(), *w, "path {path:?}"),
+                (Err(w), Err(e)) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains(w), "path {path:?}: message {msg:?} lacks {w:?}");
+                }
+                _ => panic!("path {path:?}: expected {want:?}, got {got:?}"),
+            }
+            // A name read from a path is the one a user reaches it by.
+            if let Ok(n) = &got {
+                assert_eq!(MemoryName::parse(&n.rel_path()).unwrap().as_str(), n.as_str());
+            }
+        }
     }
 
     #[test]

@@ -202,6 +202,34 @@ fn files_no_command_can_name_are_reported() {
     assert_eq!(kinds.len(), 2, "{doctor}");
 }
 
+/// A file named like a memory reference (`memory:deploy-notes.md`, as a cloned repository may
+/// hold) is not the memory `deploy-notes`: it is reported as a file no command can name, never
+/// read, and the real memory stays what every command shows.
+#[cfg(unix)]
+#[test]
+fn a_file_named_memory_colon_is_not_the_memory_it_names() {
+    let env = TestEnv::with_vault("basic");
+    env.write("memory:deploy-notes.md", "# Impostor\n\nThe quokka impostor text.\n");
+    env.write("memory:ghost.md", "# Ghost\n\nAnother quokka.\n");
+    let list = env.run(["list"]).success();
+    assert!(list.stdout.contains("deploy-notes"), "{list}");
+    assert!(!list.stdout.contains("ghost"), "{list}");
+    assert!(!list.stderr.contains("cannot read"), "{list}");
+    assert!(list.stderr.contains("memory:ghost.md: no command can name this file"), "{list}");
+    let show = env.run(["show", "deploy-notes"]).success();
+    assert!(!show.stdout.contains("quokka"), "{show}");
+    let found = env.run(["search", "quokka impostor", "--json"]).success().json();
+    assert_eq!(found["results"].as_array().map(Vec::len), Some(0), "{found}");
+    let doctor = env.run(["doctor", "--json"]).success().json();
+    let unreachable = doctor["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "unreachable")
+        .count();
+    assert_eq!(unreachable, 2, "{doctor}");
+}
+
 // ----- indices that always rebuild -----
 
 /// Every way of damaging the on-disk indices the tests apply, by name.

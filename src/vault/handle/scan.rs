@@ -116,11 +116,10 @@ struct Walked {
 }
 
 impl Walked {
-    /// A memory file at `rel`, when its stat says it is a regular file (the resolved file's, for
-    /// a link) and its name is a memory name.
-    fn push_file(&mut self, rel: String, stat: Option<Stat>) {
+    /// The memory `name`, when its file's stat says it is a regular file (the resolved file's,
+    /// for a link).
+    fn push_file(&mut self, name: MemoryName, stat: Option<Stat>) {
         let Some(stat) = stat.filter(|s| s.kind == Kind::File) else { return };
-        let Ok(name) = MemoryName::parse(&rel) else { return };
         self.files.push(FileStat { name, size: stat.len, mtime_ns: stat.mtime_ns });
     }
 }
@@ -215,9 +214,11 @@ impl Vault {
         let threads = std::thread::available_parallelism().map_or(1, usize::from).clamp(1, 4);
         // Each part's memories sorted by name where they were found (on every core), then
         // merged: a sort of the whole list afterwards took ≈ 10 ms of one core at 100k files.
+        // A name is its file's path without `.md`, so no two files share one: an unstable sort
+        // (no scratch buffer) gives the one order.
         let walk_sorted = |share: Vec<Pending>| {
             let mut part = self.walk_folders(share, how);
-            part.files.sort_by(|a, b| a.name.cmp(&b.name));
+            part.files.sort_unstable_by(|a, b| a.name.cmp(&b.name));
             part
         };
         let parts: Vec<Walked> = if threads == 1 || folders.len() < 2 {
@@ -242,7 +243,7 @@ impl Vault {
                     .collect()
             })
         };
-        top.files.sort_by(|a, b| a.name.cmp(&b.name));
+        top.files.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         let mut sorted = vec![std::mem::take(&mut top.files)];
         for part in parts {
             sorted.push(part.files);
@@ -313,8 +314,15 @@ impl Vault {
                 }
                 continue;
             }
-            let rel =
-                if prefix.is_empty() { fname.to_owned() } else { format!("{prefix}/{fname}") };
+            let rel = if prefix.is_empty() {
+                fname.to_owned()
+            } else {
+                let mut rel = String::with_capacity(prefix.len() + 1 + fname.len());
+                rel.push_str(prefix);
+                rel.push('/');
+                rel.push_str(fname);
+                rel
+            };
             match entry.kind {
                 Kind::Dir => folders.push((dir.clone(), entry.name, rel)),
                 Kind::Symlink => {
@@ -326,12 +334,13 @@ impl Vault {
                         && !is_dir
                         && fname.ends_with(".md")
                         && let Some(real) = target
+                        && let Ok(name) = MemoryName::from_file_path(rel)
                     {
                         // The resolved file, stat-ed beneath the vault's handle.
-                        out.push_file(rel, self.fs.stat(&real).ok().flatten());
+                        out.push_file(name, self.fs.stat(&real).ok().flatten());
                     }
                 }
-                _ if fname.ends_with(".md") => match MemoryName::parse(&rel) {
+                _ if fname.ends_with(".md") => match MemoryName::from_file_path(rel) {
                     Err(e) if how.unreachable => out.unreachable.push(Unreachable {
                         path: path().display().to_string().escape_debug().to_string(),
                         why: UnreachableWhy::BadName(e.to_string()),
@@ -341,7 +350,8 @@ impl Vault {
                         out.files.push(FileStat { name, size: 0, mtime_ns: 0 });
                     }
                     // `fstatat` on the folder read (no link followed): no lookup of the path.
-                    _ => out.push_file(rel, dir.stat(&entry.name).ok()),
+                    Ok(name) => out.push_file(name, dir.stat(&entry.name).ok()),
+                    Err(_) => {}
                 },
                 _ => {}
             }
@@ -382,7 +392,9 @@ impl Vault {
             return PathState::Unsure;
         }
         let rel = parts.join("/");
-        let Ok(name) = MemoryName::parse(&rel) else { return PathState::NotAMemory };
+        let Ok(name) = MemoryName::from_file_path(rel.clone()) else {
+            return PathState::NotAMemory;
+        };
         // Stat-ed beneath the vault's handle: a link on the way is an error (unsure), a missing
         // part is gone.
         match self.fs.stat(Path::new(&rel)) {
