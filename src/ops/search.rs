@@ -78,22 +78,44 @@ pub fn search<S: Session>(s: &S, req: &SearchRequest) -> crate::Result<Found> {
         vault.check_type(t)?;
     }
     s.will_embed(Some(&q.text));
-    let (results, used, expanded) = s.with_usage(&|state| {
-        s.read_indexes(&|idx| {
-            let results =
-                crate::search::search(vault, idx, q, &Signals::from_usage(vault, idx, state))?;
-            let used: Vec<(String, bool)> = results
-                .hits
-                .iter()
-                .map(|h| (h.id.clone(), idx.manifest().get(&h.name).is_some_and(|e| e.pinned)))
-                .collect();
-            let expanded = match req.expand {
-                Some(n) if n > 0 => expand(vault, idx, &results, n),
-                _ => Vec::new(),
-            };
-            Ok((results, used, expanded))
-        })
-    })?;
+    let run = |idx: &Indexes, state: &crate::lifecycle::UsageState| {
+        let results =
+            crate::search::search(vault, idx, q, &Signals::from_usage(vault, idx, state))?;
+        let used: Vec<(String, bool)> = results
+            .hits
+            .iter()
+            .map(|h| (h.id.clone(), idx.manifest().get(&h.name).is_some_and(|e| e.pinned)))
+            .collect();
+        let expanded = match req.expand {
+            Some(n) if n > 0 => expand(vault, idx, &results, n),
+            _ => Vec::new(),
+        };
+        Ok((results, used, expanded))
+    };
+    let (results, used, expanded) = match s.indices() {
+        // A one-command process reads the usage state once its indices are open, while its
+        // other threads still check the memory files, instead of before that check starts.
+        // Read once, though the search may run again (files changed meanwhile); a process
+        // buffers no usage of its own.
+        super::session::Indices::Process(_) => {
+            let usage = std::cell::OnceCell::new();
+            s.read_indexes(&|idx| {
+                if usage.get().is_none() {
+                    let (state, reset) = super::usage::read(vault)?;
+                    if let Some(r) = reset {
+                        s.warn(r.to_string());
+                    }
+                    let _ = usage.set(state);
+                }
+                run(idx, usage.get().expect("read just above"))
+            })?
+        }
+        // A server takes its usage view before its indices, as every operation does: one
+        // order of the two locks.
+        super::session::Indices::Server(_) => {
+            s.with_usage(&|state| s.read_indexes(&|idx| run(idx, state)))?
+        }
+    };
     if req.touch {
         super::memory::record_use(s, &used)?;
     }

@@ -96,6 +96,42 @@ fn a_corrupt_base_is_reported_and_costs_only_usage_history() {
     assert_eq!(accesses(&env, AUTH_V1), 1, "started over, then read once");
 }
 
+/// A one-command search reads the usage state once, even when it searches again because a file
+/// changed while it checked the files (its first answer, found meanwhile, is dropped): a damaged
+/// base is reported once, and the edit found. (`--no-touch`: warming the results reads the state
+/// again to write it.)
+#[test]
+fn a_search_run_again_after_an_edit_reports_a_corrupt_base_once() {
+    let env = TestEnv::with_vault("links");
+    env.run(["show", "auth-v1"]).success();
+    env.run(["maintain"]).success();
+    env.write("state/usage.bin", "{\"format\":2}\nnot records");
+    let file = env.vault().join("onboarding.md");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{text}\nThe okapi sanctuary opens on Mondays.\n")).unwrap();
+    // The check of the files waits until `go` exists: the search on the indices as they were
+    // has answered by then.
+    let go = env.root.join("go");
+    let hold = format!("vault.walk@{}", go.display());
+    let child = env
+        .command()
+        .envs([("MEMLANE_FAILPOINT", hold.as_str()), ("MEMLANE_LOG", "memlane=debug")])
+        .args(["search", "okapi sanctuary", "--json", "--no-touch"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    std::fs::write(&go, "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("the answer found meanwhile is dropped"), "{stderr}");
+    assert_eq!(stderr.matches("memories are unaffected").count(), 1, "{stderr}");
+    let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(found["results"][0]["name"], "onboarding", "{found:#}");
+}
+
 #[test]
 fn a_journal_cut_short_by_a_crash_is_ignored_without_a_word() {
     let env = TestEnv::with_vault("links");
