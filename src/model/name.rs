@@ -334,17 +334,7 @@ mod tests {
             ("what?", Err("`?`")),
             ("a*b", Err("`*`")),
         ];
-        for (input, want) in cases {
-            let got = MemoryName::parse(input);
-            match (want, &got) {
-                (Ok(w), Ok(n)) => assert_eq!(n.as_str(), *w, "input {input:?}"),
-                (Err(w), Err(e)) => {
-                    let msg = e.to_string();
-                    assert!(msg.contains(w), "input {input:?}: message {msg:?} lacks {w:?}");
-                }
-                _ => panic!("input {input:?}: expected {want:?}, got {got:?}"),
-            }
-        }
+        assert_table(cases, MemoryName::parse);
         let long = "x".repeat(201);
         assert!(matches!(MemoryName::parse(&long), Err(NameError::TooLong(_))));
     }
@@ -364,19 +354,31 @@ mod tests {
             (".md", Err("empty")),
             ("a\u{1}b.md", Err("control character")),
         ];
-        for (path, want) in cases {
-            let got = MemoryName::from_file_path((*path).to_owned());
-            match (want, &got) {
-                (Ok(w), Ok(n)) => assert_eq!(n.as_str(), *w, "path {path:?}"),
-                (Err(w), Err(e)) => {
-                    let msg = e.to_string();
-                    assert!(msg.contains(w), "path {path:?}: message {msg:?} lacks {w:?}");
-                }
-                _ => panic!("path {path:?}: expected {want:?}, got {got:?}"),
-            }
+        assert_table(cases, |path| {
+            let got = MemoryName::from_file_path(path.to_owned());
             // A name read from a path is the one a user reaches it by.
             if let Ok(n) = &got {
                 assert_eq!(MemoryName::parse(&n.rel_path()).unwrap().as_str(), n.as_str());
+            }
+            got
+        });
+    }
+
+    /// Each input of `cases` parsed by `parse`: `Ok(name)`, or `Err(part of the message)`.
+    #[track_caller]
+    fn assert_table(
+        cases: &[(&str, Result<&str, &str>)],
+        parse: impl Fn(&str) -> Result<MemoryName, NameError>,
+    ) {
+        for (input, want) in cases {
+            let got = parse(input);
+            match (want, &got) {
+                (Ok(w), Ok(n)) => assert_eq!(n.as_str(), *w, "input {input:?}"),
+                (Err(w), Err(e)) => {
+                    let msg = e.to_string();
+                    assert!(msg.contains(w), "input {input:?}: message {msg:?} lacks {w:?}");
+                }
+                _ => panic!("input {input:?}: expected {want:?}, got {got:?}"),
             }
         }
     }

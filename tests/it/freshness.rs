@@ -484,32 +484,11 @@ fn an_answer_found_while_the_files_are_checked_is_dropped_when_one_changed() {
     let env = TestEnv::with_vault("search");
     assert_eq!(top(&env, "nomad job files"), None);
     env.write("ops/k8s.md", "---\ntype: fact\n---\n\n# Nomad\n\nWe moved to Nomad job files.\n");
-    // The check of the files waits until `go` exists: the search on the indices as they were
-    // (without the edit) has answered by then.
-    let go = env.root.join("go");
-    let hold = format!("vault.walk@{}", go.display());
-    let mut cmd = env.command();
-    cmd.envs([("MEMLANE_FAILPOINT", hold.as_str()), ("MEMLANE_LOG", "memlane=debug")]).args([
-        "search",
-        "nomad job files",
-        "--json",
-        "-n",
-        "1",
-    ]);
-    let child = cmd
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    std::fs::write(&go, "").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("answered while the files are checked"), "{stderr}");
-    assert!(stderr.contains("the answer found meanwhile is dropped"), "{stderr}");
-    let results: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(results["results"][0]["name"], "ops/k8s", "{results:#}");
+    let out = env.run_with_the_check_held(&["search", "nomad job files", "--json", "-n", "1"]);
+    let out = out.success();
+    assert!(out.stderr.contains("answered while the files are checked"), "{out}");
+    assert!(out.stderr.contains("the answer found meanwhile is dropped"), "{out}");
+    assert_eq!(out.json()["results"][0]["name"], "ops/k8s", "{out}");
     // With nothing changed, the answer found meanwhile is the answer.
     let out = env.run_with_env(&[("MEMLANE_LOG", "memlane=debug")], ["search", "nomad", "--json"]);
     let out = out.success();

@@ -109,27 +109,11 @@ fn a_search_run_again_after_an_edit_reports_a_corrupt_base_once() {
     let file = env.vault().join("onboarding.md");
     let text = std::fs::read_to_string(&file).unwrap();
     std::fs::write(&file, format!("{text}\nThe okapi sanctuary opens on Mondays.\n")).unwrap();
-    // The check of the files waits until `go` exists: the search on the indices as they were
-    // has answered by then.
-    let go = env.root.join("go");
-    let hold = format!("vault.walk@{}", go.display());
-    let child = env
-        .command()
-        .envs([("MEMLANE_FAILPOINT", hold.as_str()), ("MEMLANE_LOG", "memlane=debug")])
-        .args(["search", "okapi sanctuary", "--json", "--no-touch"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    std::fs::write(&go, "").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("the answer found meanwhile is dropped"), "{stderr}");
-    assert_eq!(stderr.matches("memories are unaffected").count(), 1, "{stderr}");
-    let found: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(found["results"][0]["name"], "onboarding", "{found:#}");
+    let out = env.run_with_the_check_held(&["search", "okapi sanctuary", "--json", "--no-touch"]);
+    let out = out.success();
+    assert!(out.stderr.contains("the answer found meanwhile is dropped"), "{out}");
+    assert_eq!(out.stderr.matches("memories are unaffected").count(), 1, "{out}");
+    assert_eq!(out.json()["results"][0]["name"], "onboarding", "{out}");
 }
 
 #[test]

@@ -146,6 +146,28 @@ impl TestEnv {
         CommandOutput::new(cmd.output().unwrap(), &self.root)
     }
 
+    /// Like [`run`](Self::run) (with debug logs), its check of the memory files held for 1.5 s
+    /// while the indices open: a search has answered on the indices as they were by then, and
+    /// that answer stands only when the check finds nothing changed.
+    #[must_use = "snapshot the output or call .success()"]
+    pub fn run_with_the_check_held(&self, args: &[&str]) -> CommandOutput {
+        let go = self.root.join("go");
+        let hold = format!("vault.walk@{}", go.display());
+        let child = self
+            .command()
+            .envs([("MEMLANE_FAILPOINT", hold.as_str()), ("MEMLANE_LOG", "memlane=debug")])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        std::fs::write(&go, "").unwrap();
+        let out = CommandOutput::new(child.wait_with_output().unwrap(), &self.root);
+        std::fs::remove_file(&go).unwrap();
+        out
+    }
+
     #[must_use = "snapshot the output or call .success()"]
     pub fn run_stdin<I: IntoIterator<Item = S>, S: AsRef<OsStr>>(
         &self,
