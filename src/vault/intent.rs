@@ -253,7 +253,7 @@ fn allowed_path(rel: &str) -> bool {
                     || (plain(&parts[2]) && parts[2].ends_with(".md")))
         }
         ".trash" => parts.len() >= 2 && parts[1..].iter().all(plain) && rel.ends_with(".md"),
-        _ => rel.ends_with(".md") && MemoryName::parse(rel).is_ok(),
+        _ => rel.ends_with(".md") && MemoryName::from_file_path(rel.to_owned()).is_ok(),
     }
 }
 

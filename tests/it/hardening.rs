@@ -218,6 +218,12 @@ fn a_file_named_memory_colon_is_not_the_memory_it_names() {
     assert!(list.stderr.contains("memory:ghost.md: no command can name this file"), "{list}");
     let show = env.run(["show", "deploy-notes"]).success();
     assert!(!show.stdout.contains("quokka"), "{show}");
+    // Named by its path, it is still no memory (and not `deploy-notes`).
+    let path = env.vault().join("memory:deploy-notes.md");
+    let by_path = env.run(["show", path.to_str().unwrap()]);
+    assert_ne!(by_path.code, 0, "{by_path}");
+    assert!(by_path.stderr.contains("`:`"), "{by_path}");
+    assert!(!by_path.stdout.contains("quokka") && !by_path.stdout.contains("deploy"), "{by_path}");
     let found = env.run(["search", "quokka impostor", "--json"]).success().json();
     assert_eq!(found["results"].as_array().map(Vec::len), Some(0), "{found}");
     let doctor = env.run(["doctor", "--json"]).success().json();

@@ -144,7 +144,7 @@ impl Vault {
         };
         let rel: Vec<String> =
             rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-        Some(MemoryName::parse(&rel.join("/")).map_err(Error::from))
+        Some(MemoryName::from_file_path(rel.join("/")).map_err(Error::from))
     }
 
     /// Lists memories matching `filter`, sorted.
