@@ -1283,12 +1283,16 @@ mod tests {
         for i in 0..notes {
             add(&vault, &format!("note{i}"), &format!("Note {i} about quokka{i}x."));
             assert_eq!(idx.reconcile(&vault).unwrap().indexed, vec![format!("note{i}")]);
-            if lingering(&idx.lingering).held.is_none() {
+            // Held while the lock is checked: the thread that lets the lock go once the merge
+            // has ended waits for it (the merge may end at any moment).
+            let slot = lingering(&idx.lingering);
+            if slot.held.is_none() {
                 continue;
             }
             // The merge runs on: nobody else can write meanwhile.
             kept += 1;
             assert!(!lock_is_free(&idx.dir), "the lock was let go while a merge runs");
+            drop(slot);
             let digest = Indexes::disk_digest(&vault);
             assert!(digest.is_some());
             let before = idx.keyword().segments().len();
