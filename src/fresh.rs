@@ -484,6 +484,25 @@ mod tests {
         assert_eq!(imp::ask_at(&path, &key(), soon()), Err(Refused::NoListener));
     }
 
+    /// A socket file of another user's is never asked, however well its listener answers.
+    /// Tests run as root in CI, which may hand a file to another user; elsewhere the check is
+    /// skipped with a message.
+    #[test]
+    #[allow(clippy::print_stderr)]
+    fn another_users_socket_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("theirs.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        let mine = std::os::unix::fs::MetadataExt::uid(&std::fs::symlink_metadata(&path).unwrap());
+        if std::os::unix::fs::lchown(&path, Some(mine + 4242), None).is_err() {
+            eprintln!("skipped: this user cannot give a file to another user (not root)");
+            return;
+        }
+        listener.set_nonblocking(true).unwrap();
+        assert_eq!(imp::ask_at(&path, &key(), soon()), Err(Refused::OtherUser));
+        assert!(listener.accept().is_err(), "the socket was connected to");
+    }
+
     #[test]
     fn a_silent_or_garbling_listener_is_refused() {
         let tmp = tempfile::tempdir().unwrap();

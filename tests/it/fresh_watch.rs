@@ -347,6 +347,25 @@ fn fake_listener(path: &Path, answer: Answerer) {
     });
 }
 
+/// Nothing in the watcher's word depends on a clock: edits whose files carry times from a
+/// clock that jumped (a day back, then a year ahead), asked at a "now" that jumped too, are each
+/// found on the watcher's word.
+#[test]
+fn a_clock_jump_neither_hides_an_edit_nor_stops_the_watcher_vouching() {
+    let env = indexed_env();
+    let _watch = Watch::start(&env, &[]);
+    let path = env.vault().join("notes/fresh.md");
+    let day = Duration::from_secs(86_400);
+    let now = std::time::SystemTime::now();
+    let jumps = [(now - day, "2001-01-01T00:00:00Z"), (now + 365 * day, "2030-06-01T00:00:00Z")];
+    for (i, (mtime, asked_at)) in jumps.into_iter().enumerate() {
+        edit(&env, i);
+        std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+        let found = assert_current(&env, i, &[LONG_WAIT, ("MEMLANE_NOW", asked_at)]);
+        assert!(found.trusted, "{}", found.log);
+    }
+}
+
 #[test]
 fn a_stale_or_planted_socket_falls_back_to_the_full_check() {
     let env = indexed_env();
