@@ -57,6 +57,42 @@ fn natural_questions_find_their_memory_first_in_the_related_band_or_better() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Questions in two parts about the example vault, each part answered by its own memory.
+const TWO_PART_QUESTIONS: &[(&str, [&str; 2])] = &[
+    ("which database and which cache do we use", ["db/postgres-choice", "cache-v2"]),
+    (
+        "how did we fix the flaky tests and how do we deploy releases",
+        ["ops/flaky-tests", "ops/deploy"],
+    ),
+    ("how are JWTs signed and where do migrations live", ["auth/jwt-rotation", "db/migrations"]),
+    ("postgres and jwt", ["db/postgres-choice", "auth/jwt-rotation"]),
+];
+
+#[test]
+fn a_question_in_two_parts_finds_a_memory_for_each_part() {
+    let env = TestEnv::with_vault("search");
+    let mut failures = Vec::new();
+    for (question, want) in TWO_PART_QUESTIONS {
+        let h = hits(&env, &[question, "--no-touch"]);
+        let top: Vec<(&str, f64)> = h
+            .iter()
+            .take(2)
+            .map(|h| (h["name"].as_str().unwrap(), h["score"].as_f64().unwrap()))
+            .collect();
+        let found = |name: &str| top.iter().any(|(n, s)| *n == name && *s >= 0.3);
+        if !want.iter().all(|w| found(w)) {
+            failures.push(format!("{question:?}: first two {top:?} (want {want:?}, each ≥ 0.30)"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A part about nothing in the vault adds nothing: the other part's memory comes first,
+    // and nothing else reaches the related band.
+    let h = hits(&env, &["how are JWTs signed and who won the 1998 world cup", "--no-touch"]);
+    assert_eq!(names(&h).first(), Some(&"auth/jwt-rotation"), "{:?}", names(&h));
+    assert!(h[0]["score"].as_f64().unwrap() >= 0.3, "{:?}", h[0]["score"]);
+    assert!(h[1..].iter().all(|h| h["score"].as_f64().unwrap() < 0.3), "{:?}", names(&h));
+}
+
 /// Questions about nothing in any fixture vault.
 const OFF_TOPIC: &[&str] = &[
     "how do I bake sourdough bread",
