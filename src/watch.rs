@@ -238,6 +238,16 @@ impl BatchReport {
     }
 }
 
+/// How a pass of the worker finds what changed.
+enum Check {
+    /// Every memory's stat, then the content hash of those whose stat did not change.
+    Hashes,
+    /// Every memory's stat.
+    Stats,
+    /// These paths only, by stat and then by content hash.
+    Paths(Vec<PathBuf>),
+}
+
 /// State shared by the notify callbacks, the worker and the handle.
 struct Shared {
     generation: AtomicU64,
@@ -289,6 +299,19 @@ impl Shared {
         for path in paths {
             log.push(generation, path);
         }
+    }
+
+    /// See [`VaultWatcher::changed_since`].
+    fn changed_since(&self, generation: u64) -> Option<Vec<PathBuf>> {
+        let log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        if generation < log.floor {
+            return None;
+        }
+        let mut paths: Vec<PathBuf> =
+            log.entries.iter().filter(|(g, _)| *g > generation).map(|(_, p)| p.clone()).collect();
+        paths.sort();
+        paths.dedup();
+        Some(paths)
     }
 
     /// Counts an event whose paths are unknown (an overflow): the log cannot tell what changed
@@ -593,15 +616,7 @@ impl VaultWatcher {
     /// (too many since, or the event queue overflowed): then stat the whole vault. Paths may
     /// include events counted after a later generation too.
     pub fn changed_since(&self, generation: u64) -> Option<Vec<PathBuf>> {
-        let log = self.shared.log.lock().unwrap_or_else(|e| e.into_inner());
-        if generation < log.floor {
-            return None;
-        }
-        let mut paths: Vec<PathBuf> =
-            log.entries.iter().filter(|(g, _)| *g > generation).map(|(_, p)| p.clone()).collect();
-        paths.sort();
-        paths.dedup();
-        Some(paths)
+        self.shared.changed_since(generation)
     }
 
     /// The generation the last successful pass covered. The indices reflect the files when it
@@ -863,11 +878,11 @@ impl<F: FnMut(BatchReport)> Worker<F> {
         }
     }
 
-    fn reconcile(&mut self, verify: bool) -> crate::Result<ReconcileReport> {
-        let report = if verify {
-            self.idx.reconcile_verify(&self.vault)
-        } else {
-            self.idx.reconcile(&self.vault)
+    fn reconcile(&mut self, how: Check) -> crate::Result<ReconcileReport> {
+        let report = match how {
+            Check::Hashes => self.idx.reconcile_verify(&self.vault),
+            Check::Stats => self.idx.reconcile(&self.vault),
+            Check::Paths(paths) => self.idx.reconcile_paths(&self.vault, &paths),
         }?;
         if !report.added_ids.is_empty() {
             // Start the usage clock of memories seen for the first time (as every reader does).
@@ -886,17 +901,27 @@ impl<F: FnMut(BatchReport)> Worker<F> {
         // Read before reconciling: every event counted so far is covered by this pass.
         let generation = self.shared.generation.load(Ordering::SeqCst);
         let mut report = BatchReport::new(kind, generation);
-        let verify = kind == BatchKind::Start && self.opts.verify_on_start;
+        let how = match kind {
+            BatchKind::Start if self.opts.verify_on_start => Check::Hashes,
+            // The paths the events named since the last pass, when they are all known: an edit
+            // that gave a file back its size and mtime (`cp -p`, `rsync -t`) is found by its
+            // content hash, which no stat shows.
+            BatchKind::Changes => self
+                .shared
+                .changed_since(self.shared.reconciled.load(Ordering::SeqCst))
+                .map_or(Check::Stats, Check::Paths),
+            _ => Check::Stats,
+        };
         if kind != BatchKind::Start {
             // Tests stop the process here, before a pass writes anything.
             let _ = crate::failpoint::step("watch.pass");
         }
-        let result = self.reconcile(verify).and_then(|r| {
+        let result = self.reconcile(how).and_then(|r| {
             report.absorb(r);
             if kind == BatchKind::Maintain {
                 let m = maintain(&self.vault, &self.idx, self.vault.clock.now())?;
                 if m.changed() {
-                    report.absorb(self.reconcile(false)?);
+                    report.absorb(self.reconcile(Check::Stats)?);
                 }
                 report.maintain = Some(m);
             }

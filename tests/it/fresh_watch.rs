@@ -63,6 +63,25 @@ fn edit(env: &TestEnv, i: usize) {
     env.write("notes/fresh.md", &format!("# Fresh\n\nThe code word is {}.\n", word(i)));
 }
 
+/// `edit(env, i)` as `rsync -t` makes it: the new text is written beside the file, given the
+/// old file's mtime and renamed over it. The size is the same too (every `word` is as long), so
+/// no stat tells the edit: only the content, and the watcher's event on the path.
+fn edit_keeping_size_and_mtime(env: &TestEnv, i: usize) {
+    let path = env.vault().join("notes/fresh.md");
+    let before = std::fs::metadata(&path).unwrap();
+    let temp = env.vault().join("notes/.fresh.md.tmp");
+    let text = format!("# Fresh\n\nThe code word is {}.\n", word(i));
+    assert_eq!(text.len() as u64, before.len());
+    std::fs::write(&temp, text).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&temp)
+        .unwrap()
+        .set_modified(before.modified().unwrap())
+        .unwrap();
+    std::fs::rename(&temp, &path).unwrap();
+}
+
 /// After `edit(env, i)`: the search finds the new word and not the one before.
 #[track_caller]
 fn assert_current(env: &TestEnv, i: usize, vars: &[(&str, &str)]) -> Found {
@@ -184,9 +203,13 @@ fn a_command_trusts_a_live_watch_and_still_sees_every_edit() {
         let found = assert_current(&env, i, &[LONG_WAIT]);
         assert!(found.trusted, "{}", found.log);
     }
+    // An edit that gave the file back its size and mtime.
+    edit_keeping_size_and_mtime(&env, 3);
+    let found = assert_current(&env, 3, &[LONG_WAIT]);
+    assert!(found.trusted, "{}", found.log);
     // A deletion too.
     std::fs::remove_file(env.vault().join("notes/fresh.md")).unwrap();
-    let found = search(&env, &word(2), &[LONG_WAIT]);
+    let found = search(&env, &word(3), &[LONG_WAIT]);
     assert_eq!(found.top, None, "{}", found.log);
     // Asking is off with a wait of 0.
     let off = search(&env, "anything", &[("MEMLANE_WATCH__ASK_WAIT_MS", "0")]);
@@ -218,6 +241,12 @@ fn a_command_trusts_a_live_mcp_server_and_still_sees_every_edit() {
     }
     // The server's own answers are as fresh.
     let r = client.ok("search_memories", serde_json::json!({"query": word(2), "limit": 1}));
+    assert_eq!(r["results"][0]["name"], "notes/fresh", "{r}");
+    // An edit that gave the file back its size and mtime, asked of a command and of the server.
+    edit_keeping_size_and_mtime(&env, 3);
+    let found = assert_current(&env, 3, &[LONG_WAIT]);
+    assert!(found.trusted, "{}", found.log);
+    let r = client.ok("search_memories", serde_json::json!({"query": word(3), "limit": 1}));
     assert_eq!(r["results"][0]["name"], "notes/fresh", "{r}");
 }
 

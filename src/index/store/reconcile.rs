@@ -94,11 +94,13 @@ impl Indexes {
     }
 
     /// Like [`Indexes::reconcile`], for a caller that knows which paths changed since the
-    /// indices last matched the files (the MCP server, from the watcher's events): only those
-    /// paths are stat-ed, instead of the whole vault. When a path cannot be judged alone (a
-    /// folder, a symbolic link on the way, see [`Vault::path_state`]) or the indices need a
-    /// rebuild, it is a whole [`Indexes::reconcile`]. The report's `unchanged` counts the given
-    /// paths only.
+    /// indices last matched the files (the MCP server and `memlane watch`, from the watcher's
+    /// events): only those paths are stat-ed, instead of the whole vault, and a path whose stat
+    /// did not change is read and compared by content hash (an event says it was written: an
+    /// edit that restored its size and mtime, as `cp -p` or `rsync -t` do, shows in no stat).
+    /// When a path cannot be judged alone (a folder, a symbolic link on the way, see
+    /// [`Vault::path_state`]) or the indices need a rebuild, it is a whole
+    /// [`Indexes::reconcile`]. The report's `unchanged` counts the given paths only.
     pub fn reconcile_paths(
         &mut self,
         vault: &Vault,
@@ -127,7 +129,7 @@ impl Indexes {
             vault,
             Some(Scope { stats, gone: Some(gone), stale: None }),
             false,
-            false,
+            true,
             &mut |_| {},
         )
     }
