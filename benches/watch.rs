@@ -134,7 +134,7 @@ fn main() {
     };
     println!("{rounds} saves, debounce {} ms:", debounce.as_millis());
     row("generation bumped after save", &bumped);
-    row("reconcile pass (stat all + index 1 file)", &passes);
+    row("reconcile pass (the saved file indexed)", &passes);
     row("indexed (pass committed) after save", &indexed);
     row("searchable by a fresh reader after save", &searchable);
     if let Ok(load) = std::fs::read_to_string("/proc/loadavg") {
