@@ -660,7 +660,31 @@ impl Drop for KeywordWriter {
     /// gives; its changes not committed are dropped.
     fn drop(&mut self) {
         if let Some(merge) = self.merge.take() {
-            let _ = merge.wait();
+            let _ = wait_for(merge);
+        }
+    }
+}
+
+/// Waits for `merge` by polling it, as [`KeywordWriter::merging`] does: once its result has been
+/// polled, tantivy's blocking `wait` panics if the merge still runs (its channel refuses a
+/// blocking receive after an asynchronous one), which killed a process that asked whether a
+/// write's merge still ran and then closed the writer before the merge ended.
+fn wait_for(mut merge: FutureResult<Option<SegmentMeta>>) -> tantivy::Result<Option<SegmentMeta>> {
+    use std::future::Future;
+    /// Wakes the waiting thread when the merge ends.
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = std::task::Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    loop {
+        match std::pin::Pin::new(&mut merge).poll(&mut cx) {
+            std::task::Poll::Ready(res) => return res,
+            // A wake-up that comes early (or for another reason) polls again.
+            std::task::Poll::Pending => std::thread::park(),
         }
     }
 }
@@ -750,7 +774,7 @@ impl KeywordWriter {
     /// dropped.
     pub fn finish(mut self) -> Result<(), KeywordError> {
         if let Some(merge) = self.merge.take()
-            && let Err(e) = merge.wait()
+            && let Err(e) = wait_for(merge)
         {
             tracing::debug!(error = %e, "a merge of small keyword segments failed");
         }

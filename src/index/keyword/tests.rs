@@ -469,3 +469,38 @@ fn term_matches_count_expansions_at_their_weight() {
     assert!(lunch.expanded.is_empty());
     assert!(got[2].is_none());
 }
+
+/// A writer asked whether its merge still runs (as the server asks before it lets the index lock
+/// go) and then finished or dropped while that merge runs waits for the merge: it never panics,
+/// and nothing written is lost.
+#[test]
+fn a_writer_asked_about_its_merge_finishes_or_drops_while_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = KeywordIndex::open_or_create(&dir.path().join("keyword")).unwrap();
+    let mut written = 0u64;
+    let mut asked = 0;
+    for round in 0..12 {
+        let mut writer = index.small_writer().unwrap();
+        // One writer for many writes, as a long-lived process keeps it: its commits start merges.
+        for i in 0..SMALL_WRITE_MERGE_SEGMENTS {
+            let id = format!("r{round}w{i}");
+            add_one(&mut writer, &doc(&id, "Note", &format!("probe{round}x{i} canary")));
+            writer.commit().unwrap();
+            written += 1;
+            if writer.merging() {
+                asked += 1;
+                break;
+            }
+        }
+        // Right after the question, the merge most often still runs.
+        if round % 2 == 0 {
+            writer.finish().unwrap();
+        } else {
+            drop(writer);
+        }
+    }
+    assert!(asked > 0, "no merge was running when asked");
+    index.reload().unwrap();
+    assert_eq!(index.num_chunks(), written);
+    assert_eq!(ids(&index, "probe0x0"), ["r0w0"]);
+}
