@@ -16,7 +16,7 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, set_mtime};
 use crate::mcp::Client;
 
 const TIMEOUT: Duration = Duration::from_secs(30);
@@ -73,12 +73,7 @@ fn edit_keeping_size_and_mtime(env: &TestEnv, i: usize) {
     let text = format!("# Fresh\n\nThe code word is {}.\n", word(i));
     assert_eq!(text.len() as u64, before.len());
     std::fs::write(&temp, text).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&temp)
-        .unwrap()
-        .set_modified(before.modified().unwrap())
-        .unwrap();
+    set_mtime(&temp, before.modified().unwrap());
     std::fs::rename(&temp, &path).unwrap();
 }
 
@@ -389,7 +384,7 @@ fn a_clock_jump_neither_hides_an_edit_nor_stops_the_watcher_vouching() {
     let jumps = [(now - day, "2001-01-01T00:00:00Z"), (now + 365 * day, "2030-06-01T00:00:00Z")];
     for (i, (mtime, asked_at)) in jumps.into_iter().enumerate() {
         edit(&env, i);
-        std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+        set_mtime(&path, mtime);
         let found = assert_current(&env, i, &[LONG_WAIT, ("MEMLANE_NOW", asked_at)]);
         assert!(found.trusted, "{}", found.log);
     }

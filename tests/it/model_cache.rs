@@ -110,9 +110,7 @@ fn commands_that_do_not_embed_never_read_the_weights() {
     let meta = std::fs::metadata(&weights).unwrap();
     let zeros = vec![0u8; meta.len() as usize];
     std::fs::write(&weights, zeros).unwrap();
-    let f = std::fs::File::options().write(true).open(&weights).unwrap();
-    f.set_modified(meta.modified().unwrap()).unwrap();
-    drop(f);
+    crate::common::set_mtime(&weights, meta.modified().unwrap());
     let listed = env.run(["list", "--json"]).success().json();
     assert_eq!(listed.as_array().unwrap().len(), 3, "{listed}");
     let shown = env.run(["show", "pets"]).success();

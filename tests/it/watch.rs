@@ -245,12 +245,7 @@ fn edit_keeping_size_and_mtime(env: &TestEnv, rel: &str) {
     assert_ne!(old, new);
     assert_eq!(old.len(), new.len());
     std::fs::write(&path, &new).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&path)
-        .unwrap()
-        .set_modified(meta.modified().unwrap())
-        .unwrap();
+    crate::common::set_mtime(&path, meta.modified().unwrap());
 }
 
 #[test]
