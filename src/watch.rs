@@ -904,8 +904,8 @@ impl<F: FnMut(BatchReport)> Worker<F> {
         let how = match kind {
             BatchKind::Start if self.opts.verify_on_start => Check::Hashes,
             // The paths the events named since the last pass, when they are all known: an edit
-            // that gave a file back its size and mtime (`cp -p`, `rsync -t`) is found by its
-            // content hash, which no stat shows.
+            // that left a file's stat as it was (off Unix, where no ctime is recorded, one that
+            // gave it back its size and mtime: `cp -p`, `rsync -t`) is found by its content hash.
             BatchKind::Changes => self
                 .shared
                 .changed_since(self.shared.reconciled.load(Ordering::SeqCst))

@@ -52,6 +52,10 @@ pub struct Stat {
     /// Its modification time in nanoseconds since the Unix epoch (0 when unknown or before
     /// 1970).
     pub mtime_ns: i128,
+    /// Its status-change time (ctime) in nanoseconds since the Unix epoch: moved to now by every
+    /// write, rename, change of mode or owner, and change of its times, so a file given back an
+    /// older mtime still shows that it changed (0 off Unix, when unknown or before 1970).
+    pub ctime_ns: i128,
     /// Its inode number (0 off Unix).
     pub ino: u64,
     /// The device it is on (0 off Unix).
@@ -423,18 +427,18 @@ mod unix {
     #[allow(clippy::unnecessary_cast)]
     pub(super) fn stat_of(st: &rustix::fs::Stat) -> Stat {
         let mode = st.st_mode as u32;
-        let secs = st.st_mtime as i64;
         // As `SystemTime::duration_since(UNIX_EPOCH)` gives it: 0 before 1970.
-        let mtime_ns = if secs < 0 {
-            0
-        } else {
-            i128::from(secs) * 1_000_000_000 + i128::from(st.st_mtime_nsec as i64)
+        let ns = |secs: i64, nsec: i64| {
+            if secs < 0 { 0 } else { i128::from(secs) * 1_000_000_000 + i128::from(nsec) }
         };
+        let mtime_ns = ns(st.st_mtime as i64, st.st_mtime_nsec as i64);
+        let ctime_ns = ns(st.st_ctime as i64, st.st_ctime_nsec as i64);
         Stat {
             kind: kind_of(mode),
             len: st.st_size as u64,
             mode: Some(mode & 0o7777),
             mtime_ns,
+            ctime_ns,
             ino: st.st_ino as u64,
             dev: st.st_dev as u64,
             uid: Some(st.st_uid as u32),
@@ -575,6 +579,7 @@ fn stat_of_meta(m: &std::fs::Metadata) -> Stat {
             .ok()
             .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos() as i128),
+        ctime_ns: 0,
         ino: 0,
         dev: 0,
         uid: None,
@@ -1335,6 +1340,13 @@ mod tests {
             .unwrap()
             .as_nanos() as i128;
         assert_eq!(st.mtime_ns, want, "the same time std gives");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = std::fs::metadata(f.root.join("notes/a.md")).unwrap();
+            let want = i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec());
+            assert_eq!(st.ctime_ns, want, "the same ctime std gives");
+        }
         // A link is what it is, never what it points to; reading or entering it is refused.
         assert_eq!(notes.stat("leak.md".as_ref()).unwrap().kind, Kind::Symlink);
         assert!(notes.read("leak.md".as_ref()).is_err());

@@ -1,7 +1,8 @@
 //! The index manifest: what the derived indices were built from.
 //!
-//! One entry per memory file with its size, mtime and content hash (so a reconcile can tell an
-//! unchanged file from a changed one with a `stat`, and a touched-but-identical file with a hash),
+//! One entry per memory file with its size, mtime, ctime and content hash (so a reconcile can
+//! tell an unchanged file from a changed one with a `stat`, and a touched-but-identical file with
+//! a hash),
 //! its chunk count (vector keys are derived from the name and chunk ordinal), and the metadata that
 //! search filters and ranks on without reading the file. Written always last, so a crash leaves
 //! an older manifest that the next reconcile repairs from.
@@ -13,15 +14,18 @@
 //! checksum (the header's `base`, an xxh3 of everything after the header line) and record layout
 //! are checked, and then an entry is found by a binary search over the records' names and
 //! decoded only when a caller asks for it (see [`Manifest::get`], [`Manifest::iter`]). A
-//! no-change reconcile compares each record's size and mtime in place; a search decodes its
-//! candidates. A record is `RECORD` bytes, little-endian: the offset of its text (u32), the
-//! lengths of its nine text fields (u32 each), size (u64), mtime in nanoseconds (i128), chunks
-//! (u32), flags (u32: 1 pinned, 2 has `expires_at`, 4 has `happens_at`), `created`, `updated`,
-//! `expires_at`, `happens_at` (i64 each) and the links hash (u64). Tags and warnings are lists
-//! whose items are separated by `\x1f` (items escape `\\`, tab, newline, CR and `\x1f`).
+//! no-change reconcile compares each record's size, mtime and ctime in place; a search decodes
+//! its candidates. A record is `RECORD` (128) bytes, little-endian: the offset of its text (u32),
+//! the lengths of its nine text fields (u32 each), size (u64), mtime in nanoseconds (i128),
+//! chunks (u32), flags (u32: 1 pinned, 2 has `expires_at`, 4 has `happens_at`), `created`,
+//! `updated`, `expires_at`, `happens_at` (i64 each), the links hash (u64) and the ctime in
+//! nanoseconds (i128; `i128::MIN` when unknown). A record of format 8 is the same without the
+//! ctime (112 bytes). Tags and warnings are lists whose items are separated by `\x1f` (items
+//! escape `\\`, tab, newline, CR and `\x1f`).
 //!
 //! Beside it, [`JOURNAL`]: the entries changed since [`FILE`] was written, one text line each
-//! (`+` and the entry's tab-separated line, or `-` and the removed name), appended by
+//! (`+` and the entry's tab-separated line in the base's format, or `-` and the removed name),
+//! appended by
 //! [`Manifest::save`], so that indexing one memory in a 100k-memory vault appends a line instead
 //! of rewriting 17 MB. Its first line names the base it extends (the header's `base`): a journal
 //! left beside another base is ignored, and the next save writes the whole file. Past
@@ -57,7 +61,12 @@ use serde::{Deserialize, Serialize};
 /// When both files are there, `manifest.tsv` is the one read: this memlane removes it right after
 /// writing [`FILE`], so one still there was written by an older memlane after [`FILE`] (which
 /// finds no `manifest.tsv` and rebuilds), or left by a save that stopped between the two steps.
-pub const FORMAT: u32 = 8;
+/// 9: each entry records its file's ctime ([`Entry::ctime_ns`]; a record of 128 bytes, and one
+/// more field in a journal line), so an edit that gives a file back its size and mtime is seen.
+/// A [`FILE`] of format 8 (and its journal) is still read, its entries' ctime unknown: the next
+/// reconcile compares each such file's content hash once, records its ctime, and (as
+/// [`Manifest::upgrade_due`] says) saves the whole file in this format.
+pub const FORMAT: u32 = 9;
 
 /// The oldest format [`Manifest::load`] reads (and upgrades in memory) instead of asking for a
 /// rebuild.
@@ -118,7 +127,8 @@ struct DiskState {
     changed: BTreeSet<String>,
     /// The header changed (embedder, dimension, format): write the whole file.
     rewrite: bool,
-    /// Read from a [`LEGACY_FILE`]: to be saved as [`FILE`] even when nothing changed.
+    /// Read in an older format (a [`LEGACY_FILE`], or a [`FILE`] of format 8): to be saved
+    /// whole in this one even when nothing changed.
     upgrade: bool,
 }
 
@@ -154,6 +164,12 @@ pub struct Entry {
     pub size: u64,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i128,
+    /// Status-change time (ctime), nanoseconds since the Unix epoch (0 off Unix): any write,
+    /// rename or change of the file's times moves it, so a file whose size and mtime are as
+    /// recorded but whose ctime is not may have changed. `None`: unknown (recorded by a manifest
+    /// before format 9), so the file's content hash is compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ctime_ns: Option<i128>,
     /// xxh3-64 of the file's bytes, hex.
     pub hash: String,
     /// The memory's id.
@@ -235,6 +251,15 @@ impl<'a> EntryRef<'a> {
         match self.0 {
             Held::Record(t, i) => i128::from_le_bytes(t.field(i, R_MTIME)),
             Held::Decoded(e) => e.mtime_ns,
+        }
+    }
+
+    /// Status-change time, nanoseconds since the Unix epoch (`None`: unknown, see
+    /// [`Entry::ctime_ns`]).
+    pub fn ctime_ns(self) -> Option<i128> {
+        match self.0 {
+            Held::Record(t, i) => t.ctime_ns(i),
+            Held::Decoded(e) => e.ctime_ns,
         }
     }
 
@@ -456,8 +481,9 @@ impl Manifest {
         }
     }
 
-    /// Whether it was read from a [`LEGACY_FILE`] and is still to be saved as [`FILE`]: a
-    /// reconcile that may write saves it even when no memory changed.
+    /// Whether it was read in an older format (a [`LEGACY_FILE`], or a [`FILE`] of format 8)
+    /// and is still to be saved whole in this one: a reconcile that may write saves it even
+    /// when no memory changed.
     pub fn upgrade_due(&self) -> bool {
         self.disk.upgrade
     }
@@ -652,8 +678,9 @@ impl Manifest {
     /// missing, unreadable, or of a format older than [`OLDEST_READ`] or newer than [`FORMAT`].
     ///
     /// Nothing per memory is decoded here (see the module's docs). A manifest of an older format
-    /// ([`LEGACY_FILE`]) is read whole and upgraded in memory: it says [`FORMAT`],
-    /// [`upgrade_due`](Self::upgrade_due) is true, and its next save writes the whole [`FILE`].
+    /// ([`LEGACY_FILE`], read whole; or a [`FILE`] of format 8, read in place, its entries'
+    /// ctime unknown) is upgraded in memory: it says [`FORMAT`], [`upgrade_due`](Self::upgrade_due)
+    /// is true, and its next save writes the whole [`FILE`].
     pub fn load(dir: &Path) -> Option<Manifest> {
         match crate::index::confined_io::read(&dir.join(LEGACY_FILE)) {
             Ok(bytes) => return Self::load_legacy(dir, String::from_utf8(bytes).ok()?),
@@ -674,7 +701,14 @@ impl Manifest {
             id_counts: OnceLock::new(),
             disk: DiskState { base: header.base, ..Default::default() },
         };
-        m.replay_journal(&dir.join(JOURNAL), FORMAT)?;
+        // A journal extends its base, so its lines are in the base's format.
+        m.replay_journal(&dir.join(JOURNAL), header.format)?;
+        if header.format != FORMAT {
+            // Format 8: saved next as a whole file in this one, after the reconcile has compared
+            // the content of each file whose ctime it lacks (and recorded that ctime).
+            m.format = FORMAT;
+            m.disk = DiskState { rewrite: true, upgrade: true, ..Default::default() };
+        }
         Some(m)
     }
 
@@ -789,7 +823,7 @@ impl Manifest {
                     match self.get(name) {
                         Some(e) => {
                             out.push('+');
-                            encode_entry(&mut out, name, e);
+                            encode_entry(&mut out, name, e, FORMAT);
                         }
                         None => {
                             out.push('-');
@@ -815,35 +849,51 @@ impl Manifest {
     /// Writes the whole manifest file atomically and removes the journal (and a
     /// [`LEGACY_FILE`]). What was written is what the manifest holds from then on, in records.
     pub fn save_whole(&mut self, dir: &Path) -> Result<(), crate::error::PathError> {
-        let mut records = Vec::with_capacity(self.len * RECORD);
+        let out = self.whole_file(self.format);
+        crate::vault::atomic_write(&dir.join(FILE), &out)?;
+        remove_if_there(&dir.join(LEGACY_FILE))?;
+        remove_if_there(&dir.join(JOURNAL))?;
+        let base = Table::parse(out).map(|(header, table)| {
+            self.table = Some(Arc::new(table));
+            self.overlay.clear();
+            header.base
+        });
+        self.disk = DiskState { base: base.flatten(), ..Default::default() };
+        Ok(())
+    }
+
+    /// The bytes of the whole [`FILE`] in `format` (this one, or 8 without the ctimes).
+    fn whole_file(&self, format: u32) -> Vec<u8> {
+        let width = record_width(format).unwrap_or(RECORD);
+        let mut records = Vec::with_capacity(self.len * width);
         let mut text = String::new();
         for (name, e) in self.iter() {
-            push_record(&mut records, &mut text, name, e);
+            push_record(&mut records, &mut text, name, e, width);
         }
         records.extend_from_slice(text.as_bytes());
         drop(text);
         let base = xxhash_rust::xxh3::xxh3_64(&records);
         let header = Header {
-            format: self.format,
+            format,
             embedder_id: self.embedder_id.clone(),
             dim: self.dim,
             entries: self.len,
             base: Some(base),
-            text: Some(records.len() - self.len * RECORD),
+            text: Some(records.len() - self.len * width),
         };
         let mut out = serde_json::to_vec(&header).expect("a header always serialises");
         out.push(b'\n');
         out.extend_from_slice(&records);
-        drop(records);
-        crate::vault::atomic_write(&dir.join(FILE), &out)?;
+        out
+    }
+
+    /// Writes the whole manifest as a [`FILE`] of format 8 (no ctimes), as a memlane before
+    /// format 9 did, and removes the journal: for tests of the upgrade.
+    #[doc(hidden)]
+    pub fn save_format_8(&self, dir: &Path) -> Result<(), crate::error::PathError> {
+        crate::vault::atomic_write(&dir.join(FILE), &self.whole_file(8))?;
         remove_if_there(&dir.join(LEGACY_FILE))?;
-        remove_if_there(&dir.join(JOURNAL))?;
-        if let Some((_, table)) = Table::parse(out) {
-            self.table = Some(Arc::new(table));
-            self.overlay.clear();
-        }
-        self.disk = DiskState { base: Some(base), ..Default::default() };
-        Ok(())
+        remove_if_there(&dir.join(JOURNAL))
     }
 
     /// Writes the whole manifest as a [`LEGACY_FILE`] of format 7, as a memlane before format 8
@@ -853,7 +903,7 @@ impl Manifest {
         let format = 7;
         let mut body = String::new();
         for (name, e) in self.iter() {
-            encode_entry(&mut body, name, e.entry());
+            encode_entry(&mut body, name, e.entry(), format);
             body.push('\n');
         }
         let base = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
@@ -960,7 +1010,11 @@ mod hex_u64 {
 }
 
 /// Bytes per record in [`FILE`] (see the module's docs).
-const RECORD: usize = 112;
+const RECORD: usize = 128;
+/// Bytes per record in a [`FILE`] of format 8 (no ctime).
+const RECORD_8: usize = 112;
+/// The ctime a record holds when it is unknown (see [`Entry::ctime_ns`]).
+const CTIME_UNKNOWN: i128 = i128::MIN;
 /// Where a record's fields start.
 const R_TEXT: usize = 0;
 const R_LENS: usize = 4;
@@ -973,6 +1027,7 @@ const R_UPDATED: usize = 80;
 const R_EXPIRES: usize = 88;
 const R_HAPPENS: usize = 96;
 const R_LINKS: usize = 104;
+const R_CTIME: usize = 112;
 /// The text fields of a record, in the order they follow each other in the text.
 const T_NAME: usize = 0;
 const T_HASH: usize = 1;
@@ -1021,6 +1076,8 @@ struct Table {
     bytes: Vec<u8>,
     /// Where the records start in `bytes`.
     start: usize,
+    /// Bytes per record: [`RECORD`], or [`RECORD_8`] in a file of format 8.
+    width: usize,
     /// How many records.
     n: usize,
     /// The records' text.
@@ -1037,21 +1094,28 @@ impl std::fmt::Debug for Table {
     }
 }
 
+/// Bytes per record in a [`FILE`] of `format`; `None` for a format not read as [`FILE`].
+fn record_width(format: u32) -> Option<usize> {
+    match format {
+        FORMAT => Some(RECORD),
+        8 => Some(RECORD_8),
+        _ => None,
+    }
+}
+
 /// The header of a [`FILE`] whose first bytes are `bytes`, and where its records end; `None`
-/// when it is not one of this format.
+/// when it is not one of this format or of format 8.
 fn records_end(bytes: &[u8]) -> Option<(Header, usize)> {
     let newline = bytes.iter().position(|b| *b == b'\n')?;
     let header: Header = serde_json::from_slice(&bytes[..newline]).ok()?;
-    if header.format != FORMAT {
-        return None;
-    }
-    let end = header.entries.checked_mul(RECORD)?.checked_add(newline + 1)?;
+    let width = record_width(header.format)?;
+    let end = header.entries.checked_mul(width)?.checked_add(newline + 1)?;
     Some((header, end))
 }
 
 /// A [`FILE`] read in two parts, up to the end of its records and the text after them, each
 /// read straight into a buffer of its own (one read of the file, no copy of its text: at 100k
-/// memories the text is ≈ 10 MB). `None` when it cannot be read or is not one of this format.
+/// memories the text is ≈ 10 MB). `None` when it cannot be read or is not of a format read.
 fn read_split(path: &Path) -> Option<(Vec<u8>, Vec<u8>)> {
     use crate::index::confined_io::read_exact_at;
     let file = crate::index::confined_io::open(path).ok()?;
@@ -1078,8 +1142,8 @@ fn read_split(path: &Path) -> Option<(Vec<u8>, Vec<u8>)> {
 }
 
 impl Table {
-    /// The header and records of a [`FILE`]'s `bytes`; `None` when it is not one of this
-    /// format, its checksum does not match, or a record is out of its bounds or order.
+    /// The header and records of a [`FILE`]'s `bytes`; `None` when it is not of a format read,
+    /// its checksum does not match, or a record is out of its bounds or order.
     fn parse(mut bytes: Vec<u8>) -> Option<(Header, Table)> {
         let (_, end) = records_end(&bytes)?;
         if bytes.len() < end {
@@ -1097,7 +1161,8 @@ impl Table {
             return None;
         }
         // `records_end` computed `end` as this plus the records.
-        let start = end - header.entries * RECORD;
+        let width = record_width(header.format)?;
+        let start = end - header.entries * width;
         let mut base = xxhash_rust::xxh3::Xxh3::new();
         base.update(&bytes[start..]);
         base.update(&text);
@@ -1106,7 +1171,7 @@ impl Table {
         }
         let text = String::from_utf8(text).ok()?;
         let n = header.entries;
-        let table = Table { bytes, start, n, text, decoded: Vec::new(), census: Vec::new() };
+        let table = Table { bytes, start, width, n, text, decoded: Vec::new(), census: Vec::new() };
         // Every record's text within the text, and the names strictly in order: lookups are
         // binary searches, and nothing read later is out of bounds.
         // In the same pass: what every record's status and chunks add up to.
@@ -1134,7 +1199,7 @@ impl Table {
     }
 
     fn field<const N: usize>(&self, i: usize, at: usize) -> [u8; N] {
-        let from = self.start + i * RECORD + at;
+        let from = self.start + i * self.width + at;
         let mut out = [0; N];
         out.copy_from_slice(&self.bytes[from..from + N]);
         out
@@ -1150,6 +1215,15 @@ impl Table {
 
     fn i64(&self, i: usize, at: usize) -> i64 {
         i64::from_le_bytes(self.field(i, at))
+    }
+
+    /// The ctime of record `i` (`None`: unknown, as in every record of format 8).
+    fn ctime_ns(&self, i: usize) -> Option<i128> {
+        if self.width <= R_CTIME {
+            return None;
+        }
+        let t = i128::from_le_bytes(self.field(i, R_CTIME));
+        (t != CTIME_UNKNOWN).then_some(t)
     }
 
     /// Text field `f` of record `i` ("" if it is not whole characters, which a file memlane
@@ -1182,6 +1256,7 @@ impl Table {
         Entry {
             size: self.u64(i, R_SIZE),
             mtime_ns: i128::from_le_bytes(self.field(i, R_MTIME)),
+            ctime_ns: self.ctime_ns(i),
             hash: self.text(i, T_HASH).to_owned(),
             id: self.text(i, T_ID).to_owned(),
             chunks: self.u32(i, R_CHUNKS) as usize,
@@ -1233,14 +1308,25 @@ fn lossy_list(s: &str) -> Vec<String> {
     s.split(LIST_SEP).map(|item| unescape(item).unwrap_or_else(|| item.to_owned())).collect()
 }
 
-/// Appends the record of `name` and its text.
-fn push_record(records: &mut Vec<u8>, text: &mut String, name: &str, e: EntryRef<'_>) {
+/// Appends the record of `name` (`width` bytes: [`RECORD`], or [`RECORD_8`] for a file of
+/// format 8) and its text.
+fn push_record(
+    records: &mut Vec<u8>,
+    text: &mut String,
+    name: &str,
+    e: EntryRef<'_>,
+    width: usize,
+) {
     let at = u32::try_from(text.len()).unwrap_or(u32::MAX);
     let mut record = [0u8; RECORD];
     let fields: [Cow<'_, str>; TEXT_FIELDS] = match e.0 {
         Held::Record(t, i) => {
-            // Copied as it is, without decoding.
-            record = t.field::<RECORD>(i, 0);
+            // Copied as it is, without decoding (a record of format 8 without its ctime).
+            let from = t.start + i * t.width;
+            record[..t.width].copy_from_slice(&t.bytes[from..from + t.width]);
+            if t.width <= R_CTIME {
+                record[R_CTIME..].copy_from_slice(&CTIME_UNKNOWN.to_le_bytes());
+            }
             std::array::from_fn(|f| Cow::Borrowed(t.text(i, f)))
         }
         Held::Decoded(entry) => {
@@ -1261,6 +1347,7 @@ fn push_record(records: &mut Vec<u8>, text: &mut String, name: &str, e: EntryRef
             put(R_EXPIRES, &entry.expires_at.unwrap_or(0).to_le_bytes());
             put(R_HAPPENS, &entry.happens_at.unwrap_or(0).to_le_bytes());
             put(R_LINKS, &entry.links.to_le_bytes());
+            put(R_CTIME, &entry.ctime_ns.unwrap_or(CTIME_UNKNOWN).to_le_bytes());
             [
                 Cow::Borrowed(name),
                 Cow::Borrowed(entry.hash.as_str()),
@@ -1280,7 +1367,7 @@ fn push_record(records: &mut Vec<u8>, text: &mut String, name: &str, e: EntryRef
         let len = u32::try_from(field.len()).unwrap_or(u32::MAX);
         record[R_LENS + 4 * f..R_LENS + 4 * f + 4].copy_from_slice(&len.to_le_bytes());
     }
-    records.extend_from_slice(&record);
+    records.extend_from_slice(&record[..width]);
 }
 
 const LIST_SEP: char = '\u{1f}';
@@ -1372,7 +1459,13 @@ fn opt_i64(s: &str) -> Option<Option<i64>> {
     if s.is_empty() { Some(None) } else { s.parse().ok().map(Some) }
 }
 
-fn encode_entry(out: &mut String, name: &str, e: &Entry) {
+fn opt_i128(s: &str) -> Option<Option<i128>> {
+    if s.is_empty() { Some(None) } else { s.parse().ok().map(Some) }
+}
+
+/// The line of entry `e` of `name`, in `format` (from 9 on, with the ctime as a last field,
+/// empty when unknown).
+fn encode_entry(out: &mut String, name: &str, e: &Entry, format: u32) {
     use std::fmt::Write as _;
     escape(out, name);
     let _ = write!(out, "\t{}\t{}\t", e.size, e.mtime_ns);
@@ -1398,13 +1491,20 @@ fn encode_entry(out: &mut String, name: &str, e: &Entry) {
     out.push('\t');
     push_warnings(out, &e.warnings);
     let _ = write!(out, "\t{:x}", e.links);
+    if format >= 9 {
+        out.push('\t');
+        if let Some(t) = e.ctime_ns {
+            let _ = write!(out, "{t}");
+        }
+    }
 }
 
-/// An entry's line, written in `format`.
+/// An entry's line, written in `format` (before 9, without the ctime: unknown).
 fn decode_entry(line: &str, format: u32) -> Option<(String, Entry)> {
-    let mut f = [""; 18];
+    let mut f = [""; 19];
     let mut fields = line.split('\t');
-    for slot in &mut f {
+    let count = if format >= 9 { 19 } else { 18 };
+    for slot in &mut f[..count] {
         *slot = fields.next()?;
     }
     if fields.next().is_some() {
@@ -1416,6 +1516,7 @@ fn decode_entry(line: &str, format: u32) -> Option<(String, Entry)> {
         Entry {
             size: f[1].parse().ok()?,
             mtime_ns: f[2].parse().ok()?,
+            ctime_ns: opt_i128(f[18])?,
             hash: unescape(f[3])?,
             id: unescape(f[4])?,
             chunks: f[5].parse().ok()?,
@@ -1540,6 +1641,7 @@ mod tests {
             Entry {
                 size: 12,
                 mtime_ns: 1_767_225_600_123_456_789,
+                ctime_ns: Some(1_767_225_601_987_654_321),
                 hash: "00ff".into(),
                 id: "3kTqZ9pLx2A".into(),
                 chunks: 3,
@@ -1578,7 +1680,7 @@ mod tests {
     fn legacy_file(format: u32, entries: &[(String, Entry)]) -> (String, u64) {
         let mut body = String::new();
         for (name, e) in entries {
-            encode_entry(&mut body, name, e);
+            encode_entry(&mut body, name, e, format);
             body.push('\n');
         }
         let base = xxhash_rust::xxh3::xxh3_64(body.as_bytes());
@@ -1659,7 +1761,7 @@ mod tests {
         assert!(text.len() > PARALLEL_PARSE_BYTES, "parsed in halves");
         std::fs::write(dir.path().join(LEGACY_FILE), &text).unwrap();
         let mut changed = String::new();
-        encode_entry(&mut changed, "dir0/m00000", &entry(9_999));
+        encode_entry(&mut changed, "dir0/m00000", &entry(9_999), 7);
         std::fs::write(
             dir.path().join(JOURNAL),
             format!("#{base:016x}\n+{changed}\n-dir1/m00001\n"),
@@ -1689,6 +1791,75 @@ mod tests {
         let damaged = format!("{}\tx\ty{}", &text[..cut], &text[cut..]);
         std::fs::write(dir.path().join(LEGACY_FILE), damaged).unwrap();
         assert_eq!(Manifest::load(dir.path()), None);
+    }
+
+    /// A `manifest.bin` of format 8 (records without the ctime) and its journal (lines without
+    /// it) are read, not rebuilt: every entry's ctime is unknown, so the reconcile compares each
+    /// file's content once; the next save writes the whole file in this format, with the ctimes
+    /// recorded since, and a journal line of this format carries its entry's ctime.
+    #[test]
+    fn a_format_8_file_and_its_journal_are_read_with_unknown_ctimes_and_saved_as_9() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, journal) = (dir.path().join(FILE), dir.path().join(JOURNAL));
+        let with_ctime =
+            |i: u64| Entry { ctime_ns: Some(1_767_225_600_000_000_000 + i as i128), ..entry(i) };
+        let mut m = Manifest::new("e", 8);
+        for i in 0..50 {
+            m.insert(format!("m{i:03}"), with_ctime(i));
+        }
+        m.save_format_8(dir.path()).unwrap();
+        let bytes = std::fs::read(&file).unwrap();
+        assert!(bytes.starts_with(b"{\"format\":8,"));
+        let header: Header =
+            serde_json::from_slice(&bytes[..bytes.iter().position(|b| *b == b'\n').unwrap()])
+                .unwrap();
+        let eol = bytes.iter().position(|b| *b == b'\n').unwrap() + 1;
+        assert_eq!(bytes.len() - eol - header.text.unwrap(), 50 * RECORD_8);
+        let mut line = String::new();
+        encode_entry(&mut line, "m001", &entry(1001), 8);
+        std::fs::write(&journal, format!("#{:016x}\n+{line}\n-m002\n", header.base.unwrap()))
+            .unwrap();
+
+        let mut read = Manifest::load(dir.path()).expect("a format-8 manifest is read");
+        assert_eq!(read.format, FORMAT);
+        assert!(read.upgrade_due());
+        assert_eq!(read.len(), 49);
+        assert!(read.iter().all(|(_, e)| e.ctime_ns().is_none()), "every ctime unknown");
+        assert_eq!(read.get("m001"), Some(&entry(1001)));
+        assert_eq!(read.get("m002"), None);
+        // Everything else as it was (the decoded entry and the fields read in place).
+        assert_eq!(read.get("m003"), Some(&entry(3)));
+        assert_eq!(
+            read.get_ref("m049").map(|e| (e.size(), e.hash())),
+            Some((49, "0000000000000031"))
+        );
+        // The reconcile compared m003's content and recorded its ctime.
+        read.insert("m003".into(), with_ctime(3));
+        read.save(dir.path()).unwrap();
+        assert!(!journal.exists());
+        assert!(std::fs::read(&file).unwrap().starts_with(b"{\"format\":9,"));
+        let mut again = Manifest::load(dir.path()).unwrap();
+        assert!(!again.upgrade_due());
+        assert_eq!(again, read);
+        assert_eq!(again.get_ref("m003").unwrap().ctime_ns(), with_ctime(3).ctime_ns);
+        assert_eq!(again.get("m003"), Some(&with_ctime(3)));
+        // Not compared (unreadable, say): still unknown, compared again next time.
+        assert_eq!(again.get_ref("m004").unwrap().ctime_ns(), None);
+
+        // A change is a journal line in this format, with the ctime.
+        again.insert("m005".into(), with_ctime(77));
+        again.insert("m006".into(), entry(1006));
+        again.save(dir.path()).unwrap();
+        let text = std::fs::read_to_string(&journal).unwrap();
+        assert!(
+            text.lines().any(|l| l.starts_with("+m005\t") && l.ends_with("\t1767225600000000077")),
+            "{text}"
+        );
+        assert!(text.lines().any(|l| l.starts_with("+m006\t") && l.ends_with('\t')), "{text}");
+        let last = Manifest::load(dir.path()).unwrap();
+        assert_eq!(last, again);
+        assert_eq!(last.get("m005"), Some(&with_ctime(77)));
+        assert_eq!(last.get_ref("m006").unwrap().ctime_ns(), None);
     }
 
     #[test]
@@ -1779,7 +1950,18 @@ mod tests {
         use proptest::prelude::*;
         let text = "[a-z\t\n\\\\\u{1f}é ]{0,6}";
         (
-            (any::<u64>(), any::<i128>(), text, text, 0usize..5, text, text, text),
+            (
+                any::<u64>(),
+                any::<i128>(),
+                // Any time but the one a record keeps for "unknown".
+                proptest::option::of(CTIME_UNKNOWN + 1..=i128::MAX),
+                text,
+                text,
+                0usize..5,
+                text,
+                text,
+                text,
+            ),
             (
                 // Tags are never empty (one empty tag would read as none, in either format).
                 proptest::collection::vec("[a-z\t\n\\\\\u{1f}é ]{1,6}", 0..3),
@@ -1795,7 +1977,7 @@ mod tests {
         )
             .prop_map(
                 |(
-                    (size, mtime_ns, hash, id, chunks, title, memory_type, status),
+                    (size, mtime_ns, ctime_ns, hash, id, chunks, title, memory_type, status),
                     (
                         tags,
                         created,
@@ -1810,6 +1992,7 @@ mod tests {
                 )| Entry {
                     size,
                     mtime_ns,
+                    ctime_ns,
                     hash,
                     id,
                     chunks,
@@ -1890,6 +2073,7 @@ mod tests {
                 let want = &eager[name];
                 proptest::prop_assert_eq!(e.size(), want.size);
                 proptest::prop_assert_eq!(e.mtime_ns(), want.mtime_ns);
+                proptest::prop_assert_eq!(e.ctime_ns(), want.ctime_ns);
                 proptest::prop_assert_eq!(e.chunks(), want.chunks);
                 proptest::prop_assert_eq!(e.created(), want.created);
                 proptest::prop_assert_eq!(e.id(), want.id.as_str());

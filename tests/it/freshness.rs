@@ -1,7 +1,7 @@
 //! The indices follow the files: edits outside memlane, deletions, bulk changes, a deleted
 //! `indices/`, concurrent processes.
 
-use crate::common::TestEnv;
+use crate::common::{TestEnv, set_mtime};
 
 /// A distinct made-up word per number (`zorbak`, `zorbal` …), one token to the analyzer.
 fn word(i: usize) -> String {
@@ -115,6 +115,87 @@ fn a_vault_indexed_with_the_previous_manifest_format_searches_the_same_after_the
     // A change after the upgrade is found as before.
     env.write("notes/later.md", "# Later\n\nzanzibar quokka\n");
     assert_eq!(top(&env, "zanzibar quokka").as_deref(), Some("notes/later"));
+}
+
+/// The text of `notes/fresh.md` with code word `i`: the same length for every `i`.
+fn fresh_text(i: usize) -> String {
+    format!("# Fresh\n\nThe code word is {}.\n", word(i))
+}
+
+/// An edit that gives a file back its size and mtime (as `cp -p` or `rsync -t` of another copy,
+/// or `touch -r`, leave it) changes neither; its ctime moves, so a command finds the edit with
+/// no watcher running: made in place, or written beside the file and renamed over it.
+#[test]
+fn an_edit_that_restores_the_size_and_mtime_is_found_without_a_watcher() {
+    let env = TestEnv::with_vault("search");
+    env.write("notes/fresh.md", &fresh_text(0));
+    assert_eq!(top(&env, &word(0)).as_deref(), Some("notes/fresh"));
+    let path = env.vault().join("notes/fresh.md");
+    let stat = || {
+        let m = std::fs::metadata(&path).unwrap();
+        (m.len(), m.modified().unwrap())
+    };
+
+    // In place: the same number of bytes written over it, then the mtime set back.
+    let before = stat();
+    std::fs::write(&path, fresh_text(1)).unwrap();
+    set_mtime(&path, before.1);
+    assert_eq!(stat(), before);
+    assert_eq!(top(&env, &word(1)).as_deref(), Some("notes/fresh"));
+    assert_eq!(top(&env, &word(0)), None, "the old word is gone from the file");
+
+    // Beside it: written to a temporary file, its mtime set to the file's, renamed over it.
+    let before = stat();
+    let temp = env.vault().join("notes/.fresh.md.tmp");
+    std::fs::write(&temp, fresh_text(2)).unwrap();
+    set_mtime(&temp, before.1);
+    std::fs::rename(&temp, &path).unwrap();
+    assert_eq!(stat(), before);
+    assert_eq!(top(&env, &word(2)).as_deref(), Some("notes/fresh"));
+    assert_eq!(top(&env, &word(1)), None, "the old word is gone from the file");
+}
+
+/// Indices whose manifest is of format 8 (no ctimes) are read, not rebuilt: the first command
+/// reads each memory once to compare its content (so it finds an edit that restored a file's
+/// size and mtime too) and saves the manifest in the current format; the next reads none.
+#[test]
+fn a_format_8_manifest_is_upgraded_by_reading_each_memory_once() {
+    let env = TestEnv::with_vault("search");
+    env.write("notes/fresh.md", &fresh_text(0));
+    env.run(["search", "anything"]).success();
+    let indices = env.vault().join("indices");
+    let manifest = memlane::index::manifest::Manifest::load(&indices).unwrap();
+    manifest.save_format_8(&indices).unwrap();
+    let head = |env: &TestEnv| {
+        let bytes = std::fs::read(env.vault().join("indices/manifest.bin")).unwrap();
+        let eol = bytes.iter().position(|b| *b == b'\n').unwrap();
+        String::from_utf8_lossy(&bytes[..eol]).into_owned()
+    };
+    assert!(head(&env).starts_with("{\"format\":8,"), "{}", head(&env));
+    let path = env.vault().join("notes/fresh.md");
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::fs::write(&path, fresh_text(1)).unwrap();
+    set_mtime(&path, mtime);
+    let memories =
+        env.files().iter().filter(|f| f.ends_with(".md") && !f.starts_with("indices/")).count();
+    // A search, and how many memory files its reconcile read.
+    let search = |q: &str| {
+        let out = env
+            .run_with_env(&[("MEMLANE_FAILPOINT_TRACE", "1")], ["search", q, "--json", "-n", "1"])
+            .success();
+        let reads = out.stderr.lines().filter(|l| l.ends_with(" reconcile.read")).count();
+        let top = out.json()["results"]
+            .as_array()
+            .unwrap()
+            .first()
+            .map(|h| h["name"].as_str().unwrap().to_owned());
+        (top, reads)
+    };
+
+    assert_eq!(search(&word(1)), (Some("notes/fresh".to_owned()), memories));
+    assert!(head(&env).starts_with("{\"format\":9,"), "{}", head(&env));
+    assert_eq!(search(&word(0)), (None, 0));
+    assert_eq!(search(&word(1)), (Some("notes/fresh".to_owned()), 0));
 }
 
 #[test]

@@ -134,6 +134,25 @@ struct Stat {
     name: MemoryName,
     size: u64,
     mtime_ns: i128,
+    /// Its status-change time (0 off Unix): a write, a rename or a change of its times moves
+    /// it, so an edit that restored the file's size and mtime still shows.
+    ctime_ns: i128,
+}
+
+impl From<crate::vault::FileStat> for Stat {
+    fn from(f: crate::vault::FileStat) -> Stat {
+        Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns, ctime_ns: f.ctime_ns }
+    }
+}
+
+impl Stat {
+    /// Whether `e` was recorded from a file with this stat (size, mtime and ctime), so the file
+    /// need not be read. An entry of a manifest before format 9 has no ctime: never the same.
+    fn matches(&self, e: manifest::EntryRef<'_>) -> bool {
+        e.size() == self.size
+            && e.mtime_ns() == self.mtime_ns
+            && e.ctime_ns() == Some(self.ctime_ns)
+    }
 }
 
 /// The three derived stores of one vault.
@@ -578,7 +597,10 @@ impl Indexes {
             lingering: Lingering::default(),
         };
         let (changed, removed, _) = idx.diff(&Self::stat_vault(vault)?);
-        Ok((changed.is_empty() && removed.is_empty()).then_some(idx))
+        // Indices of a manifest before format 9 record no ctime, and none can be recorded here:
+        // a file whose size and mtime are as recorded is compared by its content instead.
+        let current = removed.is_empty() && changed.iter().all(|s| idx.same_but_ctime(vault, s));
+        Ok(current.then_some(idx))
     }
 
     /// The digest of the indices' files on disk as they are now (see [`crate::fresh`]), `None`
@@ -938,11 +960,7 @@ impl Indexes {
     }
 
     fn stat_vault(vault: &Vault) -> crate::Result<Vec<Stat>> {
-        Ok(vault
-            .files()?
-            .into_iter()
-            .map(|f| Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns })
-            .collect())
+        Ok(vault.files()?.into_iter().map(Stat::from).collect())
     }
 }
 

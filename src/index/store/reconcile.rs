@@ -23,7 +23,8 @@ impl Indexes {
     }
 
     /// Like [`Indexes::reconcile`], but also reads every file whose stat is unchanged and
-    /// compares its content hash with the manifest (an edit that kept size and mtime is found).
+    /// compares its content hash with the manifest (an edit that left the whole stat as it was,
+    /// which off Unix, with no ctime, is one that kept the size and mtime, is found).
     /// Costs a read of the whole vault; the watcher runs it once on start.
     pub fn reconcile_verify(&mut self, vault: &Vault) -> crate::Result<ReconcileReport> {
         self.reconcile_with(vault, false, true, &mut |_| {})
@@ -58,7 +59,7 @@ impl Indexes {
             .iter()
             .filter(|s| {
                 let Some(e) = self.manifest.get_ref(s.name.as_str()) else { return false };
-                if e.size() != s.size || e.mtime_ns() != s.mtime_ns {
+                if !s.matches(e) {
                     return false; // already a candidate
                 }
                 // A step a test can count: each file's content is read once per check.
@@ -71,6 +72,19 @@ impl Indexes {
             .collect()
     }
 
+    /// Whether the file of `s` is the one its entry records although that entry has no ctime
+    /// (a manifest before format 9): the same size and mtime, and the same content hash.
+    pub(super) fn same_but_ctime(&self, vault: &Vault, s: &Stat) -> bool {
+        let Some(e) = self.manifest.get_ref(s.name.as_str()) else { return false };
+        if e.ctime_ns().is_some() || e.size() != s.size || e.mtime_ns() != s.mtime_ns {
+            return false;
+        }
+        let _ = crate::failpoint::step("reconcile.hash");
+        vault
+            .read_memory(&s.name)
+            .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) == e.hash())
+    }
+
     /// Files new or changed by their stat, names no longer on disk, and the unchanged count.
     /// `stats` is sorted by name ([`Vault::files`]), like the manifest: one merge pass.
     pub(super) fn diff(&self, stats: &[Stat]) -> (Vec<Stat>, Vec<String>, usize) {
@@ -78,14 +92,14 @@ impl Indexes {
         let mut maybe_changed = Vec::new();
         let mut removed = Vec::new();
         let mut unchanged = 0;
-        // Sizes and mtimes are compared in the manifest's records, nothing decoded.
+        // Sizes, mtimes and ctimes are compared in the manifest's records, nothing decoded.
         let mut entries = self.manifest.iter().peekable();
         for s in stats {
             while let Some((name, _)) = entries.next_if(|(n, _)| *n < s.name.as_str()) {
                 removed.push(name.to_owned());
             }
             match entries.next_if(|(n, _)| *n == s.name.as_str()) {
-                Some((_, e)) if e.size() == s.size && e.mtime_ns() == s.mtime_ns => unchanged += 1,
+                Some((_, e)) if s.matches(e) => unchanged += 1,
                 _ => maybe_changed.push(s.clone()),
             }
         }
@@ -96,8 +110,9 @@ impl Indexes {
     /// Like [`Indexes::reconcile`], for a caller that knows which paths changed since the
     /// indices last matched the files (the MCP server and `memlane watch`, from the watcher's
     /// events): only those paths are stat-ed, instead of the whole vault, and a path whose stat
-    /// did not change is read and compared by content hash (an event says it was written: an
-    /// edit that restored its size and mtime, as `cp -p` or `rsync -t` do, shows in no stat).
+    /// did not change is read and compared by content hash (an event says it was written, and
+    /// off Unix, where no ctime is recorded, an edit that restored the file's size and mtime, as
+    /// `cp -p` or `rsync -t` do, shows in no stat).
     /// When a path cannot be judged alone (a folder, a symbolic link on the way, see
     /// [`Vault::path_state`]) or the indices need a rebuild, it is a whole
     /// [`Indexes::reconcile`]. The report's `unchanged` counts the given paths only.
@@ -110,9 +125,7 @@ impl Indexes {
         let mut gone = Vec::new();
         for path in paths {
             match vault.path_state(path) {
-                PathState::Memory(f) => {
-                    stats.push(Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns });
-                }
+                PathState::Memory(f) => stats.push(Stat::from(f)),
                 PathState::Gone(name) => gone.push(name.to_string()),
                 PathState::NotAMemory => {}
                 PathState::Unsure => return self.reconcile(vault),
@@ -158,7 +171,7 @@ impl Indexes {
         let mut unchanged = 0;
         for s in stats {
             match self.manifest.get_ref(s.name.as_str()) {
-                Some(e) if e.size() == s.size && e.mtime_ns() == s.mtime_ns => unchanged += 1,
+                Some(e) if s.matches(e) => unchanged += 1,
                 _ => maybe_changed.push(s.clone()),
             }
         }
@@ -360,7 +373,7 @@ impl Indexes {
                 let Ok(mname) = MemoryName::parse(name) else { return true };
                 match vault.path_state(&vault.path_of(&mname)) {
                     PathState::Memory(f) => {
-                        let stat = Stat { name: f.name, size: f.size, mtime_ns: f.mtime_ns };
+                        let stat = Stat::from(f);
                         maybe_changed.push(stat.clone());
                         stats.push(stat);
                         false
@@ -373,8 +386,8 @@ impl Indexes {
             }
         }
         if verify && rebuild.is_none() {
-            // Only what the check before the lock found stale is read again: an edit that
-            // keeps a file's size and mtime after that check is the watcher's to report.
+            // Only what the check before the lock found stale is read again: an edit after that
+            // check that leaves the whole stat as it was is the watcher's to report.
             let stale = self.hash_mismatches(vault, stale.as_deref().unwrap_or(&stats));
             unchanged -= stale.len();
             maybe_changed.extend(stale);
@@ -466,6 +479,8 @@ impl Indexes {
         }
         let manifest = &self.manifest;
         let read = |s: &Stat| -> Read {
+            // A step a test can count: each file a reconcile reads.
+            let _ = crate::failpoint::step("reconcile.read");
             let path = vault.path_of(&s.name);
             let bytes = match vault.read_memory(&s.name) {
                 Ok(b) => b,
@@ -480,6 +495,7 @@ impl Indexes {
                 let mut e = old.clone();
                 e.size = s.size;
                 e.mtime_ns = s.mtime_ns;
+                e.ctime_ns = Some(s.ctime_ns);
                 return Read::Touched(s.name.to_string(), Box::new(e));
             }
             let Ok(raw) = String::from_utf8(bytes) else {
@@ -941,6 +957,7 @@ impl Pending {
         let entry = Entry {
             size: s.size,
             mtime_ns: s.mtime_ns,
+            ctime_ns: Some(s.ctime_ns),
             hash,
             id: memory.id.to_string(),
             chunks: chunks.len(),
@@ -1321,6 +1338,73 @@ mod tests {
             let hits = other.keyword().search(&format!("quokka{i}x"), &Default::default(), 5);
             let ids: Vec<String> = hits.unwrap().into_iter().map(|h| h.memory_id).collect();
             assert_eq!(ids, [format!("note{i}")]);
+        }
+    }
+
+    /// Indices whose manifest is of format 8 (no ctimes) are read, not rebuilt: the first
+    /// reconcile compares each file's content once (and so finds an edit that restored a file's
+    /// size and mtime), records the ctimes and saves the manifest in this format; the next finds
+    /// no file to read. A change of the ctime alone (a `chmod`) costs a read, never an index.
+    #[test]
+    fn a_format_8_manifest_is_upgraded_by_one_content_check_and_then_costs_only_stats() {
+        let (_tmp, vault) = new_vault();
+        for i in 0..6 {
+            add(&vault, &format!("note{i}"), &format!("Note {i} about quokka{i}x."));
+        }
+        let emb: Arc<dyn Embedder> = Arc::new(BuiltinEmbedder::new());
+        Indexes::open(&vault, emb.clone()).unwrap().reconcile(&vault).unwrap();
+        let dir = Indexes::dir_of(&vault);
+        Manifest::load(&dir).unwrap().save_format_8(&dir).unwrap();
+        // An edit that gives the file back its size and mtime, while the manifest is of format 8.
+        let path = vault.path_of(&MemoryName::parse("note3").unwrap());
+        let before = std::fs::metadata(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap().replace("quokka3x", "wombat3x");
+        std::fs::write(&path, text).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(before.modified().unwrap())
+            .unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), before.len());
+
+        let mut idx = Indexes::open(&vault, emb.clone()).unwrap();
+        assert!(idx.needs_rebuild.is_none(), "{:?}", idx.needs_rebuild);
+        let (maybe, removed, unchanged) = idx.diff(&Indexes::stat_vault(&vault).unwrap());
+        assert_eq!(
+            (maybe.len(), removed.len(), unchanged),
+            (6, 0, 0),
+            "each file's content compared"
+        );
+        let report = idx.reconcile(&vault).unwrap();
+        assert!(report.rebuilt.is_none(), "{report:?}");
+        assert_eq!(report.indexed, vec!["note3".to_owned()]);
+        assert_eq!(report.unchanged, 5);
+        let file = std::fs::read(dir.join(crate::index::manifest::FILE)).unwrap();
+        assert!(file.starts_with(format!("{{\"format\":{},", manifest::FORMAT).as_bytes()));
+        let hits = idx.keyword().search("wombat3x", &Default::default(), 5).unwrap();
+        assert_eq!(hits.iter().map(|h| h.memory_id.as_str()).collect::<Vec<_>>(), ["note3"]);
+
+        // Upgraded: stats alone tell that nothing changed, nothing is read.
+        let idx = Indexes::open(&vault, emb.clone()).unwrap();
+        let (maybe, removed, unchanged) = idx.diff(&Indexes::stat_vault(&vault).unwrap());
+        assert_eq!((maybe.len(), removed.len(), unchanged), (0, 0, 6));
+
+        // A change of the ctime alone: the file is read, found the same, and only its new ctime
+        // is recorded.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+            let mut idx = Indexes::open(&vault, emb.clone()).unwrap();
+            let (maybe, _, _) = idx.diff(&Indexes::stat_vault(&vault).unwrap());
+            assert_eq!(maybe.len(), 1);
+            let report = idx.reconcile(&vault).unwrap();
+            assert!(report.indexed.is_empty() && report.rebuilt.is_none(), "{report:?}");
+            assert_eq!(report.unchanged, 6);
+            let idx = Indexes::open(&vault, emb).unwrap();
+            let (maybe, _, unchanged) = idx.diff(&Indexes::stat_vault(&vault).unwrap());
+            assert_eq!((maybe.len(), unchanged), (0, 6));
         }
     }
 

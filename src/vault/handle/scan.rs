@@ -13,7 +13,7 @@ use crate::model::MemoryName;
 use crate::model::name::RESERVED_DIRS;
 use crate::vault::Vault;
 
-/// A memory file's name, size and modification time.
+/// A memory file's name, size, modification time and status-change time.
 #[derive(Debug, Clone)]
 pub struct FileStat {
     /// The memory's name.
@@ -22,6 +22,9 @@ pub struct FileStat {
     pub size: u64,
     /// Modification time, nanoseconds since the Unix epoch.
     pub mtime_ns: i128,
+    /// Status-change time (ctime), nanoseconds since the Unix epoch (0 off Unix): see
+    /// [`crate::disk::Stat::ctime_ns`].
+    pub ctime_ns: i128,
 }
 
 /// What one changed path is, as [`Vault::path_state`] tells.
@@ -120,7 +123,12 @@ impl Walked {
     /// for a link).
     fn push_file(&mut self, name: MemoryName, stat: Option<Stat>) {
         let Some(stat) = stat.filter(|s| s.kind == Kind::File) else { return };
-        self.files.push(FileStat { name, size: stat.len, mtime_ns: stat.mtime_ns });
+        self.files.push(FileStat {
+            name,
+            size: stat.len,
+            mtime_ns: stat.mtime_ns,
+            ctime_ns: stat.ctime_ns,
+        });
     }
 }
 
@@ -347,7 +355,7 @@ impl Vault {
                     }),
                     // A regular file, as the folder's listing says, whose stat is not wanted.
                     Ok(name) if !how.stat && entry.kind == Kind::File => {
-                        out.files.push(FileStat { name, size: 0, mtime_ns: 0 });
+                        out.files.push(FileStat { name, size: 0, mtime_ns: 0, ctime_ns: 0 });
                     }
                     // `fstatat` on the folder read (no link followed): no lookup of the path.
                     Ok(name) => out.push_file(name, dir.stat(&entry.name).ok()),
@@ -399,9 +407,12 @@ impl Vault {
         // part is gone.
         match self.fs.stat(Path::new(&rel)) {
             Ok(None) => PathState::Gone(name),
-            Ok(Some(s)) if s.kind == Kind::File => {
-                PathState::Memory(FileStat { name, size: s.len, mtime_ns: s.mtime_ns })
-            }
+            Ok(Some(s)) if s.kind == Kind::File => PathState::Memory(FileStat {
+                name,
+                size: s.len,
+                mtime_ns: s.mtime_ns,
+                ctime_ns: s.ctime_ns,
+            }),
             _ => PathState::Unsure,
         }
     }
