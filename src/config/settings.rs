@@ -105,6 +105,10 @@ config_table! {
             context_weight: f64 = 0.3, Rule::Num(Range::Unit);
             /// Neighbours on each side in a thread that lend context (0 to 50).
             context_span: usize = 2, Rule::Int(0, 50);
+            /// Share of a question's fused score added to its reply: a line of a transcript ("Name:
+            /// ...") right after, in its thread, a line of another speaker that asks something (0 to
+            /// 1; 0 turns it off). What the question matched, the reply answers.
+            reply_weight: f64 = 0.6, Rule::Num(Range::Unit);
             /// A thread breaks where two memories of a folder were written more than this many minutes
             /// apart (0 or more).
             context_gap_minutes: f64 = 120.0, Rule::Num(Range::NonNegative);

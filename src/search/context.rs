@@ -7,6 +7,9 @@
 //! natural order, so `turn-2` comes before `turn-10`), broken wherever two consecutive memories
 //! were created more than `search.context_gap_minutes` apart. A memory's *neighbours* are the
 //! `search.context_span` memories on each side of it in its thread.
+//!
+//! A *reply* (`search.reply_weight`) is a line of a transcript that follows, in its thread, a
+//! line of another speaker that asks something: what the question matched, its reply answers.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -126,6 +129,29 @@ fn sort_in_thread_order<T>(
     items.sort_by_cached_key(|item| (created(item), natural_key(file(item))));
 }
 
+/// The thread neighbours of one memory: the ones before it, then the ones after it, each side
+/// nearest first.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Near {
+    /// The neighbours, those before the memory first.
+    pub names: Vec<String>,
+    /// How many of `names` come before the memory.
+    pub before: usize,
+}
+
+impl Near {
+    /// The memory right before it in its thread, if any (within the gap).
+    pub fn previous(&self) -> Option<&str> {
+        (self.before > 0).then(|| self.names[0].as_str())
+    }
+}
+
+/// Whether a chunk's text asks something: it holds a question mark. In a transcript a line
+/// that asks what the query asks is answered by the next line.
+pub fn asks(text: &str) -> bool {
+    text.contains('?')
+}
+
 /// The thread neighbours of each of `names` (at most `span` on each side), among all memories
 /// of the manifest. A one-command process orders only the memories of the names' folders that
 /// were created near one of them, once per query; a long-lived process asks the manifest for
@@ -136,7 +162,7 @@ pub fn neighbours<'m>(
     names: &[&str],
     span: usize,
     gap_seconds: i64,
-) -> HashMap<String, Vec<String>> {
+) -> HashMap<String, Near> {
     let mut out = HashMap::new();
     if span == 0 || names.is_empty() {
         return out;
@@ -178,7 +204,7 @@ pub fn neighbours<'m>(
     let wanted: HashSet<&str> = names.iter().copied().collect();
     // One folder's neighbours: its memories near a candidate, in thread order, walked from
     // each candidate. (created, name, file name): the file name is cut once.
-    let of_folder = |f: &&str| -> Vec<(String, Vec<String>)> {
+    let of_folder = |f: &&str| -> Vec<(String, Near)> {
         let f: &str = f;
         let mut list: Vec<(i64, &'m str, &'m str)> = Vec::new();
         let mut look = |name: &'m str, entry: EntryRef<'m>| {
@@ -243,13 +269,8 @@ fn file_order(a: (i64, &str), b: (i64, &str)) -> Ordering {
 
 /// The neighbours of `list[i]` in `list` (one folder's memories in thread order, or at least
 /// all of them within `span` gaps of it): up to `span` back, then up to `span` forward, each
-/// side stopping at a thread break. `None` for a memory of a bulk import.
-fn walk<S: AsRef<str>>(
-    list: &[(i64, S)],
-    i: usize,
-    span: usize,
-    gap_seconds: i64,
-) -> Option<Vec<String>> {
+/// side nearest first and stopping at a thread break. `None` for a memory of a bulk import.
+fn walk<S: AsRef<str>>(list: &[(i64, S)], i: usize, span: usize, gap_seconds: i64) -> Option<Near> {
     let created = list[i].0;
     // A bulk import (many files stamped with one second) has no order to learn from.
     let tied_from = list[..i].iter().rev().take_while(|(c, _)| *c == created).count();
@@ -266,6 +287,7 @@ fn walk<S: AsRef<str>>(
         near.push(n.as_ref().to_owned());
         prev = *c;
     }
+    let before = near.len();
     let mut prev = created;
     for (c, n) in list[i + 1..].iter().take(span) {
         if c - prev > gap_seconds {
@@ -274,7 +296,7 @@ fn walk<S: AsRef<str>>(
         near.push(n.as_ref().to_owned());
         prev = *c;
     }
-    Some(near)
+    Some(Near { names: near, before })
 }
 
 /// Every memory of the manifest by folder, in thread order: what [`neighbours`] searches in a
@@ -352,14 +374,17 @@ mod tests {
         span: usize,
         gap: i64,
     ) -> HashMap<String, Vec<String>> {
-        let sorted = |mut n: HashMap<String, Vec<String>>| {
-            n.values_mut().for_each(|v| v.sort_unstable());
-            n
-        };
-        let scanned = sorted(neighbours(m, names, span, gap));
-        let indexed = sorted(neighbours(m, names, span, gap));
+        let scanned = neighbours(m, names, span, gap);
+        let indexed = neighbours(m, names, span, gap);
         assert_eq!(scanned, indexed, "{names:?}");
         scanned
+            .into_iter()
+            .map(|(name, near)| {
+                let mut v = near.names;
+                v.sort_unstable();
+                (name, v)
+            })
+            .collect()
     }
 
     #[test]
@@ -382,6 +407,25 @@ mod tests {
         let refs: Vec<(&str, i64)> = bulk.iter().map(|(n, c)| (n.as_str(), *c)).collect();
         let m = manifest(&refs);
         assert!(both_ways(&m, &["doc-3"], 2, 3600).is_empty());
+    }
+
+    #[test]
+    fn the_previous_memory_is_the_one_right_before_within_the_gap() {
+        let m = manifest(&[
+            ("chat/turn-1", 100),
+            ("chat/turn-2", 100),
+            ("chat/turn-3", 160),
+            ("chat/later", 100_000),
+        ]);
+        let n = neighbours(&m, &["chat/turn-1", "chat/turn-3", "chat/later"], 2, 3600);
+        assert_eq!(n["chat/turn-3"].previous(), Some("chat/turn-2"));
+        assert_eq!(n["chat/turn-3"].names, ["chat/turn-2", "chat/turn-1"]);
+        // The first of a thread, and the first after a gap, follow nothing.
+        assert_eq!(n["chat/turn-1"].previous(), None);
+        assert_eq!(n["chat/turn-1"].names, ["chat/turn-2", "chat/turn-3"]);
+        assert!(n.get("chat/later").is_none_or(|near| near.previous().is_none()));
+        assert!(asks("Melanie: How did the kids take it?"));
+        assert!(!asks("Melanie: They were scared, but they are fine."));
     }
 
     #[test]

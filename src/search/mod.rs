@@ -31,7 +31,9 @@
 //!
 //!    2b. **Thread context** ([`context`], `balanced` only): a memory with evidence of its own
 //!    gets `context_weight ×` the best fused score of its thread neighbours (memories of one
-//!    folder written one after another).
+//!    folder written one after another); a reply — a transcript's line right after a line of
+//!    another speaker that asks something — gets `reply_weight ×` that question's score
+//!    instead, when that is more.
 //!
 //!    2c. **Times in the query** ([`temporal`], `balanced` only): when the query names a time,
 //!    the fused score is multiplied by `1 − temporal_weight × (1 − closeness)` of the memory's
@@ -204,7 +206,12 @@ pub struct Explain {
     /// Stage 2b: the best fused score among the memory's thread neighbours
     /// (`search.context_weight`), before their own context.
     pub context: f64,
-    /// Stage 2b: what the thread context added to `fused` (`context_weight × context`).
+    /// Stage 2b: the fused score, before its own context, of the line this memory replies to:
+    /// the memory right before it in its thread, a line of a transcript by another speaker that
+    /// asks something (`search.reply_weight`); 0 when it replies to no candidate.
+    pub reply_to: f64,
+    /// Stage 2b: what the thread context added to `fused`: `context_weight × context` or
+    /// `reply_weight × reply_to`, whichever is more.
     pub context_bonus: f64,
     /// Stage 2c: how close the memory's creation is to a time the query names (`temporal`):
     /// 1 inside it (or when the query names none), down to 0 far from it.
@@ -398,7 +405,7 @@ pub fn search(
     let setup = pipeline::Setup::new(vault, idx, q);
     let retrieved = pipeline::retrieve(&setup)?;
     let mut state = pipeline::fuse(&setup, retrieved)?;
-    pipeline::context(&setup, &mut state);
+    pipeline::context(&setup, &mut state)?;
     pipeline::time(&setup, &mut state);
     pipeline::calibrate(&setup, &mut state);
     pipeline::lifecycle(&setup, signals, &mut state);

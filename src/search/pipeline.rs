@@ -837,27 +837,84 @@ fn stored_similarity(s: &Setup, c: &Candidate, qvec: &[f32]) -> crate::Result<f3
 /// `context_weight ×` the best fused score of its thread neighbours (memories of one folder
 /// written one after another), their own score before context. Context ranks a memory that
 /// matches the query among others; it never makes a result of a memory with no evidence of its
-/// own (the note written beside the answer, on another subject).
-pub(super) fn context(s: &Setup, state: &mut State) {
+/// own (the note written beside the answer, on another subject). A [reply](replies) gets
+/// `reply_weight ×` its question's score instead, when that is more.
+pub(super) fn context(s: &Setup, state: &mut State) -> crate::Result<()> {
     let cfg = s.cfg;
-    if !(s.st.context && cfg.context_weight > 0.0 && cfg.context_span > 0) {
-        return;
+    let (neighbours, replying) =
+        (cfg.context_weight > 0.0 && cfg.context_span > 0, cfg.reply_weight > 0.0);
+    if !(s.st.context && (neighbours || replying)) {
+        return Ok(());
     }
     let names: Vec<&str> = state.cands.iter().map(|c| c.name).collect();
     let gap = (cfg.context_gap_minutes * 60.0).round() as i64;
-    let near = thread::neighbours(s.idx.manifest(), &names, cfg.context_span, gap);
+    // A reply needs the memory right before it, whatever the span.
+    let span = if neighbours { cfg.context_span } else { 1 };
+    let near = thread::neighbours(s.idx.manifest(), &names, span, gap);
     let own: HashMap<&str, f64> = state.cands.iter().map(|c| (c.name, c.ex.fused)).collect();
+    let replies = replies(s, state, &near, cfg.reply_weight)?;
     for c in &mut state.cands {
-        let best = near.get(c.name).map_or(0.0, |ns| {
-            ns.iter().filter_map(|n| own.get(n.as_str())).copied().fold(0.0, f64::max)
+        let best = near.get(c.name).filter(|_| neighbours).map_or(0.0, |ns| {
+            ns.names.iter().filter_map(|n| own.get(n.as_str())).copied().fold(0.0, f64::max)
         });
         c.ex.context = best;
+        c.ex.reply_to = replies.get(c.name).and_then(|q| own.get(q)).copied().unwrap_or(0.0);
         if !thread::has_own_evidence(c.ex.evidence) {
             continue;
         }
-        c.ex.context_bonus = cfg.context_weight * best;
+        c.ex.context_bonus = (cfg.context_weight * best).max(cfg.reply_weight * c.ex.reply_to);
         c.ex.fused += c.ex.context_bonus;
     }
+    Ok(())
+}
+
+/// **Replies** (part of stage 2b, `search.reply_weight`): each candidate that is a reply — a
+/// line of a transcript (`Name: …`) whose previous memory in its thread is a candidate too, a
+/// line of another speaker that [asks](thread::asks) something — with the question it answers.
+/// "How did the kids take the accident?" matches the friend's question "How did they handle the
+/// accident?" word for word; the answer is the next line, "They were scared, but we reassured
+/// them", which shares none of those words. Only the chunks of such pairs are read.
+fn replies<'c>(
+    s: &Setup,
+    state: &State<'c>,
+    near: &HashMap<String, thread::Near>,
+    weight: f64,
+) -> crate::Result<HashMap<&'c str, &'c str>> {
+    let mut out = HashMap::new();
+    if weight <= 0.0 {
+        return Ok(out);
+    }
+    let by_name: HashMap<&str, &Candidate> = state.cands.iter().map(|c| (c.name, c)).collect();
+    let pairs: Vec<(&Candidate, &Candidate)> = state
+        .cands
+        .iter()
+        .filter_map(|c| {
+            let previous = near.get(c.name)?.previous()?;
+            Some((*by_name.get(previous)?, c))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return Ok(out);
+    }
+    let ids: Vec<String> = pairs
+        .iter()
+        .flat_map(|(q, r)| [chunk_id(q.name, q.ordinal), chunk_id(r.name, r.ordinal)])
+        .collect();
+    let texts = s
+        .idx
+        .keyword()
+        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
+        .map_err(IndexError::from)?;
+    for ((q, r), texts) in pairs.iter().zip(texts.chunks(2)) {
+        let [Some(question), Some(reply)] = texts else { continue };
+        let (Some(asker), Some(replier)) = (speaker(&question.body), speaker(&reply.body)) else {
+            continue;
+        };
+        if asker != replier && thread::asks(&question.body) {
+            out.insert(r.name, q.name);
+        }
+    }
+    Ok(out)
 }
 
 /// **Times in the query** (stage 2c, `balanced` only): when the query names a time, the fused

@@ -304,6 +304,60 @@ fn a_turn_of_the_conversation_that_matches_the_question_lends_context_to_its_nei
 }
 
 #[test]
+fn the_reply_to_a_question_that_matches_is_found_though_it_shares_no_word_with_it() {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    let line = |name: &str, day: u32, minute: u32, text: &str| {
+        env.write(
+            &format!("{name}.md"),
+            &format!(
+                "---\ntype: journal\ncreated_at: 2025-06-{day:02}T18:{minute:02}:00Z\n---\n{text}\n"
+            ),
+        );
+    };
+    line("chat/turn-1", 1, 0, "Melanie: A truck hit our car on the road trip last weekend.");
+    line("chat/turn-2", 1, 1, "Caroline: Oh no! How did the kids handle the accident?");
+    line("chat/turn-3", 1, 2, "Melanie: They were scared at first, but we reassured them.");
+    line("chat/turn-4", 1, 3, "Caroline: I'm glad everyone is safe.");
+    // Weeks later, Melanie's words match the question better than her answer does.
+    line("chat/turn-40", 28, 0, "Melanie: The kids love the garden.");
+    // A question and the next line by the same speaker: no reply.
+    line("chat/turn-41", 28, 1, "Melanie: Did the kids like the drive, you ask?");
+    line("chat/turn-42", 28, 2, "Melanie: The twins slept the whole way.");
+    // Notes of one session, not lines of a transcript: the note after a question is no reply.
+    line("notes/museum", 10, 0, "Open question: did the kids like the museum?");
+    line("notes/menu", 10, 1, "Lunch menu for Melanie's visit: soup and bread.");
+
+    let q = "How did Melanie's kids handle the accident?";
+    let h = hits(&env, &[q, "--no-touch", "-n", "20"]);
+    let pos = |h: &[serde_json::Value], n: &str| names(h).iter().position(|x| *x == n);
+    let ex = |h: &[serde_json::Value], n: &str, key: &str| {
+        h[pos(h, n).unwrap()]["explain"][key].as_f64().unwrap()
+    };
+    // Melanie's answer follows Caroline's question, which matched word for word.
+    let (answer, chores) = (pos(&h, "chat/turn-3").unwrap(), pos(&h, "chat/turn-40").unwrap());
+    assert!(answer < chores, "{:?}", names(&h));
+    assert!(ex(&h, "chat/turn-3", "reply_to") > 0.0);
+    let (bonus, question) =
+        (ex(&h, "chat/turn-3", "context_bonus"), ex(&h, "chat/turn-3", "reply_to"));
+    assert!(
+        (bonus - 0.6 * question).abs() < 1e-3,
+        "the reply's share of its question's score: {bonus} {question}"
+    );
+    // Both match "Melanie", and each follows a line that asks something.
+    assert_eq!(ex(&h, "chat/turn-42", "reply_to"), 0.0, "the same speaker goes on");
+    assert_eq!(ex(&h, "notes/menu", "reply_to"), 0.0, "a note is no line of a transcript");
+    // Off, the answer's own words leave it below the line that shares them.
+    let off = hits(&env, &[q, "--no-touch", "-n", "20", "-c", "search.reply_weight=0"]);
+    assert!(
+        pos(&off, "chat/turn-3").unwrap() > pos(&off, "chat/turn-40").unwrap(),
+        "{:?}",
+        names(&off)
+    );
+    assert!(off.iter().all(|h| h["explain"]["reply_to"].as_f64().unwrap() == 0.0));
+}
+
+#[test]
 fn a_question_about_a_person_prefers_what_that_person_said() {
     let env = TestEnv::empty();
     env.run(["init"]).success();

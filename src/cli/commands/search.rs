@@ -195,8 +195,8 @@ fn explain_lines(text: &mut String, e: &memlane::search::Explain) {
         text.push_str(&format!("   expanded: {}\n", e.expanded_terms.join(", ")));
     }
     text.push_str(&format!(
-            "   fuse: lexical {:.3} (chunk {}: bm25 {:.3}, coverage {:.3}, feedback {:.3}, trust {:.2}), vector {:.3}; speaker ×{:.2}; thread context +{:.3} (best neighbour {:.3}); time ×{:.2} (closeness {:.2}) → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (coverage without question words {:.3}, vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",
-            e.lexical, e.lexical_chunk, e.bm25_norm, e.coverage, e.feedback, e.lexical_trust, e.vector_score, e.subject_factor, e.context_bonus, e.context, e.time_factor, e.time_closeness, e.fused, e.rrf, e.evidence, e.content_coverage, e.vector_evidence, e.gate, e.calibrated
+            "   fuse: lexical {:.3} (chunk {}: bm25 {:.3}, coverage {:.3}, feedback {:.3}, trust {:.2}), vector {:.3}; speaker ×{:.2}; thread context +{:.3} (best neighbour {:.3}, question replied to {:.3}); time ×{:.2} (closeness {:.2}) → fused {:.3}; rrf {:.5}\n   calibrate: evidence {:.3} (coverage without question words {:.3}, vector evidence {:.3}), gate {:.3} → calibrated {:.3}\n",
+            e.lexical, e.lexical_chunk, e.bm25_norm, e.coverage, e.feedback, e.lexical_trust, e.vector_score, e.subject_factor, e.context_bonus, e.context, e.reply_to, e.time_factor, e.time_closeness, e.fused, e.rrf, e.evidence, e.content_coverage, e.vector_evidence, e.gate, e.calibrated
         ));
     let importance = match (e.importance, e.importance_factor) {
         (Some(i), Some(f)) => format!("; importance {i:.3} (×{f:.2})"),

@@ -114,6 +114,7 @@ fn new_section_defaults_match_the_spec() {
             expansion_weight: 0.5,
             context_weight: 0.3,
             context_span: 2,
+            reply_weight: 0.6,
             context_gap_minutes: 120.0,
             temporal_weight: 0.5,
             expiry_fade_days: 5.0,
