@@ -140,9 +140,9 @@ pub struct Near {
 }
 
 impl Near {
-    /// The memory right before it in its thread, if any (within the gap).
-    pub fn previous(&self) -> Option<&str> {
-        (self.before > 0).then(|| self.names[0].as_str())
+    /// The memory right after it in its thread, if any (within the gap).
+    pub fn next(&self) -> Option<&str> {
+        self.names.get(self.before).map(String::as_str)
     }
 }
 
@@ -410,7 +410,7 @@ mod tests {
     }
 
     #[test]
-    fn the_previous_memory_is_the_one_right_before_within_the_gap() {
+    fn the_next_memory_is_the_one_right_after_within_the_gap() {
         let m = manifest(&[
             ("chat/turn-1", 100),
             ("chat/turn-2", 100),
@@ -418,12 +418,14 @@ mod tests {
             ("chat/later", 100_000),
         ]);
         let n = neighbours(&m, &["chat/turn-1", "chat/turn-3", "chat/later"], 2, 3600);
-        assert_eq!(n["chat/turn-3"].previous(), Some("chat/turn-2"));
+        // Those before it first, nearest first.
         assert_eq!(n["chat/turn-3"].names, ["chat/turn-2", "chat/turn-1"]);
-        // The first of a thread, and the first after a gap, follow nothing.
-        assert_eq!(n["chat/turn-1"].previous(), None);
+        assert_eq!(n["chat/turn-3"].before, 2);
         assert_eq!(n["chat/turn-1"].names, ["chat/turn-2", "chat/turn-3"]);
-        assert!(n.get("chat/later").is_none_or(|near| near.previous().is_none()));
+        assert_eq!(n["chat/turn-1"].next(), Some("chat/turn-2"));
+        // The last before a gap, and the last of all, are followed by nothing.
+        assert_eq!(n["chat/turn-3"].next(), None);
+        assert!(n.get("chat/later").is_none_or(|near| near.next().is_none()));
         assert!(asks("Melanie: How did the kids take it?"));
         assert!(!asks("Melanie: They were scared, but they are fine."));
     }

@@ -32,8 +32,9 @@
 //!    2b. **Thread context** ([`context`], `balanced` only): a memory with evidence of its own
 //!    gets `context_weight ×` the best fused score of its thread neighbours (memories of one
 //!    folder written one after another); a reply — a transcript's line right after a line of
-//!    another speaker that asks something — gets `reply_weight ×` that question's score
-//!    instead, when that is more.
+//!    another speaker that asks something — to one of the `limit` best memories is a candidate
+//!    though neither list found it (when the best keyword matches are transcript lines), and
+//!    gets `reply_weight ×` that question's score instead, when that is more.
 //!
 //!    2c. **Times in the query** ([`temporal`], `balanced` only): when the query names a time,
 //!    the fused score is multiplied by `1 − temporal_weight × (1 − closeness)` of the memory's
@@ -405,7 +406,7 @@ pub fn search(
     let setup = pipeline::Setup::new(vault, idx, q);
     let retrieved = pipeline::retrieve(&setup)?;
     let mut state = pipeline::fuse(&setup, retrieved)?;
-    pipeline::context(&setup, &mut state)?;
+    pipeline::context(&setup, &mut state);
     pipeline::time(&setup, &mut state);
     pipeline::calibrate(&setup, &mut state);
     pipeline::lifecycle(&setup, signals, &mut state);

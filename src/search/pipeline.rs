@@ -221,6 +221,9 @@ pub(super) struct Retrieved {
     vector: Vec<Found>,
     /// The feedback retrieval ([`retrieve_feedback`]), empty when off.
     feedback: Vec<Found>,
+    /// Whether most of the keyword retrieval's best memories are lines of a transcript, when
+    /// [`retrieve_feedback`] read them to tell.
+    transcript: Option<bool>,
     qvec: Vec<f32>,
     t0: Instant,
     timings: Timings,
@@ -245,6 +248,8 @@ pub(super) struct State<'a> {
     query_terms: Vec<(String, f32)>,
     /// The time the query names (stage 2c).
     span: Option<TimeSpan>,
+    /// Each reply among the candidates, with the question it answers (stage 2b).
+    replies: HashMap<&'a str, &'a str>,
     t0: Instant,
     timings: Timings,
 }
@@ -269,7 +274,8 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     } else {
         &s.filter
     };
-    let keyword_side = || -> crate::Result<(Vec<Found>, Vec<Found>, Duration)> {
+    type KeywordSide = (Vec<Found>, (Vec<Found>, Option<bool>), Duration);
+    let keyword_side = || -> crate::Result<KeywordSide> {
         let kw_hits = s
             .idx
             .keyword()
@@ -300,11 +306,11 @@ pub(super) fn retrieve(s: &Setup) -> crate::Result<Retrieved> {
     } else {
         (keyword_side(), vector_side())
     };
-    let (bm25, feedback, bm25_done) = keyword?;
+    let (bm25, (feedback, transcript), bm25_done) = keyword?;
     let (qvec, vector, [started, embedded, done]) = vector?;
     timings.bm25 = bm25_done;
     (timings.vector_side, timings.embed, timings.vector_side_done) = (started, embedded, done);
-    Ok(Retrieved { bm25, vector, feedback, qvec, t0, timings })
+    Ok(Retrieved { bm25, vector, feedback, transcript, qvec, t0, timings })
 }
 
 /// Fewest chunks in the vault for which [`retrieve`] runs its keyword and vector sides on two
@@ -334,29 +340,23 @@ const FEEDBACK_TERMS: usize = 10;
 /// the query lacks, found in at least one other chunk, each weighing `idf × Σ relative BM25`
 /// over the memories that have it, the speakers' names left out — query a second keyword
 /// retrieval.
+/// Also says whether most of those memories are lines of a transcript (`None` when it did not
+/// read them).
 fn retrieve_feedback(
     s: &Setup,
     bm25: &[Found],
     filter: &KeywordFilter,
-) -> crate::Result<Vec<Found>> {
+) -> crate::Result<(Vec<Found>, Option<bool>)> {
     use crate::index::keyword::analyzer::{is_question_term, weighted_query_terms};
     if !s.st.context || s.feedback_weight <= 0.0 || bm25.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
-    let ranked = fusion::memory_ranks(bm25);
-    let top = ranked.first().map_or(0.0, |r| f64::from(r.3));
-    let firsts = &ranked[..ranked.len().min(s.cfg.feedback_memories)];
-    let ids: Vec<String> = firsts.iter().map(|r| chunk_id(&r.0, r.2)).collect();
-    let texts = s
-        .idx
-        .keyword()
-        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
-        .map_err(IndexError::from)?;
+    let (transcript, firsts, texts) = transcript_lines(s, bm25)?;
+    let top = firsts.first().map_or(0.0, |r| f64::from(r.3));
     // Lines of a transcript, each a fragment of a conversation: a note that stands on its own
     // holds its own evidence, and the words of the best notes lead to their look-alikes.
-    let lines = texts.iter().flatten().filter(|t| speaker(&t.body).is_some()).count();
-    if 2 * lines <= texts.len() {
-        return Ok(Vec::new());
+    if !transcript {
+        return Ok((Vec::new(), Some(false)));
     }
     let own: HashSet<String> =
         weighted_query_terms(&s.q.text, 1.0).into_iter().map(|(t, _)| t).collect();
@@ -393,17 +393,37 @@ fn retrieve_feedback(
     weighted.truncate(FEEDBACK_TERMS);
     let best = weighted.first().map_or(0.0, |w| w.1);
     if best <= 0.0 {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Some(true)));
     }
     for w in &mut weighted {
         w.1 /= best;
     }
     let hits =
         s.idx.keyword().search_terms(&weighted, filter, s.per_list).map_err(IndexError::from)?;
-    Ok(hits
+    let found = hits
         .iter()
         .filter_map(|h| parse_chunk_id(&h.chunk_id).map(|(n, o)| (n.to_owned(), o, h.score)))
-        .collect())
+        .collect();
+    Ok((found, Some(true)))
+}
+
+/// The keyword retrieval's `feedback_memories` best memories (name, rank, best chunk, score),
+/// the text of each one's best chunk, and whether most of them are lines of a transcript
+/// (`Name: …`): the conversations that feedback and replies are for.
+fn transcript_lines(
+    s: &Setup,
+    bm25: &[Found],
+) -> crate::Result<(bool, Vec<fusion::Ranked>, Vec<Option<crate::index::keyword::ChunkText>>)> {
+    let mut ranked = fusion::memory_ranks(bm25);
+    ranked.truncate(s.cfg.feedback_memories);
+    let ids: Vec<String> = ranked.iter().map(|r| chunk_id(&r.0, r.2)).collect();
+    let texts = s
+        .idx
+        .keyword()
+        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
+        .map_err(IndexError::from)?;
+    let lines = texts.iter().flatten().filter(|t| speaker(&t.body).is_some()).count();
+    Ok((2 * lines > texts.len(), ranked, texts))
 }
 
 /// The vector side of [`retrieve`]. The filters become a set of vector keys, found once in the
@@ -527,7 +547,7 @@ impl ByStatus {
 /// same mean of `coverage` and the capped vector evidence. Weighted RRF is recorded for `--explain`
 /// and the `ragdocs` profile (which weighs both lists equally).
 pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
-    let Retrieved { bm25, vector, feedback, qvec, t0, mut timings } = r;
+    let Retrieved { bm25, vector, feedback, transcript, qvec, t0, mut timings } = r;
     let weights = s.cfg.intents.get(s.q.intent);
     let (wb, wv) = if s.st.unweighted_rrf { (1.0, 1.0) } else { (weights.bm25, weights.vector) };
     timings.vector = t0.elapsed();
@@ -535,7 +555,17 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
     let vec_ranks = fusion::memory_ranks(&vector);
     let fb_ranks = fusion::memory_ranks(&feedback);
     // The feedback list adds candidates but no RRF (which weighs the query's own lists only).
-    let rrf = fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks), (0.0, &fb_ranks)], s.cfg.rrf_k);
+    let mut rrf =
+        fusion::fuse_rrf(&[(wb, &bm_ranks), (wv, &vec_ranks), (0.0, &fb_ranks)], s.cfg.rrf_k);
+    // The replies to the best questions are candidates too, though neither list found them.
+    let transcript = match transcript {
+        Some(t) => t,
+        None => s.st.context && s.cfg.reply_weight > 0.0 && transcript_lines(s, &bm25)?.0,
+    };
+    let replies = if transcript { replies(s, &rrf)? } else { HashMap::new() };
+    for reply in replies.keys() {
+        rrf.entry(reply).or_insert(0.0);
+    }
     let (mut cands, lexical_chunks) = candidates(s, &rrf, &bm25, &bm_ranks, &vec_ranks, &fb_ranks);
     let query_terms = s.idx.keyword().query_terms(&s.q.text, s.question_weight());
     timings.cands = t0.elapsed();
@@ -581,7 +611,68 @@ pub(super) fn fuse<'a>(s: &'a Setup, r: Retrieved) -> crate::Result<State<'a>> {
         }
     }
     speakers(s, &mut cands)?;
-    Ok(State { cands, query_terms, span: None, t0, timings })
+    Ok(State { cands, query_terms, span: None, replies, t0, timings })
+}
+
+/// **Replies** (stage 2b, `search.reply_weight`, with thread context): the reply to each of the
+/// `limit` best memories of the two lists (by RRF), with the question it answers. A reply is a
+/// line of a transcript (`Name: …`) right after, in its thread, a line of another speaker that
+/// [asks](thread::asks) something: "How often do you all work out together?" matches "How often
+/// does John work out with his family?"; its reply, "Three times a week; it keeps us on track",
+/// shares no word with the question but its speaker's name, which hundreds of John's lines
+/// share, so neither list may have found it. Only the chunks of those pairs are read.
+fn replies<'a>(s: &'a Setup, rrf: &HashMap<&str, f64>) -> crate::Result<HashMap<&'a str, &'a str>> {
+    let mut out = HashMap::new();
+    if !s.st.context || s.cfg.reply_weight <= 0.0 {
+        return Ok(out);
+    }
+    let mut best: Vec<(&str, f64)> = rrf.iter().map(|(n, r)| (*n, *r)).collect();
+    best.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    best.truncate(s.limit);
+    let names: Vec<&str> = best.iter().map(|(n, _)| *n).collect();
+    let gap = (s.cfg.context_gap_minutes * 60.0).round() as i64;
+    let manifest = s.idx.manifest();
+    let near = thread::neighbours(manifest, &names, 1, gap);
+    let mut pairs: Vec<(&'a str, &'a str)> = Vec::new();
+    for question in names {
+        let Some(next) = near.get(question).and_then(thread::Near::next) else { continue };
+        let (Some((question, _)), Some((next, entry))) =
+            (manifest.get_key_value(question), manifest.get_key_value(next))
+        else {
+            continue;
+        };
+        if entry.chunks > 0 && manifest.get_ref(next).is_some_and(|e| s.allowed(e)) {
+            pairs.push((question, next));
+        }
+    }
+    if pairs.is_empty() {
+        return Ok(out);
+    }
+    // Transcript lines are one chunk each.
+    let ids: Vec<String> =
+        pairs.iter().flat_map(|(q, r)| [chunk_id(q, 0), chunk_id(r, 0)]).collect();
+    let texts = s
+        .idx
+        .keyword()
+        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
+        .map_err(IndexError::from)?;
+    for ((question, reply), texts) in pairs.into_iter().zip(texts.chunks(2)) {
+        if let [Some(q), Some(r)] = texts
+            && is_reply(&q.body, &r.body)
+        {
+            out.insert(reply, question);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `reply` answers `question`: both are lines of a transcript, of two speakers, and the
+/// question [asks](thread::asks) something.
+fn is_reply(question: &str, reply: &str) -> bool {
+    match (speaker(question), speaker(reply)) {
+        (Some(asker), Some(replier)) => asker != replier && thread::asks(question),
+        _ => false,
+    }
 }
 
 /// **Speakers** (stage 2a, `search.subject_weight`, `balanced` only): a memory whose text opens with `Name:` —
@@ -839,82 +930,35 @@ fn stored_similarity(s: &Setup, c: &Candidate, qvec: &[f32]) -> crate::Result<f3
 /// matches the query among others; it never makes a result of a memory with no evidence of its
 /// own (the note written beside the answer, on another subject). A [reply](replies) gets
 /// `reply_weight ×` its question's score instead, when that is more.
-pub(super) fn context(s: &Setup, state: &mut State) -> crate::Result<()> {
+pub(super) fn context(s: &Setup, state: &mut State) {
     let cfg = s.cfg;
-    let (neighbours, replying) =
-        (cfg.context_weight > 0.0 && cfg.context_span > 0, cfg.reply_weight > 0.0);
-    if !(s.st.context && (neighbours || replying)) {
-        return Ok(());
+    if !s.st.context {
+        return;
     }
-    let names: Vec<&str> = state.cands.iter().map(|c| c.name).collect();
-    let gap = (cfg.context_gap_minutes * 60.0).round() as i64;
-    // A reply needs the memory right before it, whatever the span.
-    let span = if neighbours { cfg.context_span } else { 1 };
-    let near = thread::neighbours(s.idx.manifest(), &names, span, gap);
+    let near = if cfg.context_weight > 0.0 && cfg.context_span > 0 {
+        let names: Vec<&str> = state.cands.iter().map(|c| c.name).collect();
+        let gap = (cfg.context_gap_minutes * 60.0).round() as i64;
+        thread::neighbours(s.idx.manifest(), &names, cfg.context_span, gap)
+    } else {
+        HashMap::new()
+    };
+    if near.is_empty() && state.replies.is_empty() {
+        return;
+    }
     let own: HashMap<&str, f64> = state.cands.iter().map(|c| (c.name, c.ex.fused)).collect();
-    let replies = replies(s, state, &near, cfg.reply_weight)?;
     for c in &mut state.cands {
-        let best = near.get(c.name).filter(|_| neighbours).map_or(0.0, |ns| {
+        let best = near.get(c.name).map_or(0.0, |ns| {
             ns.names.iter().filter_map(|n| own.get(n.as_str())).copied().fold(0.0, f64::max)
         });
         c.ex.context = best;
-        c.ex.reply_to = replies.get(c.name).and_then(|q| own.get(q)).copied().unwrap_or(0.0);
-        if !thread::has_own_evidence(c.ex.evidence) {
+        c.ex.reply_to = state.replies.get(c.name).and_then(|q| own.get(q)).copied().unwrap_or(0.0);
+        // A reply's evidence is its question's: what the question matched, it answers.
+        if !thread::has_own_evidence(c.ex.evidence) && c.ex.reply_to <= 0.0 {
             continue;
         }
         c.ex.context_bonus = (cfg.context_weight * best).max(cfg.reply_weight * c.ex.reply_to);
         c.ex.fused += c.ex.context_bonus;
     }
-    Ok(())
-}
-
-/// **Replies** (part of stage 2b, `search.reply_weight`): each candidate that is a reply — a
-/// line of a transcript (`Name: …`) whose previous memory in its thread is a candidate too, a
-/// line of another speaker that [asks](thread::asks) something — with the question it answers.
-/// "How did the kids take the accident?" matches the friend's question "How did they handle the
-/// accident?" word for word; the answer is the next line, "They were scared, but we reassured
-/// them", which shares none of those words. Only the chunks of such pairs are read.
-fn replies<'c>(
-    s: &Setup,
-    state: &State<'c>,
-    near: &HashMap<String, thread::Near>,
-    weight: f64,
-) -> crate::Result<HashMap<&'c str, &'c str>> {
-    let mut out = HashMap::new();
-    if weight <= 0.0 {
-        return Ok(out);
-    }
-    let by_name: HashMap<&str, &Candidate> = state.cands.iter().map(|c| (c.name, c)).collect();
-    let pairs: Vec<(&Candidate, &Candidate)> = state
-        .cands
-        .iter()
-        .filter_map(|c| {
-            let previous = near.get(c.name)?.previous()?;
-            Some((*by_name.get(previous)?, c))
-        })
-        .collect();
-    if pairs.is_empty() {
-        return Ok(out);
-    }
-    let ids: Vec<String> = pairs
-        .iter()
-        .flat_map(|(q, r)| [chunk_id(q.name, q.ordinal), chunk_id(r.name, r.ordinal)])
-        .collect();
-    let texts = s
-        .idx
-        .keyword()
-        .chunk_texts(&ids.iter().map(String::as_str).collect::<Vec<_>>())
-        .map_err(IndexError::from)?;
-    for ((q, r), texts) in pairs.iter().zip(texts.chunks(2)) {
-        let [Some(question), Some(reply)] = texts else { continue };
-        let (Some(asker), Some(replier)) = (speaker(&question.body), speaker(&reply.body)) else {
-            continue;
-        };
-        if asker != replier && thread::asks(&question.body) {
-            out.insert(r.name, q.name);
-        }
-    }
-    Ok(out)
 }
 
 /// **Times in the query** (stage 2c, `balanced` only): when the query names a time, the fused
@@ -1026,7 +1070,7 @@ fn type_and_recency(s: &Setup, memory_type: &str, ex: &mut Explain) -> f64 {
 /// name, cut to the limit or filled up to the token budget. When nothing passes, the closest
 /// candidates below the threshold are kept to say what almost matched.
 pub(super) fn select(s: &Setup, state: State) -> crate::Result<SearchResults> {
-    let State { cands, query_terms, span, t0, timings } = state;
+    let State { cands, query_terms, span, t0, timings, .. } = state;
     let (vault, threshold) = (s.vault, s.cfg.score_threshold);
     let mut hits: Vec<(SearchHit, usize)> = cands.into_iter().map(|c| hit(vault, c)).collect();
     let candidates = hits.len();

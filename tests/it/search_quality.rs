@@ -358,6 +358,43 @@ fn the_reply_to_a_question_that_matches_is_found_though_it_shares_no_word_with_i
 }
 
 #[test]
+fn the_reply_to_a_question_that_matches_is_found_though_neither_list_retrieved_it() {
+    let env = TestEnv::empty();
+    env.run(["init"]).success();
+    let line = |name: &str, minute: u32, text: &str| {
+        env.write(
+            &format!("{name}.md"),
+            &format!(
+                "---\ntype: journal\ncreated_at: 2025-06-01T18:{minute:02}:00Z\n---\n{text}\n"
+            ),
+        );
+    };
+    line("chat/turn-1", 0, "Melanie: A truck hit our car on the road trip last weekend.");
+    line("chat/turn-2", 1, "Caroline: Oh no! How did the kids handle the accident?");
+    line("chat/turn-3", 2, "Melanie: They were scared at first, but we reassured them.");
+    for i in 0..40 {
+        env.write(
+            &format!("garden/note-{i}.md"),
+            &format!("---\ntype: journal\ncreated_at: 2025-03-{:02}T09:00:00Z\n---\nWatered the tomato bed {i} and tied up the vines.\n", i % 28 + 1),
+        );
+    }
+    // Lists of two chunks each: the answer shares no word with the question, and is not among
+    // the two chunks nearest to it either.
+    let q = "How did the kids handle the accident?";
+    let args = [q, "--no-touch", "-n", "2", "-c", "search.min_candidates=1"];
+    let args = [&args[..], &["-c", "search.candidate_factor=1", "-c", "search.score_threshold=0"]]
+        .concat();
+    let h = hits(&env, &args);
+    assert_eq!(names(&h), ["chat/turn-2", "chat/turn-3"], "the question, then its answer");
+    let answer = &h[1]["explain"];
+    assert!(answer["bm25_rank"].is_null() && answer["vector_rank"].is_null(), "{answer}");
+    assert!(answer["reply_to"].as_f64().unwrap() > 0.0, "{answer}");
+    // Off, nothing brings it in.
+    let off = hits(&env, &[&args[..], &["-c", "search.reply_weight=0"]].concat());
+    assert!(!names(&off).contains(&"chat/turn-3"), "{:?}", names(&off));
+}
+
+#[test]
 fn a_question_about_a_person_prefers_what_that_person_said() {
     let env = TestEnv::empty();
     env.run(["init"]).success();
