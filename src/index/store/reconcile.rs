@@ -16,6 +16,15 @@ struct Scope {
     stale: Option<Vec<Stat>>,
 }
 
+/// Whether the content of the file of `s` has the xxh3 `hash` (hex) a manifest entry records;
+/// `None` when it cannot be read.
+fn content_matches(vault: &Vault, s: &Stat, hash: &str) -> Option<bool> {
+    // A step a test can count: each file's content is read once per check.
+    let _ = crate::failpoint::step("reconcile.hash");
+    let bytes = vault.read_memory(&s.name).ok()?;
+    Some(format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&bytes)) == hash)
+}
+
 impl Indexes {
     /// Brings the indices up to date with the files: cheap when nothing changed.
     pub fn reconcile(&mut self, vault: &Vault) -> crate::Result<ReconcileReport> {
@@ -62,11 +71,7 @@ impl Indexes {
                 if !s.matches(e) {
                     return false; // already a candidate
                 }
-                // A step a test can count: each file's content is read once per check.
-                let _ = crate::failpoint::step("reconcile.hash");
-                vault
-                    .read_memory(&s.name)
-                    .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) != e.hash())
+                content_matches(vault, s, e.hash()) == Some(false)
             })
             .cloned()
             .collect()
@@ -79,10 +84,7 @@ impl Indexes {
         if e.ctime_ns().is_some() || e.size() != s.size || e.mtime_ns() != s.mtime_ns {
             return false;
         }
-        let _ = crate::failpoint::step("reconcile.hash");
-        vault
-            .read_memory(&s.name)
-            .is_ok_and(|b| format!("{:016x}", xxhash_rust::xxh3::xxh3_64(&b)) == e.hash())
+        content_matches(vault, s, e.hash()) == Some(true)
     }
 
     /// Files new or changed by their stat, names no longer on disk, and the unchanged count.
